@@ -1,0 +1,1 @@
+print("TokKit demo: coming with sessions")

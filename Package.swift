@@ -1,0 +1,95 @@
+// swift-tools-version:6.2
+//
+// TokKit: join real-time audio/video sessions from Swift on Linux.
+//
+// Layers, top to bottom (dependencies point down only):
+//   TokKit (facade: Session, Publisher, Subscriber)        TokKitServer / tokkit-server
+//     → TokKitCapture, TokKitAudio (devices)                 → TokKitProtocol (wire types)
+//     → TokKitMedia (frames, formats, buses, conversion)
+//     → TokKitICE, TokKitDTLS, TokKitRTP, TokKitSDP (RTC layers)
+//     → C* (one shim module per C library)
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// A system-library shim: `Sources/<name>/module.modulemap` + `shim.h`.
+func shim(_ name: String, pkgConfig: String? = nil, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "TokKit",
+    products: [
+        .library(name: "TokKit", targets: ["TokKit"]),
+        .library(name: "TokKitCapture", targets: ["TokKitCapture"]),
+        .library(name: "TokKitAudio", targets: ["TokKitAudio"]),
+        .library(name: "TokKitServer", targets: ["TokKitServer"]),
+        .executable(name: "tokkit-server", targets: ["tokkit-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+    ],
+    targets: [
+        // MARK: C shims (one per C library)
+        shim("CYUV", apt: "libyuv-dev"),
+        shim("CV4L2", pkgConfig: "libv4l2", apt: "libv4l-dev"),
+        shim("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
+        .target(name: "CX11", linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xext")]),
+        .target(name: "CTokKitSystem"),
+
+        // MARK: Media primitives
+        .target(name: "TokKitMedia", dependencies: ["CYUV", "CTokKitSystem"], swiftSettings: strict),
+
+        // MARK: Devices
+        .target(name: "TokKitCapture", dependencies: ["TokKitMedia", "CV4L2", "CX11", "CYUV"], swiftSettings: strict),
+        .target(name: "TokKitAudio", dependencies: ["TokKitMedia", "CALSA"], swiftSettings: strict),
+
+        // MARK: Sessions
+        .target(name: "TokKitProtocol", swiftSettings: strict),
+        .target(
+            name: "TokKit",
+            dependencies: [
+                "TokKitMedia", "TokKitAudio", "TokKitCapture", "TokKitProtocol",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "TokKitServer",
+            dependencies: [
+                "TokKitProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "tokkit-server",
+            dependencies: ["TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+
+        // MARK: Examples (one per tutorial chapter) and benchmarks
+        .executableTarget(name: "demo", dependencies: ["TokKit", "TokKitCapture", "TokKitAudio"],
+                          path: "Examples/demo", swiftSettings: strict),
+        .executableTarget(name: "noise-renderer", dependencies: ["TokKit", "TokKitCapture"],
+                          path: "Examples/noise-renderer", swiftSettings: strict),
+        .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV"],
+                          path: "Benchmarks/tokkit-bench", swiftSettings: strict),
+
+        // MARK: Tests (mirroring Sources)
+        .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+    ]
+)

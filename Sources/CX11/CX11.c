@@ -1,0 +1,1 @@
+#include "CX11.h"

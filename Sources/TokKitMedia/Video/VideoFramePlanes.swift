@@ -1,0 +1,30 @@
+/// The planes of a ``VideoFrame``, read-only, stored inline (no heap allocation).
+///
+/// Valid only inside ``VideoFrame/withPlanes(_:)`` (or, for a borrowed frame, the call it was handed to).
+public struct VideoFramePlanes: RandomAccessCollection {
+    var p0, p1, p2: UnsafeRawBufferPointer
+    public let count: Int
+
+    init(_ p0: UnsafeRawBufferPointer, _ p1: UnsafeRawBufferPointer, _ p2: UnsafeRawBufferPointer, count: Int) {
+        (self.p0, self.p1, self.p2, self.count) = (p0, p1, p2, count)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public subscript(i: Int) -> UnsafeRawBufferPointer {
+        precondition(i >= 0 && i < count, "plane index out of range")
+        switch i {
+        case 0: return p0
+        case 1: return p1
+        default: return p2
+        }
+    }
+}
+
+/// The planes of a frame fresh from a ``VideoFramePool``, writable, stored inline.
+public struct MutableVideoFramePlanes: RandomAccessCollection {
+    let planes: VideoFramePlanes
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { planes.count }
+    public subscript(i: Int) -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(mutating: planes[i]) }
+}
