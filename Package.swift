@@ -86,7 +86,8 @@ let package = Package(
                           path: "Examples/demo", swiftSettings: strict),
         .executableTarget(name: "noise-renderer", dependencies: ["TokKit", "TokKitCapture"],
                           path: "Examples/noise-renderer", swiftSettings: strict),
-        .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV"],
+        .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
+        .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV", "CMallocCounter"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
