@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <glib-object.h>
 #include <nice/agent.h>
+#include <nice/interfaces.h>
 
 // Typed signal handler shapes (libnice documents the argument lists of each signal).
 typedef void (*tk_nice_candidate_fn)(NiceAgent *agent, NiceCandidate *candidate, gpointer data);
