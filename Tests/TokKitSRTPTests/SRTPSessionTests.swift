@@ -28,9 +28,9 @@ func protect(_ packet: [UInt8], with session: SRTPSession, rtcp: Bool = false) t
 }
 
 /// Unprotects `packet` and returns the plain bytes.
-func unprotect(_ packet: [UInt8], with session: SRTPSession, rtcp: Bool = false) throws(SRTPError) -> [UInt8] {
+func unprotect(_ packet: [UInt8], with session: SRTPSession, rtcp: Bool = false) throws -> [UInt8] {
     var buffer = packet
-    let n = try buffer.withUnsafeMutableBytes { (b) throws(SRTPError) -> Int in
+    let n = try buffer.withUnsafeMutableBytes { b in
         rtcp ? try session.unprotectRTCP(b, length: packet.count) : try session.unprotectRTP(b, length: packet.count)
     }
     return Array(buffer[0..<n])
