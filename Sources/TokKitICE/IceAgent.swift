@@ -11,13 +11,16 @@ import Synchronization
 /// received ones go to the handler set with ``setReceiveHandler(_:)``.
 ///
 /// Threading: every method may be called from any thread. Each agent runs libnice's GLib main context on its
-/// own thread (named `tk-ice`), the agent's network thread: received datagrams are handed to the receive
+/// own thread (named `tk-ice-<n>`, see ``networkThreadName``), the agent's network thread: received datagrams are handed to the receive
 /// handler there, one call per datagram, with no task or allocation in between, and work passed to
 /// ``schedule(after:_:)`` runs there too. ``events`` is a control-plane stream. ``close()`` (or deinit)
 /// stops the thread and waits for it, except when called on the network thread itself.
 public final class IceAgent: Sendable {
     /// The role given at creation.
     public let role: IceRole
+    /// The name of this agent's network thread, `tk-ice-<n>` with `n` counting agents in the process (as
+    /// shown by `top -H`, `gdb` and `/proc/self/task/*/comm`).
+    public let networkThreadName: String
     /// Candidates, end of gathering, state changes and selected pairs, in order. Finishes after
     /// ``close()``.
     public let events: AsyncStream<IceEvent>
@@ -31,7 +34,8 @@ public final class IceAgent: Sendable {
     public init(role: IceRole, configuration: IceConfiguration = .loopback) throws(IceError) {
         let plan = try AgentPlan(configuration)
         self.role = role
-        loop = GLibLoop(name: "tk-ice")
+        networkThreadName = "tk-ice-\(Self.agentCount.add(1, ordering: .relaxed).newValue % 100_000_000)"
+        loop = GLibLoop(name: networkThreadName)
         var options = NICE_AGENT_OPTION_ICE_TRICKLE.rawValue | NICE_AGENT_OPTION_REGULAR_NOMINATION.rawValue
         if configuration.consentFreshness { options |= NICE_AGENT_OPTION_CONSENT_FRESHNESS.rawValue }
         guard let raw = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options))
@@ -53,6 +57,8 @@ public final class IceAgent: Sendable {
     }
 
     deinit { close() }
+
+    private static let agentCount = Atomic<Int>(0)
 
     /// The agent's current state.
     public var state: IceState { core.control.withLock { $0.state } }

@@ -64,8 +64,9 @@ import TokKitSRTP
     }
 
     @Test func fullStackCarriesRTPAndRTCPBothWaysThenClosesCleanly() async throws {
-        let threadsBefore = stackThreadCount()
         let pair = try SecurePair(aRole: .server)
+        let agents = [pair.ice.controlling, pair.ice.controlled]
+        #expect(await eventually { liveNetworkThreads(of: agents) == 2 })
         #expect(try await pair.connectICEAndStart())
         #expect(await eventually { pair.a.state == .connected && pair.b.state == .connected })
 
@@ -92,7 +93,7 @@ import TokKitSRTP
         #expect(await eventually { pair.b.state == .closed })
         #expect(throws: DTLSError.notConnected) { try sendMedia(makeRTP(sequence: 500), through: pair.b) }
         await pair.close()
-        #expect(await eventually { stackThreadCount() == threadsBefore },
+        #expect(await eventually { liveNetworkThreads(of: agents) == 0 },
                 "threads end on close: \(processThreads().map(\.name))")
         #expect(glibWorkerCount() <= 1)
     }

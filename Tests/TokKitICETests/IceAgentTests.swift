@@ -4,9 +4,11 @@ import TokKitICE
 
 @Suite(.serialized) struct IceAgentTests {
     @Test func agentsConnectOnLoopbackAndExchangeDatagrams() async throws {
-        let threadsBefore = stackThreadCount()
         let pair = try AgentPair()
-        #expect(stackThreadCount() == threadsBefore + 2, "one named network thread per agent: \(processThreads().map(\.name))")
+        let agents = [pair.controlling, pair.controlled]
+        #expect(pair.controlling.networkThreadName != pair.controlled.networkThreadName)
+        #expect(await eventually { liveNetworkThreads(of: agents) == 2 },
+                "one named network thread per agent: \(processThreads().map(\.name))")
         let toControlled = Inbox(), toControlling = Inbox()
         pair.controlled.setReceiveHandler(toControlled.handler())
         pair.controlling.setReceiveHandler(toControlling.handler())
@@ -32,7 +34,7 @@ import TokKitICE
         await pair.close()
         #expect(pair.controlling.state == .closed && pair.controlled.state == .closed)
         #expect(pair.controllingLog.states.last == .closed)
-        #expect(await eventually { stackThreadCount() == threadsBefore },
+        #expect(await eventually { liveNetworkThreads(of: agents) == 0 },
                 "network threads end on close: \(processThreads().map(\.name))")
         #expect(glibWorkerCount() <= 1, "GLib's worker is a singleton")
         #expect(throws: IceError.closed) { try [1, 2, 3].withUnsafeBytes { try pair.controlling.send($0) } }

@@ -23,12 +23,11 @@ func processThreads() -> [(tid: String, name: String)] {
     }
 }
 
-/// Threads the transport stack started and must end: ours are named `tk-…`, GLib thread-pool workers
-/// `pool-…`. Counted by name because Swift Testing runs other suites (and their threads) concurrently.
-/// GLib's `gmain` worker is a process-wide singleton that GIO starts once and never ends: it is checked
-/// separately by ``glibWorkerCount()``.
-func stackThreadCount() -> Int {
-    processThreads().filter { $0.name.hasPrefix("tk-") || $0.name.hasPrefix("pool-") || $0.name == "gdbus" }.count
+/// How many of the given agents' network threads exist. Counted by name because Swift Testing runs other
+/// suites (and their agents' threads) concurrently.
+func liveNetworkThreads(of agents: [IceAgent]) -> Int {
+    let names = Set(agents.map(\.networkThreadName))
+    return processThreads().filter { names.contains($0.name) }.count
 }
 
 /// GLib's process-wide `gmain` worker threads (at most one may exist).
