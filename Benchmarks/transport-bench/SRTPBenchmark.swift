@@ -20,16 +20,19 @@ func runSRTPBenchmark(packets: Int) {
             let plain = UnsafeRawBufferPointer(source)
             defer { buffer.deallocate(); source.deallocate() }
             var wrapperRounds: [Double] = [], rawRounds: [Double] = []
-            var seq: UInt16 = 0
+            // Each session sees its own increasing sequence numbers (libsrtp rejects going back, even outbound).
+            var wrapperSeq: UInt16 = 0, rawSeq: UInt16 = 0
             for _ in 0..<5 {
                 wrapperRounds.append(measure(packets) {
-                    seq &+= 1
+                    wrapperSeq &+= 1
+                    let seq = wrapperSeq
                     buffer.copyMemory(from: plain)
                     buffer[2] = UInt8(seq >> 8); buffer[3] = UInt8(seq & 0xFF)
                     _ = try! wrapper.protectRTP(buffer, length: template.count)
                 })
                 rawRounds.append(measure(packets) {
-                    seq &+= 1
+                    rawSeq &+= 1
+                    let seq = rawSeq
                     buffer.copyMemory(from: plain)
                     buffer[2] = UInt8(seq >> 8); buffer[3] = UInt8(seq & 0xFF)
                     var len = Int32(template.count)
