@@ -45,9 +45,17 @@ let package = Package(
         shim("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
         .target(name: "CX11", linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xext")]),
         .target(name: "CTokKitSystem"),
+        shim("CNice", pkgConfig: "nice", apt: "libnice-dev"),
+        shim("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
+        shim("CSRTP", pkgConfig: "libsrtp2", apt: "libsrtp2-dev"),
 
         // MARK: Media primitives
         .target(name: "TokKitMedia", dependencies: ["CYUV", "CTokKitSystem"], swiftSettings: strict),
+
+        // MARK: RTC layers
+        .target(name: "TokKitICE", dependencies: ["CNice"], swiftSettings: strict),
+        .target(name: "TokKitSRTP", dependencies: ["CSRTP"], swiftSettings: strict),
+        .target(name: "TokKitDTLS", dependencies: ["TokKitICE", "TokKitSRTP", "COpenSSL"], swiftSettings: strict),
 
         // MARK: Devices
         .target(name: "TokKitCapture", dependencies: ["TokKitMedia", "CV4L2", "CX11", "CYUV"], swiftSettings: strict),
@@ -89,8 +97,13 @@ let package = Package(
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV", "CMallocCounter"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
+        .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP"],
+                          path: "Benchmarks/transport-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+        .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE"], swiftSettings: strict),
+        .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
+        .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,62 @@
+import CNice
+import Synchronization
+
+/// The state libnice's C callbacks reach through their `Unmanaged` user-data pointer. Every member is
+/// immutable or Mutex-guarded: callbacks arrive on the loop thread or on whichever thread called into
+/// libnice.
+final class IceAgentCore: Sendable {
+    /// A receive handler: called on the loop thread with a datagram valid only during the call.
+    typealias ReceiveHandler = @Sendable (UnsafeRawBufferPointer) -> Void
+
+    struct Control {
+        var state: IceState = .new
+        var wasConnected = false
+        var signalHandlers: [UInt] = []
+    }
+
+    let streamID: UInt32
+    let control = Mutex(Control())
+    let receiver = Mutex<ReceiveHandler?>(nil)
+    let continuation: AsyncStream<IceEvent>.Continuation
+    /// The agent while it may be used for sending; `nil` once closing started.
+    let sendPath: Mutex<NiceAgentHandle?>
+
+    init(agent: NiceAgentHandle, streamID: UInt32, continuation: AsyncStream<IceEvent>.Continuation) {
+        self.streamID = streamID
+        self.continuation = continuation
+        self.sendPath = Mutex(agent)
+    }
+
+    /// Hands a datagram to the receive handler (loop thread). No allocation: a lock and a retain.
+    @inline(__always)
+    func deliver(_ datagram: UnsafeRawBufferPointer) {
+        guard let handler = receiver.withLock({ $0 }) else { return }
+        handler(datagram)
+    }
+
+    /// Maps a libnice component state and reports a change.
+    func componentStateChanged(_ nice: NiceComponentState) {
+        let changed: IceState? = control.withLock { c in
+            guard c.state != .closed else { return nil }
+            let next: IceState
+            switch nice {
+            case NICE_COMPONENT_STATE_CONNECTING: next = .checking
+            case NICE_COMPONENT_STATE_CONNECTED, NICE_COMPONENT_STATE_READY: next = .connected
+            case NICE_COMPONENT_STATE_FAILED: next = .failed
+            case NICE_COMPONENT_STATE_DISCONNECTED: next = c.wasConnected ? .disconnected : .new
+            default: return nil  // gathering: still `new`
+            }
+            if next == .connected { c.wasConnected = true }
+            guard next != c.state else { return nil }
+            c.state = next
+            return next
+        }
+        if let changed { continuation.yield(.stateChanged(changed)) }
+    }
+
+    /// Reports an event unless the agent is closed.
+    func emit(_ event: IceEvent) {
+        let open = control.withLock { $0.state != .closed }
+        if open { continuation.yield(event) }
+    }
+}

@@ -1,0 +1,39 @@
+/// How an ``IceAgent`` gathers and checks candidates: the SDK's custom ICE configuration plus the host
+/// addresses to use.
+///
+/// Value type, usable from any thread.
+public struct IceConfiguration: Sendable, Hashable {
+    /// STUN and TURN servers. libnice uses the first STUN URL and every TURN URL.
+    public var servers: [IceServer]
+    /// Which candidates may be used.
+    public var transportPolicy: IceTransportPolicy
+    /// Numeric addresses to gather host candidates on. Loopback (`127.0.0.1`) is never discovered
+    /// automatically: list it here. With no addresses and no interfaces, libnice uses every non-loopback
+    /// interface.
+    public var localAddresses: [String]
+    /// Interface names (`eth0`) whose IPv4 address is added to ``localAddresses``.
+    public var interfaces: [String]
+    /// Local ports to bind, or `nil` for any.
+    public var portRange: ClosedRange<UInt16>?
+    /// Local ufrag/pwd to use instead of random ones.
+    public var localCredentials: IceCredentials?
+    /// RFC 7675 consent freshness (on, as browsers do). Decided at agent creation.
+    public var consentFreshness: Bool
+
+    /// A configuration; the defaults gather on all interfaces with no servers.
+    public init(servers: [IceServer] = [], transportPolicy: IceTransportPolicy = .all,
+                localAddresses: [String] = [], interfaces: [String] = [],
+                portRange: ClosedRange<UInt16>? = nil, localCredentials: IceCredentials? = nil,
+                consentFreshness: Bool = true) {
+        self.servers = servers
+        self.transportPolicy = transportPolicy
+        self.localAddresses = localAddresses
+        self.interfaces = interfaces
+        self.portRange = portRange
+        self.localCredentials = localCredentials
+        self.consentFreshness = consentFreshness
+    }
+
+    /// Host candidates on 127.0.0.1 only: what tests and same-machine peers use.
+    public static var loopback: IceConfiguration { IceConfiguration(localAddresses: ["127.0.0.1"]) }
+}

@@ -1,0 +1,124 @@
+import Synchronization
+import Testing
+import TokKitICE
+
+@Suite(.serialized) struct IceAgentTests {
+    @Test func agentsConnectOnLoopbackAndExchangeDatagrams() async throws {
+        let pair = try AgentPair()
+        let agents = [pair.controlling, pair.controlled]
+        #expect(pair.controlling.networkThreadName != pair.controlled.networkThreadName)
+        #expect(await eventually { liveNetworkThreads(of: agents) == 2 },
+                "one named network thread per agent: \(processThreads().map(\.name))")
+        let toControlled = Inbox(), toControlling = Inbox()
+        pair.controlled.setReceiveHandler(toControlled.handler())
+        pair.controlling.setReceiveHandler(toControlling.handler())
+        try pair.start()
+        #expect(await eventually { pair.bothConnected() }, "both agents reach connected")
+
+        for i in 0..<50 {
+            let a: [UInt8] = Array("ping \(i)".utf8), b: [UInt8] = Array("pong \(i)".utf8)
+            try a.withUnsafeBytes { try pair.controlling.send($0) }
+            try b.withUnsafeBytes { try pair.controlled.send($0) }
+        }
+        #expect(await eventually { toControlled.count == 50 && toControlling.count == 50 })
+        #expect(toControlled.datagrams.withLock { $0.first } == Array("ping 0".utf8))
+        #expect(toControlling.datagrams.withLock { $0.last } == Array("pong 49".utf8))
+
+        let candidates = pair.controllingLog.candidates
+        #expect(!candidates.isEmpty)
+        #expect(candidates.allSatisfy { $0.address == "127.0.0.1" && $0.kind == .host })
+        #expect(candidates.allSatisfy { $0.sdp.hasPrefix("candidate:") && $0.sdp.contains(" typ host") })
+        #expect(pair.controllingLog.gatheringCompletions == 1)
+        #expect(pair.controllingLog.states.contains(.checking))
+
+        await pair.close()
+        #expect(pair.controlling.state == .closed && pair.controlled.state == .closed)
+        #expect(pair.controllingLog.states.last == .closed)
+        #expect(await eventually { liveNetworkThreads(of: agents) == 0 },
+                "network threads end on close: \(processThreads().map(\.name))")
+        #expect(glibWorkerCount() <= 1, "GLib's worker is a singleton")
+        #expect(throws: IceError.closed) { try [1, 2, 3].withUnsafeBytes { try pair.controlling.send($0) } }
+    }
+
+    @Test func restartGivesNewCredentialsAndReconnects() async throws {
+        let pair = try AgentPair()
+        let inbox = Inbox()
+        pair.controlled.setReceiveHandler(inbox.handler())
+        try pair.start()
+        #expect(await eventually { pair.bothConnected() })
+        let before = try pair.controlling.localCredentials
+
+        // The controlling side initiates; the controlled side sees the new ufrag and restarts too. The
+        // re-announced candidates trickle through the forwarders.
+        let newControlling = try pair.controlling.restart()
+        let newControlled = try pair.controlled.restart()
+        #expect(newControlling.ufrag != before.ufrag && newControlling.pwd != before.pwd)
+        try pair.controlling.setRemoteCredentials(newControlled)
+        try pair.controlled.setRemoteCredentials(newControlling)
+        #expect(await eventually { pair.controllingLog.gatheringCompletions == 2 })
+        #expect(await eventually { pair.bothConnected() })
+
+        let sent = Array("after restart".utf8)
+        #expect(await eventually {
+            try? sent.withUnsafeBytes { try pair.controlling.send($0) }
+            return inbox.datagrams.withLock { $0.contains(sent) }
+        })
+        await pair.close()
+    }
+
+    @Test func sendingBeforeConnectivityFails() throws {
+        let agent = try IceAgent(role: .controlling)
+        #expect(throws: IceError.sendFailed) { try [1, 2, 3].withUnsafeBytes { try agent.send($0) } }
+        agent.close()
+    }
+
+    @Test func badRemoteCandidatesGetTypedErrors() throws {
+        let agent = try IceAgent(role: .controlled)
+        defer { agent.close() }
+        #expect(throws: IceError.self) { try agent.addRemoteCandidate("candidate:garbage") }
+        #expect(throws: IceError.unsupportedComponent(2)) {
+            try agent.addRemoteCandidate("candidate:1 2 UDP 2013266431 127.0.0.1 40000 typ host")
+        }
+        #expect(throws: IceError.unsupportedTransport("candidate:1 1 TCP 1010827775 127.0.0.1 9 typ host tcptype active")) {
+            try agent.addRemoteCandidate("candidate:1 1 TCP 1010827775 127.0.0.1 9 typ host tcptype active")
+        }
+        try agent.addRemoteCandidate("a=candidate:1 1 UDP 2013266431 127.0.0.1 40000 typ host\r\n")
+    }
+
+    @Test func configuredLocalCredentialsAreUsed() throws {
+        let creds = try IceCredentials(ufrag: "abcd", pwd: "0123456789abcdefghijkl")
+        var config = IceConfiguration.loopback
+        config.localCredentials = creds
+        let agent = try IceAgent(role: .controlling, configuration: config)
+        defer { agent.close() }
+        #expect(try agent.localCredentials == creds)
+    }
+
+    @Test func invalidConfigurationIsRejected() {
+        var config = IceConfiguration.loopback
+        config.localAddresses = ["not-an-ip"]
+        #expect(throws: IceError.invalidAddress("not-an-ip")) { try IceAgent(role: .controlling, configuration: config) }
+        config = .loopback
+        config.interfaces = ["no-such-if0"]
+        #expect(throws: IceError.unknownInterface("no-such-if0")) { try IceAgent(role: .controlling, configuration: config) }
+    }
+
+    @Test func serversAreAccepted() throws {
+        var config = IceConfiguration.loopback
+        config.servers = [IceServer(urls: ["stun:127.0.0.1:3478"]),
+                          IceServer(urls: ["turn:127.0.0.1:3478?transport=udp", "turns:localhost"],
+                                    username: "u", credential: "p")]
+        let agent = try IceAgent(role: .controlling, configuration: config)
+        agent.close()
+    }
+
+    @Test func timersRunOnTheNetworkThread() async throws {
+        let agent = try IceAgent(role: .controlling)
+        let ranOnNetworkThread = Mutex<Bool?>(nil)
+        agent.schedule(after: .milliseconds(5)) { ranOnNetworkThread.withLock { $0 = agent.isOnNetworkThread } }
+        #expect(await eventually { ranOnNetworkThread.withLock { $0 } != nil })
+        #expect(ranOnNetworkThread.withLock { $0 } == true)
+        #expect(!agent.isOnNetworkThread)
+        agent.close()
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+import Testing
+import TokKitICE
+
+/// Polls `condition` until it holds or `timeout` passes (bounded: at most timeout/2 ms polls).
+func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
+
+/// Threads of this process as (tid, name), from /proc/self/task.
+func processThreads() -> [(tid: String, name: String)] {
+    let tids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tids.map { tid in
+        let comm = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)) ?? ""
+        return (tid, comm.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
+
+/// How many of the given agents' network threads exist. Counted by name because Swift Testing runs other
+/// suites (and their agents' threads) concurrently.
+func liveNetworkThreads(of agents: [IceAgent]) -> Int {
+    let names = Set(agents.map(\.networkThreadName))
+    return processThreads().filter { names.contains($0.name) }.count
+}
+
+/// GLib's process-wide `gmain` worker threads (at most one may exist).
+func glibWorkerCount() -> Int {
+    processThreads().filter { $0.name == "gmain" }.count
+}
+
+/// Everything an agent reported, for assertions.
+final class EventLog: Sendable {
+    let events = Mutex<[IceEvent]>([])
+    var states: [IceState] {
+        events.withLock { $0.compactMap { if case .stateChanged(let s) = $0 { s } else { nil } } }
+    }
+    var candidates: [IceCandidate] {
+        events.withLock { $0.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } } }
+    }
+    var gatheringCompletions: Int {
+        events.withLock { $0.filter { $0 == .gatheringComplete }.count }
+    }
+}
+
+/// Collects received datagrams (bounded: keeps the first 10 000).
+final class Inbox: Sendable {
+    let datagrams = Mutex<[[UInt8]]>([])
+    var count: Int { datagrams.withLock { $0.count } }
+    func handler() -> @Sendable (UnsafeRawBufferPointer) -> Void {
+        { [self] bytes in datagrams.withLock { if $0.count < 10_000 { $0.append(Array(bytes)) } } }
+    }
+}
+
+/// Two agents on 127.0.0.1 whose candidates trickle to each other through their event streams.
+final class AgentPair: Sendable {
+    let controlling: IceAgent
+    let controlled: IceAgent
+    let controllingLog = EventLog()
+    let controlledLog = EventLog()
+    private let forwarders: Mutex<[Task<Void, Never>]> = Mutex([])
+
+    init() throws {
+        controlling = try IceAgent(role: .controlling, configuration: .loopback)
+        controlled = try IceAgent(role: .controlled, configuration: .loopback)
+        forwarders.withLock {
+            $0 = [Self.forward(controlling, to: controlled, log: controllingLog),
+                  Self.forward(controlled, to: controlling, log: controlledLog)]
+        }
+    }
+
+    private static func forward(_ from: IceAgent, to: IceAgent, log: EventLog) -> Task<Void, Never> {
+        Task {
+            for await event in from.events {
+                log.events.withLock { $0.append(event) }
+                switch event {
+                case .localCandidate(let c): try? to.addRemoteCandidate(c.sdp)
+                case .gatheringComplete: try? to.addRemoteEndOfCandidates()
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Exchanges credentials and gathers on both sides.
+    func start() throws {
+        try controlling.setRemoteCredentials(controlled.localCredentials)
+        try controlled.setRemoteCredentials(controlling.localCredentials)
+        try controlling.gatherCandidates()
+        try controlled.gatherCandidates()
+    }
+
+    func bothConnected() -> Bool { controlling.state == .connected && controlled.state == .connected }
+
+    /// Closes both agents and waits for the forwarding tasks (their streams finish on close).
+    func close() async {
+        controlling.close()
+        controlled.close()
+        for t in forwarders.withLock({ $0 }) { await t.value }
+    }
+}
