@@ -86,10 +86,14 @@ let package = Package(
                           path: "Examples/demo", swiftSettings: strict),
         .executableTarget(name: "noise-renderer", dependencies: ["TokKit", "TokKitCapture"],
                           path: "Examples/noise-renderer", swiftSettings: strict),
+        .executableTarget(name: "noise-audio", dependencies: ["TokKitAudio"],
+                          path: "Examples/noise-audio", swiftSettings: strict),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+        .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio"], swiftSettings: strict),
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit"], swiftSettings: strict),
     ]
 )

@@ -12,13 +12,18 @@ public enum SoundCardProbe {
     public static func isUsable(
         pcm: String = "default", cardsFile: String = "/proc/asound/cards", configuration: ALSAConfiguration? = nil
     ) -> Bool {
-        guard let text = readSmallFile(cardsFile), listsCard(text) else { return false }
+        guard cardListed(in: cardsFile) else { return false }
         do throws(AudioDeviceError) {
             _ = try ALSAPCM(name: pcm, direction: .playback, configuration: configuration)
             return true
         } catch {
             return false
         }
+    }
+
+    /// Whether the file `cardsFile` (normally `/proc/asound/cards`) lists a card; false when it is unreadable.
+    public static func cardListed(in cardsFile: String = "/proc/asound/cards") -> Bool {
+        readSmallFile(cardsFile).map(listsCard) ?? false
     }
 
     /// Whether the text of `/proc/asound/cards` lists a card: a line that starts (after blanks) with a card
