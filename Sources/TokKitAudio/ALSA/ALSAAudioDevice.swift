@@ -22,7 +22,7 @@ import Synchronization
 /// Control calls come from one thread at a time and never from inside a bus callback; the getters may be read
 /// from any thread.
 public final class ALSAAudioDevice: AudioDevice {
-    /// What the device opens and how.
+    /// What the device opens and how. A plain value, fixed when the device is created.
     public struct Options: Sendable, Hashable {
         /// The capture PCM name; nil for a device without capture.
         public var captureDevice: String?

@@ -3,6 +3,7 @@ import Glibc
 #endif
 
 /// Why a WAV file could not be read or written. TokKit reads and writes RIFF/WAVE with 16-bit PCM samples only.
+/// A plain value (Sendable).
 public enum WAVError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No file at that path.
     case fileNotFound(String)

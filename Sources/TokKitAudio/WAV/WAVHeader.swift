@@ -4,7 +4,7 @@
 /// `WAVE_FORMAT_PCM` and `WAVE_FORMAT_EXTENSIBLE` with the PCM sub-format, 16 bits per sample, any channel count
 /// and rate (whether a device can use them is the device's business). A `data` chunk that claims more bytes than
 /// the file holds (an unfinished recording) is cut to what is there. Anything else is a typed ``WAVError``;
-/// no input makes it read out of bounds or trap.
+/// no input makes it read out of bounds or trap. A plain value: parse and use it on any thread.
 public struct WAVHeader: Sendable, Hashable {
     /// Rate and channels of the samples.
     public var format: AudioFormat
