@@ -94,6 +94,8 @@ let package = Package(
                           path: "Examples/demo", swiftSettings: strict),
         .executableTarget(name: "noise-renderer", dependencies: ["TokKit", "TokKitCapture"],
                           path: "Examples/noise-renderer", swiftSettings: strict),
+        .executableTarget(name: "noise-audio", dependencies: ["TokKitAudio"],
+                          path: "Examples/noise-audio", swiftSettings: strict),
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV", "CMallocCounter"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
@@ -105,5 +107,7 @@ let package = Package(
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP"], swiftSettings: strict),
+        .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio"], swiftSettings: strict),
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,14 @@
+/// Counters of a device since it was created, read at any time from any thread (each counter is read atomically,
+/// the set is not a snapshot).
+public struct AudioDeviceStatistics: Sendable, Hashable {
+    /// 10 ms periods handed to the bus by the capture side.
+    public var capturedPeriods = 0
+    /// 10 ms periods taken from the bus by the render side.
+    public var renderedPeriods = 0
+    /// Capture overruns (the device had to drop audio because it was not read in time), each recovered.
+    public var captureOverruns = 0
+    /// Render underruns (the device ran dry), each recovered.
+    public var renderUnderruns = 0
+
+    public init() {}
+}
