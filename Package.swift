@@ -88,8 +88,11 @@ let package = Package(
                           path: "Examples/noise-renderer", swiftSettings: strict),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
+        .executableTarget(name: "renderers-bench", dependencies: ["TokKitCapture"],
+                          path: "Benchmarks/renderers-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+        .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture"], swiftSettings: strict),
     ]
 )

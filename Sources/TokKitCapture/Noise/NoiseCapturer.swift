@@ -29,7 +29,8 @@ public final class NoiseCapturer: VideoCapture {
 
     private struct Control {
         var phase = Phase.created
-        var consumer: (any VideoCaptureConsumer)?
+        /// Unretained, as the SDK's `assign` property: a ``LocalPreview`` owns its capturer, not the reverse.
+        weak var consumer: (any VideoCaptureConsumer)?
         var hint = VideoContentHint.motion
     }
 
@@ -47,6 +48,8 @@ public final class NoiseCapturer: VideoCapture {
 
     deinit { stopCapture() }
 
+    /// Who receives the frames, held weakly (keep it alive yourself; ``LocalPreview`` is kept by its owner).
+    /// Read once by ``startCapture()``, which keeps it until ``stopCapture()``.
     public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
         get { control.withLock { $0.consumer } }
         set { control.withLock { $0.consumer = newValue } }

@@ -207,11 +207,17 @@ private final class FileRecording: Sendable {
         var index = 0
         while true {  // ends on the close request, which requestClose() always sends once
             items.wait()
-            guard let frame = queue.withLock({ $0.pop() }) else { return }
-            write(frame, index: index)
+            guard writeNext(index: index) else { return }
             index += 1
-            slots.signal()
+            slots.signal()  // after writeNext returned: the frame's buffer is back in the pool
         }
+    }
+
+    /// Writes the oldest queued frame; `false` when the queue is empty (the close request).
+    private func writeNext(index: Int) -> Bool {
+        guard let frame = queue.withLock({ $0.pop() }) else { return false }
+        write(frame, index: index)
+        return true
     }
 
     /// Closes the file (after the writer thread has ended) and reports the first error.
