@@ -1,6 +1,6 @@
 /// Encodes 8-bit grayscale or RGB images as PNG, in pure Swift and without compression: the image data is a
 /// zlib stream of *stored* deflate blocks, which every PNG decoder reads. Fast (a copy plus two checksums),
-/// about 1 % larger than the raw pixels.
+/// larger than the raw pixels by one byte per row and 5 per 64 KiB (0.2 % at 640x480).
 ///
 /// Stateless and thread-safe. ``encode(width:height:color:pixels:bytesPerRow:)`` allocates the output once, at
 /// its exact size.
