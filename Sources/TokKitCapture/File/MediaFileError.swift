@@ -32,6 +32,9 @@ public enum MediaFileError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A frame or call does not fit the stream being written (another size or pixel format, header missing).
     case frameMismatch(String)
 
+    /// A parameter is out of range, or a pixel buffer is shorter than the image it should hold (the text says
+    /// which). Nothing was read or written.
+    case invalidArgument(String)
     /// An image of that size cannot be written (empty, or larger than the format allows).
     case invalidImageSize(width: Int, height: Int)
     /// The renderer has not received any frame yet, so there is no image to write.
@@ -63,6 +66,7 @@ public enum MediaFileError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .malformedY4MFrameHeader(f): "frame \(f): missing or malformed FRAME header"
         case let .truncatedY4MFrame(f): "frame \(f): file ends inside the frame"
         case let .frameMismatch(r): "frame does not fit the stream: \(r)"
+        case let .invalidArgument(r): "invalid argument: \(r)"
         case let .invalidImageSize(w, h): "cannot write an image of \(w)x\(h)"
         case .noImage: "no frame rendered yet"
         case .closed: "writer already closed"

@@ -62,13 +62,13 @@ public final class FileRenderer: VideoRender {
     ///   - queueDepth: frames that may wait for the disk before rendering waits (at least 1).
     /// - Throws: ``MediaFileError/noSuchFile(path:)`` when the directory does not exist,
     ///   ``MediaFileError/permissionDenied(path:)``, ``MediaFileError/isDirectory(path:)`` or another system error;
-    ///   ``MediaFileError/frameMismatch(_:)`` for a snapshot interval or queue depth below 1.
+    ///   ``MediaFileError/invalidArgument(_:)`` for a snapshot interval or queue depth below 1.
     public init(
         path: String, framesPerSecond: Double? = nil, snapshots: Snapshots? = nil, queueDepth: Int = 8
     ) throws(MediaFileError) {
-        guard queueDepth >= 1 else { throw .frameMismatch("queue depth \(queueDepth) is below 1") }
+        guard queueDepth >= 1 else { throw .invalidArgument("queue depth \(queueDepth) is below 1") }
         if let snapshots, snapshots.every < 1 {
-            throw .frameMismatch("snapshot interval \(snapshots.every) is below 1")
+            throw .invalidArgument("snapshot interval \(snapshots.every) is below 1")
         }
         let writer = try Y4MWriter(path: path)
         self.path = path
@@ -294,7 +294,7 @@ private final class FileRecording: Sendable {
                             p(0), Int32(f.bytesPerRow[0]), p(1), Int32(f.bytesPerRow[1]), p(2), Int32(f.bytesPerRow[2]),
                             out.baseAddress!, Int32(f.width * 3), Int32(f.width), Int32(f.height))
                     }
-                    guard rc == 0 else { return .failure(.frameMismatch("I420ToRAW failed (\(rc))")) }
+                    guard rc == 0 else { return .failure(.invalidArgument("libyuv I420ToRAW refused the frame (\(rc))")) }
                     return rgb.withUnsafeBytes { bytes in
                         Result { () throws(MediaFileError) in
                             try PNGWriter.write(to: path, width: f.width, height: f.height, color: .rgb, pixels: bytes)

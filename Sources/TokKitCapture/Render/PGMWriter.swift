@@ -6,7 +6,7 @@ public enum PGMWriter {
     /// The PGM file of an image whose row `r` starts at `pixels[r * bytesPerRow]`.
     ///
     /// - Throws: ``MediaFileError/invalidImageSize(width:height:)`` for an empty or too large image,
-    ///   ``MediaFileError/frameMismatch(_:)`` when `bytesPerRow` is shorter than a row or `pixels` shorter than
+    ///   ``MediaFileError/invalidArgument(_:)`` when `bytesPerRow` is shorter than a row or `pixels` shorter than
     ///   the image. Nothing is read out of bounds.
     public static func encode(
         width: Int, height: Int, pixels: UnsafeRawBufferPointer, bytesPerRow: Int? = nil
@@ -15,10 +15,10 @@ public enum PGMWriter {
         guard width > 0, height > 0, width.multipliedReportingOverflow(by: height).partialValue <= Int(Int32.max),
             width <= Int(Int32.max), height <= Int(Int32.max)
         else { throw .invalidImageSize(width: width, height: height) }
-        guard stride >= width else { throw .frameMismatch("\(stride) bytes per row for \(width) gray pixels") }
+        guard stride >= width else { throw .invalidArgument("\(stride) bytes per row for \(width) gray pixels") }
         let needed = stride * (height - 1) + width
         guard pixels.count >= needed, let source = pixels.baseAddress else {
-            throw .frameMismatch("\(pixels.count) bytes of pixels, image needs \(needed)")
+            throw .invalidArgument("\(pixels.count) bytes of pixels, image needs \(needed)")
         }
         let header = Array("P5\n\(width) \(height)\n255\n".utf8)
         let total = header.count + width * height

@@ -33,7 +33,7 @@ public enum PNGWriter {
     /// The PNG file of an image whose row `r` starts at `pixels[r * bytesPerRow]`.
     ///
     /// - Throws: ``MediaFileError/invalidImageSize(width:height:)`` for an empty or too large image,
-    ///   ``MediaFileError/frameMismatch(_:)`` when `bytesPerRow` is shorter than a row or `pixels` shorter than
+    ///   ``MediaFileError/invalidArgument(_:)`` when `bytesPerRow` is shorter than a row or `pixels` shorter than
     ///   the image. Nothing is read out of bounds.
     public static func encode(
         width: Int, height: Int, color: Color, pixels: UnsafeRawBufferPointer, bytesPerRow: Int? = nil
@@ -44,10 +44,10 @@ public enum PNGWriter {
             (rowBytes + 1).multipliedReportingOverflow(by: height).partialValue <= maximumRawSize,
             height <= maximumRawSize
         else { throw .invalidImageSize(width: width, height: height) }
-        guard stride >= rowBytes else { throw .frameMismatch("\(stride) bytes per row for \(width) pixels of \(color)") }
+        guard stride >= rowBytes else { throw .invalidArgument("\(stride) bytes per row for \(width) pixels of \(color)") }
         let needed = stride * (height - 1) + rowBytes
         guard pixels.count >= needed, let source = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-            throw .frameMismatch("\(pixels.count) bytes of pixels, image needs \(needed)")
+            throw .invalidArgument("\(pixels.count) bytes of pixels, image needs \(needed)")
         }
 
         let raw = (rowBytes + 1) * height

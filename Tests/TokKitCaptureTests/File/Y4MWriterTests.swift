@@ -34,12 +34,15 @@ import Testing
 
         let w = try Y4MWriter(path: dir + "/x.y4m")
         let frame = try RendererTestKit.patternFrame(width: 4, height: 4, seed: 0)
-        #expect(throws: MediaFileError.self) { try w.write(frame) }  // before the header
+        #expect(throws: MediaFileError.frameMismatch("frame written before the stream header")) { try w.write(frame) }
         try w.writeHeader(Y4MStreamHeader(width: 4, height: 4, frameRate: .init(30, 1)))
-        #expect(throws: MediaFileError.self) { try w.writeHeader(Y4MStreamHeader(width: 4, height: 4, frameRate: .init(30, 1))) }
-        #expect(throws: MediaFileError.self) { try w.write(RendererTestKit.patternFrame(width: 6, height: 4, seed: 0)) }
+        #expect(throws: MediaFileError.frameMismatch("the stream header was already written")) {
+            try w.writeHeader(Y4MStreamHeader(width: 4, height: 4, frameRate: .init(30, 1)))
+        }
+        let wider = try RendererTestKit.patternFrame(width: 6, height: 4, seed: 0)
+        #expect(throws: MediaFileError.frameMismatch("stream is I420 4x4, frame is \(wider.format)")) { try w.write(wider) }
         let argb = try VideoFrame(format: .argb(width: 4, height: 4), copying: [[UInt8](repeating: 0, count: 64)])
-        #expect(throws: MediaFileError.self) { try w.write(argb) }
+        #expect(throws: MediaFileError.frameMismatch("stream is I420 4x4, frame is \(argb.format)")) { try w.write(argb) }
         try w.write(frame)
         try w.close()
         #expect(throws: MediaFileError.closed) { try w.write(frame) }

@@ -123,8 +123,10 @@ import Testing
         defer { RendererTestKit.removeDirectory(dir) }
         #expect(throws: MediaFileError.noSuchFile(path: dir + "/none/out.y4m")) { try FileRenderer(path: dir + "/none/out.y4m") }
         #expect(throws: MediaFileError.isDirectory(path: dir)) { try FileRenderer(path: dir) }
-        #expect(throws: MediaFileError.self) { try FileRenderer(path: dir + "/x.y4m", queueDepth: 0) }
-        #expect(throws: MediaFileError.self) { try FileRenderer(path: dir + "/x.y4m", snapshots: .init(every: 0, pathPrefix: dir)) }
+        #expect(throws: MediaFileError.invalidArgument("queue depth 0 is below 1")) { try FileRenderer(path: dir + "/x.y4m", queueDepth: 0) }
+        #expect(throws: MediaFileError.invalidArgument("snapshot interval 0 is below 1")) {
+            try FileRenderer(path: dir + "/x.y4m", snapshots: .init(every: 0, pathPrefix: dir))
+        }
 
         let renderer = try FileRenderer(path: dir + "/v.y4m", snapshots: .init(every: 1, pathPrefix: dir + "/none/s-"))
         for i in 0..<3 { renderer.renderVideoFrame(try RendererTestKit.patternFrame(width: 8, height: 8, seed: i)) }

@@ -21,7 +21,7 @@ import Testing
         #expect(throws: MediaFileError.invalidImageSize(width: 3, height: 0)) {
             try [UInt8]().withUnsafeBytes { try PGMWriter.encode(width: 3, height: 0, pixels: $0) }
         }
-        #expect(throws: MediaFileError.frameMismatch("5 bytes of pixels, image needs 6")) {
+        #expect(throws: MediaFileError.invalidArgument("5 bytes of pixels, image needs 6")) {
             try [UInt8](repeating: 0, count: 5).withUnsafeBytes { try PGMWriter.encode(width: 3, height: 2, pixels: $0) }
         }
     }

@@ -86,10 +86,10 @@ import Testing
         #expect(throws: MediaFileError.invalidImageSize(width: 1 << 40, height: 1 << 40)) {
             try PNGWriter.encode(width: 1 << 40, height: 1 << 40, color: .rgb, pixels: [])
         }
-        #expect(throws: MediaFileError.frameMismatch("5 bytes of pixels, image needs 6")) {
+        #expect(throws: MediaFileError.invalidArgument("5 bytes of pixels, image needs 6")) {
             try PNGWriter.encode(width: 3, height: 2, color: .grayscale, pixels: [1, 2, 3, 4, 5])
         }
-        #expect(throws: MediaFileError.frameMismatch("2 bytes per row for 3 pixels of rgb")) {
+        #expect(throws: MediaFileError.invalidArgument("2 bytes per row for 3 pixels of rgb")) {
             try [UInt8](repeating: 0, count: 64).withUnsafeBytes {
                 try PNGWriter.encode(width: 3, height: 2, color: .rgb, pixels: $0, bytesPerRow: 2)
             }
