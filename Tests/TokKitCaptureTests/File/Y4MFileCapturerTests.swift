@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import TokKitCapture
 
@@ -103,6 +104,30 @@ import Testing
         try released.initCapture()
         released.releaseCapture()
         #expect(throws: VideoCaptureError.notInitialized) { try released.startCapture() }
+    }
+
+    /// Calls `action` from inside `consumeFrame`, on the capture thread, at the second frame.
+    final class ReleasingConsumer: VideoCaptureConsumer {
+        let frames = Atomic<Int>(0)
+        let action: @Sendable () -> Void
+        init(action: @escaping @Sendable () -> Void) { self.action = action }
+        func consumeFrame(_ frame: VideoFrame) {
+            if frames.add(1, ordering: .relaxed).newValue == 2 { action() }
+        }
+    }
+
+    @Test func releasingFromInsideTheConsumerStopsWithoutDeadlock() throws {
+        let dir = try RendererTestKit.temporaryDirectory()
+        defer { RendererTestKit.removeDirectory(dir) }
+        let (path, _) = try makeFile(in: dir, count: 3)
+        let capturer = Y4MFileCapturer(path: path, framesPerSecond: 200, loops: true)
+        let consumer = ReleasingConsumer { [weak capturer] in capturer?.releaseCapture() }
+        capturer.videoCaptureConsumer = consumer
+        try capturer.initCapture()
+        try capturer.startCapture()
+        #expect(RendererTestKit.wait { !capturer.isCaptureStarted })
+        #expect(consumer.frames.load(ordering: .relaxed) == 2)
+        #expect(throws: VideoCaptureError.notInitialized) { try capturer.startCapture() }
     }
 
     @Test func stopAndRestartResumesWhereItStopped() throws {

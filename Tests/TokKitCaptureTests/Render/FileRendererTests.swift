@@ -73,6 +73,22 @@ import Testing
         #expect(try !reader.readFrame())
     }
 
+    @Test func aFullQueueMakesRenderingWaitInsteadOfDropping() throws {
+        let dir = try RendererTestKit.temporaryDirectory()
+        defer { RendererTestKit.removeDirectory(dir) }
+        let renderer = try FileRenderer(path: dir + "/out.y4m", queueDepth: 1)
+        let frames = try (0..<40).map { try RendererTestKit.patternFrame(width: 32, height: 32, seed: $0) }
+        for f in frames { renderer.renderVideoFrame(f) }
+        try renderer.close()
+        #expect(renderer.framesWritten == 40 && renderer.framesDropped == 0)
+        let reader = try Y4MReader(path: dir + "/out.y4m")
+        for f in frames {
+            #expect(try reader.readFrame())
+            #expect(RendererTestKit.tightPlanes(reader.frame()) == RendererTestKit.tightPlanes(f))
+        }
+        #expect(try !reader.readFrame())
+    }
+
     @Test func copiesBorrowedFramesBeforeReturning() throws {
         let dir = try RendererTestKit.temporaryDirectory()
         defer { RendererTestKit.removeDirectory(dir) }
