@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads the frames of a YUV4MPEG2 file, one at a time, into one buffer it owns and reuses.
+///
+/// ``init(path:)`` opens the file and parses its ``header``; ``readFrame()`` then fills ``frame`` with the next
+/// frame's planes; ``rewind()`` goes back to the first frame. Reading a frame allocates nothing.
+///
+/// Not thread-safe: one thread at a time (``Y4MFileCapturer`` reads on its capture thread).
+public final class Y4MReader {
+    public let path: String
+    public let header: Y4MStreamHeader
+    /// Frames read since opening or the last ``rewind()``.
+    public private(set) var framesRead = 0
+
+    private let file: UnsafeMutablePointer<FILE>
+    private let firstFrameOffset: off_t
+    private let buffer: UnsafeMutableRawBufferPointer
+    /// A borrowed frame over ``buffer``, built once.
+    private let template: VideoFrame
+
+    /// The longest `FRAME` line accepted (parameters included).
+    static let maximumFrameHeaderLength = 256
+
+    /// Opens `path` and parses the stream header.
+    ///
+    /// - Throws: ``MediaFileError/noSuchFile(path:)``, ``MediaFileError/permissionDenied(path:)``,
+    ///   ``MediaFileError/isDirectory(path:)`` or another system error when it cannot be read; the header's
+    ///   format errors (see ``Y4MStreamHeader/init(parsing:)``) when it is not a Y4M file TokKit can play.
+    public init(path: String) throws(MediaFileError) {
+        guard let file = fopen(path, "rbe") else { throw .system("open", path: path, errno: errno) }
+        var st = stat()
+        if fstat(fileno(file), &st) == 0, st.st_mode & S_IFMT == S_IFDIR {
+            fclose(file)
+            throw .isDirectory(path: path)
+        }
+        var line: [UInt8] = []
+        do throws(MediaFileError) {
+            guard try Self.readLine(file, into: &line, limit: Y4MStreamHeader.maximumLength, path: path) else {
+                throw line.starts(with: Y4MStreamHeader.signature)
+                    ? MediaFileError.malformedY4MHeader("no end of line in the first \(Y4MStreamHeader.maximumLength) bytes")
+                    : .notY4M
+            }
+            header = try Y4MStreamHeader(parsing: line)
+        } catch {
+            fclose(file)
+            throw error
+        }
+        self.path = path
+        self.file = file
+        firstFrameOffset = ftello(file)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.frameSize, alignment: 64)
+        self.buffer = buffer
+        let y = header.width * header.height, c = header.chromaPlaneSize
+        let base = UnsafeRawBufferPointer(buffer)
+        do throws(VideoFrameError) {
+            template = try VideoFrame(
+                format: header.videoFormat, borrowing: .init(rebasing: base[0..<y]),
+                .init(rebasing: base[y..<(y + c)]), .init(rebasing: base[(y + c)..<(y + 2 * c)]))
+        } catch {
+            // Unreachable for a parsed header (sizes 1...16384, planes cut to the exact sizes), kept typed.
+            fclose(file)
+            buffer.deallocate()
+            throw .malformedY4MHeader("\(error)")
+        }
+    }
+
+    deinit {
+        fclose(file)
+        buffer.deallocate()
+    }
+
+    /// Reads the next frame into ``frame``. Returns `false`, reading nothing, at the clean end of the file.
+    ///
+    /// - Throws: ``MediaFileError/malformedY4MFrameHeader(frame:)`` when the next bytes are not a `FRAME` line,
+    ///   ``MediaFileError/truncatedY4MFrame(frame:)`` when the file ends inside a frame, a system error when
+    ///   reading fails.
+    public func readFrame() throws(MediaFileError) -> Bool {
+        let index = framesRead
+        // "FRAME", then either the newline or parameters (ignored) up to it.
+        var tag: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
+        let got = withUnsafeMutableBytes(of: &tag) { fread($0.baseAddress, 1, 6, file) }
+        if got < 6 {
+            if ferror(file) != 0 { throw .system("read", path: path, errno: errno) }
+            if got == 0 { return false }
+            throw .truncatedY4MFrame(frame: index)
+        }
+        guard tag.0 == UInt8(ascii: "F"), tag.1 == UInt8(ascii: "R"), tag.2 == UInt8(ascii: "A"),
+            tag.3 == UInt8(ascii: "M"), tag.4 == UInt8(ascii: "E")
+        else { throw .malformedY4MFrameHeader(frame: index) }
+        if tag.5 == UInt8(ascii: " ") {
+            try skipFrameParameters(frame: index)
+        } else if tag.5 != UInt8(ascii: "\n") {
+            throw .malformedY4MFrameHeader(frame: index)
+        }
+        let n = fread(buffer.baseAddress, 1, buffer.count, file)
+        if n < buffer.count {
+            if ferror(file) != 0 { throw .system("read", path: path, errno: errno) }
+            throw .truncatedY4MFrame(frame: index)
+        }
+        framesRead += 1
+        return true
+    }
+
+    /// Goes back to the first frame.
+    public func rewind() throws(MediaFileError) {
+        guard fseeko(file, firstFrameOffset, SEEK_SET) == 0 else { throw .system("seek", path: path, errno: errno) }
+        framesRead = 0
+    }
+
+    /// The frame last read, borrowing the reader's buffer: valid until the next ``readFrame()`` or ``rewind()``,
+    /// and only while the reader lives.
+    public func frame(timestamp: Duration = MonotonicClock.now()) -> VideoFrame {
+        var frame = template
+        frame.timestamp = timestamp
+        return frame
+    }
+
+    private func skipFrameParameters(frame index: Int) throws(MediaFileError) {
+        for _ in 0..<Self.maximumFrameHeaderLength {
+            let c = getc_unlocked(file)
+            if c == EOF {
+                if ferror(file) != 0 { throw .system("read", path: path, errno: errno) }
+                throw .truncatedY4MFrame(frame: index)
+            }
+            if c == 0x0A { return }
+        }
+        throw .malformedY4MFrameHeader(frame: index)
+    }
+
+    /// Reads bytes up to a newline (not stored) into `line`. Returns `false` at end of file or after `limit`
+    /// bytes without one.
+    private static func readLine(
+        _ file: UnsafeMutablePointer<FILE>, into line: inout [UInt8], limit: Int, path: String
+    ) throws(MediaFileError) -> Bool {
+        for _ in 0..<limit {
+            let c = getc_unlocked(file)
+            if c == EOF {
+                if ferror(file) != 0 { throw .system("read", path: path, errno: errno) }
+                return false
+            }
+            if c == 0x0A { return true }
+            line.append(UInt8(truncatingIfNeeded: c))
+        }
+        return false
+    }
+}

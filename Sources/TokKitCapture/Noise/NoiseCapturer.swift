@@ -1,0 +1,201 @@
+import Synchronization
+
+/// A video source of random pixels, as the SDK sample's basic capturer: ARGB frames of a fixed size at a fixed
+/// rate, every pixel opaque with random R, G and B.
+///
+/// ``startCapture()`` starts a ``PeriodicThread`` named `tk-noise`. Each tick fills one buffer the capturer owns
+/// (allocated once by ``initCapture()``) with a fast generator (wyrand, 8 bytes per step) and hands it to the
+/// consumer as a **borrowed** frame, which the consumer converts or copies before returning: nothing is
+/// allocated per frame. Timestamps are the monotonic time of each tick.
+///
+/// Control calls follow ``VideoCapture``'s contract (one control thread at a time); they are Mutex-guarded.
+public final class NoiseCapturer: VideoCapture {
+    public let width: Int
+    public let height: Int
+    public let framesPerSecond: Double
+    /// The generator's seed: equal seeds give equal frame sequences.
+    public let seed: UInt64
+
+    /// The sizes and rates the capturer accepts.
+    public static let sizes = 1...16384  // as VideoFormat.validate()
+    public static let rates = 0.1...1000.0
+
+    private enum Phase {
+        case created
+        case initialized
+        case started(PeriodicThread)
+        case released
+    }
+
+    private struct Control {
+        var phase = Phase.created
+        /// Unretained, as the SDK's `assign` property: a ``LocalPreview`` owns its capturer, not the reverse.
+        weak var consumer: (any VideoCaptureConsumer)?
+        var hint = VideoContentHint.motion
+    }
+
+    private let control = Mutex(Control())
+    private let source: NoiseSource
+
+    /// A source of `width` × `height` frames at `framesPerSecond`; checked by ``initCapture()``.
+    public init(width: Int = 640, height: Int = 480, framesPerSecond: Double = 30, seed: UInt64 = 0x7e57_c0de) {
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        self.seed = seed
+        source = NoiseSource()
+    }
+
+    deinit { stopCapture() }
+
+    /// Who receives the frames, held weakly (keep it alive yourself; ``LocalPreview`` is kept by its owner).
+    /// Read once by ``startCapture()``, which keeps it until ``stopCapture()``.
+    public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
+        get { control.withLock { $0.consumer } }
+        set { control.withLock { $0.consumer = newValue } }
+    }
+
+    public var videoContentHint: VideoContentHint {
+        get { control.withLock { $0.hint } }
+        set { control.withLock { $0.hint = newValue } }
+    }
+
+    /// Frames handed to the consumer since the capturer was created.
+    public var framesDelivered: Int { source.delivered.load(ordering: .relaxed) }
+
+    /// Checks the size and rate and allocates the frame buffer.
+    ///
+    /// - Throws: ``VideoCaptureError/noUsableFormat(_:)`` when the size is outside ``sizes`` or the rate outside
+    ///   ``rates``.
+    public func initCapture() throws(VideoCaptureError) {
+        guard Self.sizes.contains(width), Self.sizes.contains(height) else {
+            throw .noUsableFormat("noise: size \(width)x\(height) is outside \(Self.sizes)")
+        }
+        guard Self.rates.contains(framesPerSecond) else {
+            throw .noUsableFormat("noise: frame rate \(framesPerSecond) is outside \(Self.rates)")
+        }
+        let format = captureSettings(), seed = seed
+        try control.withLock { c throws(VideoCaptureError) in
+            switch c.phase {
+            case .started, .initialized: return
+            case .created, .released:
+                let ok = source.generator.withLock { generator in
+                    generator = NoiseGenerator(format: format, seed: seed)
+                    return generator != nil
+                }
+                guard ok else { throw .noUsableFormat("noise: invalid frame format \(format)") }
+                c.phase = .initialized
+            }
+        }
+    }
+
+    /// Starts delivering frames.
+    ///
+    /// - Throws: ``VideoCaptureError/notInitialized`` before ``initCapture()`` or after ``releaseCapture()``.
+    public func startCapture() throws(VideoCaptureError) {
+        try control.withLock { c throws(VideoCaptureError) in
+            switch c.phase {
+            case .started: return
+            case .created, .released: throw .notInitialized
+            case .initialized:
+                let interval = Duration.nanoseconds(Int64((1e9 / framesPerSecond).rounded()))
+                let (source, consumer) = (source, c.consumer)
+                source.running.store(true, ordering: .releasing)
+                c.phase = .started(PeriodicThread(name: "tk-noise", interval: interval) { source.tick(consumer) })
+            }
+        }
+    }
+
+    /// Stops delivering frames; when it returns no frame is being delivered (unless called from the consumer,
+    /// on the capture thread, where it only asks).
+    public func stopCapture() {
+        let thread: PeriodicThread? = control.withLock { c in
+            guard case let .started(thread) = c.phase else { return nil }
+            c.phase = .initialized
+            return thread
+        }
+        thread?.stop()
+        source.running.store(false, ordering: .releasing)
+    }
+
+    /// Stops and frees the frame buffer.
+    public func releaseCapture() {
+        let onCaptureThread = control.withLock { c in
+            if case let .started(thread) = c.phase { return thread.isCurrent }
+            return false
+        }
+        stopCapture()
+        control.withLock { $0.phase = .released }
+        // From inside the consumer the capture thread still holds the buffer: it is freed at deinit instead.
+        if !onCaptureThread { source.generator.withLock { $0 = nil } }
+    }
+
+    public var isCaptureStarted: Bool { source.running.load(ordering: .acquiring) }
+
+    /// ARGB at the configured size and rate.
+    public func captureSettings() -> VideoFormat { .argb(width: width, height: height, fps: framesPerSecond) }
+}
+
+/// The data-plane half of a ``NoiseCapturer``, shared with its capture thread (the capturer itself is not
+/// captured, so dropping it stops the thread).
+private final class NoiseSource: Sendable {
+    /// Used by the capture thread while started; the control thread takes it only when no thread runs.
+    let generator = Mutex<NoiseGenerator?>(nil)
+    let running = Atomic<Bool>(false)
+    let delivered = Atomic<Int>(0)
+
+    /// One tick: fills the buffer and hands it over. Returns `false` to end the thread.
+    func tick(_ consumer: (any VideoCaptureConsumer)?) -> Bool {
+        let filled: Bool = generator.withLock { generator in
+            guard let generator else { return false }
+            consumer?.consumeFrame(generator.nextFrame())
+            return true
+        }
+        guard filled else {
+            running.store(false, ordering: .releasing)
+            return false
+        }
+        delivered.add(1, ordering: .relaxed)
+        return true
+    }
+}
+
+/// One reusable ARGB buffer and the generator that fills it.
+private final class NoiseGenerator {
+    private var random: WyRand
+    private let buffer: UnsafeMutableRawBufferPointer
+    private let template: VideoFrame
+
+    /// Allocates the buffer for `format` (tightly packed ARGB); `nil` if the format is invalid.
+    init?(format: VideoFormat, seed: UInt64) {
+        random = WyRand(seed: seed)
+        buffer = .allocate(byteCount: format.minimumFrameSize, alignment: 64)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        do throws(VideoFrameError) {
+            template = try VideoFrame(format: format, borrowing: UnsafeRawBufferPointer(buffer))
+        } catch {
+            buffer.deallocate()
+            return nil
+        }
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Refills the buffer with opaque random pixels and returns it as a borrowed frame stamped now.
+    func nextFrame() -> VideoFrame {
+        // Bytes B, G, R, A per pixel: two pixels per 64-bit word, alpha (bytes 3 and 7) forced to 0xFF.
+        let opaque: UInt64 = 0xff00_0000_ff00_0000
+        let words = buffer.count / 8
+        let base = buffer.baseAddress!
+        for i in 0..<words {
+            base.storeBytes(of: (random.next() | opaque).littleEndian, toByteOffset: i * 8, as: UInt64.self)
+        }
+        if buffer.count % 8 != 0 {  // an odd pixel count leaves one 4-byte pixel
+            let last = UInt32(truncatingIfNeeded: random.next()) | 0xff00_0000
+            base.storeBytes(of: last.littleEndian, toByteOffset: words * 8, as: UInt32.self)
+        }
+        var frame = template
+        frame.timestamp = MonotonicClock.now()
+        return frame
+    }
+}
