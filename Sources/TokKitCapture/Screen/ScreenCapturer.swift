@@ -43,6 +43,7 @@ public final class ScreenCapturer: VideoCapture {
     private let consumer = Mutex<(any VideoCaptureConsumer)?>(nil)
     private let hint = Mutex(VideoContentHint.detail)
     private let settings: Mutex<VideoFormat>
+    private let tickCount = Atomic(0)
 
     /// A capturer for `source`; nothing is opened before ``initCapture()``.
     public init(source: ScreenCaptureSource = .screen, options: ScreenCaptureOptions = .init()) {
@@ -89,27 +90,29 @@ public final class ScreenCapturer: VideoCapture {
     /// Starts the capture thread; the first frame is grabbed at once. Does nothing if already started.
     /// - Throws: ``VideoCaptureError/notInitialized`` before ``initCapture()`` or after ``releaseCapture()``.
     public func startCapture() throws(VideoCaptureError) {
+        // A thread that ended itself after a failure is joined first (outside the lock: it may still be
+        // inside captureDidFail, calling back into this capturer).
+        let ended: PeriodicThread? = state.withLock { s in
+            guard case let .failed(grabber, thread) = s else { return nil }
+            s = .ready(grabber)
+            return thread
+        }
+        ended?.stop()
         try state.withLock { s throws(VideoCaptureError) in
             switch s {
             case .idle: throw .notInitialized
-            case .capturing: return
-            case let .failed(grabber, thread):
-                thread.stop()  // already ended; joins at once
-                s = .ready(grabber)
-                try start(&s)
-            case .ready: try start(&s)
+            case .capturing, .failed: return
+            case let .ready(grabber): s = .capturing(grabber, startThread(grabber))
             }
         }
     }
 
-    private func start(_ s: inout State) throws(VideoCaptureError) {
-        guard case let .ready(grabber) = s else { return }
+    private func startThread(_ grabber: ScreenGrabber) -> PeriodicThread {
         let interval = Duration.nanoseconds(Int64(1e9 / grabber.framesPerSecond))
-        let thread = PeriodicThread(name: options.threadName, interval: interval) { [weak self, grabber] in
+        return PeriodicThread(name: options.threadName, interval: interval) { [weak self, grabber] in
             guard let self else { return false }
             return self.tick(grabber)
         }
-        s = .capturing(grabber, thread)
     }
 
     /// Stops the capture thread and waits for it (when called from a frame callback, only asks it to stop).
@@ -153,8 +156,12 @@ public final class ScreenCapturer: VideoCapture {
         }
     }
 
+    /// Grab attempts made so far (delivered or not), for tests.
+    var ticks: Int { tickCount.load(ordering: .relaxed) }
+
     /// One period on the capture thread: grab, deliver, or report the failure and end the thread.
     private func tick(_ grabber: ScreenGrabber) -> Bool {
+        defer { tickCount.add(1, ordering: .relaxed) }
         let consumer = self.consumer.withLock { $0 }
         do {
             let before = grabber.format

@@ -65,7 +65,12 @@ final class ScreenGrabber: @unchecked Sendable {
         guard let area = try area() else { return false }
         let timestamp = MonotonicClock.now()
         do {
-            if let shared {
+            if var shared {
+                if area.width * area.height * 4 > shared.capacity {  // the screen grew: a larger segment
+                    self.shared = nil
+                    shared = try X11SharedImage(connection: connection, capacity: area.width * area.height * 4)
+                    self.shared = shared
+                }
                 let (pixels, stride, bits) = try shared.grab(
                     area.drawable, x: area.x, y: area.y, width: area.width, height: area.height,
                     visual: area.visual, depth: area.depth)
