@@ -91,5 +91,6 @@ let package = Package(
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+        .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture", "CX11"], swiftSettings: strict),
     ]
 )
