@@ -7,7 +7,10 @@ import CX11
 /// ``X11Error`` the server answered with, never a process exit.
 ///
 /// Not thread-safe: used by one thread at a time (the capturer's control thread, then its capture thread).
-/// Xlib itself is initialised for threads (`XInitThreads`) by ``tk_x11_init()``. The connection closes on deinit.
+/// Xlib itself is initialised for threads (`XInitThreads`) by ``tk_x11_init()``. The connection closes on deinit,
+/// or at once, on the thread that notices, when the server goes away: after a connection loss libX11 (1.8)
+/// leaves the display locked to that thread, and any Xlib call from another thread, even `XCloseDisplay`,
+/// blocks forever.
 final class X11Connection {
     /// The display name that was opened (`":1"`), for error messages.
     let name: String
@@ -37,21 +40,30 @@ final class X11Connection {
     }
 
     deinit {
-        XCloseDisplay(display)
+        if isOpen { XCloseDisplay(display) }
         lost.deallocate()
     }
 
     /// Whether the server has gone away (every request now fails).
     var isLost: Bool { lost.pointee != 0 }
+    /// Whether `display` may still be used: false once the connection was lost and closed.
+    private(set) var isOpen = true
 
     /// Runs one Xlib call and turns a failure into the error the server sent.
     ///
     /// `ok` tells from the call's own result whether it succeeded; a call that "succeeded" but drew an error
     /// (an asynchronous request followed by `XSync`) fails as well.
     func request<R>(_ what: String, _ call: () -> R, ok: (R) -> Bool) throws(X11Error) -> R {
+        guard isOpen else { throw .connectionLost }
         _ = X11Error.take(lost: false)
         let result = call()
-        if let error = X11Error.take(lost: isLost) { throw error }
+        if let error = X11Error.take(lost: isLost) {
+            if error == .connectionLost {
+                XCloseDisplay(display)  // here, on the thread that saw the loss (see the type's documentation)
+                isOpen = false
+            }
+            throw error
+        }
         guard ok(result) else { throw .requestFailed(what) }
         return result
     }

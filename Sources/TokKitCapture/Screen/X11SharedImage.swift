@@ -56,10 +56,11 @@ final class X11SharedImage {
 
     deinit {
         dropHeader()
-        // After a lost connection these requests fail quietly; the server freed its side when it went away.
-        XShmDetach(connection.display, info)
-        XSync(connection.display, 0)
-        _ = X11Error.take(lost: false)
+        if connection.isOpen {  // after a lost connection the server has already dropped its side
+            XShmDetach(connection.display, info)
+            XSync(connection.display, 0)
+            _ = X11Error.take(lost: false)
+        }
         shmdt(info.pointee.shmaddr)
         info.deallocate()
     }
@@ -73,6 +74,7 @@ final class X11SharedImage {
     func grab(
         _ drawable: Drawable, x: Int, y: Int, width: Int, height: Int, visual: UnsafeMutablePointer<Visual>, depth: Int32
     ) throws(X11Error) -> (pixels: UnsafeRawBufferPointer, bytesPerRow: Int, bitsPerPixel: Int) {
+        guard connection.isOpen else { throw .connectionLost }
         let image = try header(width: width, height: height, visual: visual, depth: depth)
         let display = connection.display
         _ = try connection.request("XShmGetImage", {

@@ -1,5 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CX11
-import Foundation
 
 /// A private Xvfb for one test: a free display number, a bounded wait until it accepts clients, killed on
 /// ``stop()`` or deinit. A missing Xvfb binary is an error, never a skip.
@@ -8,73 +10,82 @@ final class XvfbServer: @unchecked Sendable {
         let description: String
     }
 
+    static let binary = "/usr/bin/Xvfb"
+
     let display: String
     let width: Int, height: Int
     /// A connection to the server, opened to prove it is ready and kept for drawing (until ``closeClient()``).
     var client: XDrawingClient { openClient! }
     private var openClient: XDrawingClient?
-    private let process: Process
+    private let pid: pid_t
+    private var exited = false
 
     /// Starts `Xvfb :N -screen 0 WxHx24 -nolisten tcp` plus `arguments` (default `-noreset`, so the screen
     /// survives clients disconnecting).
     init(width: Int = 320, height: Int = 240, arguments: [String] = ["-noreset"]) throws {
-        let binary = "/usr/bin/Xvfb"
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            throw Failure(description: "\(binary) not found: install the xvfb package (scripts/bootstrap --tests)")
+        guard access(Self.binary, X_OK) == 0 else {
+            throw Failure(description: "\(Self.binary) not found: install the xvfb package (scripts/bootstrap --tests)")
         }
         self.width = width
         self.height = height
-        var lastError = "no attempt"
+        var lastError = "no free display number"
         for _ in 0..<8 {
             let n = Int.random(in: 200..<2000)
-            guard !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)"),
-                  !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") else { continue }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: binary)
-            p.arguments = [":\(n)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"] + arguments
-            p.standardOutput = FileHandle.nullDevice
-            p.standardError = FileHandle.nullDevice
-            try p.run()
+            guard access("/tmp/.X11-unix/X\(n)", F_OK) != 0, access("/tmp/.X\(n)-lock", F_OK) != 0 else { continue }
+            let pid = try Self.spawn([Self.binary, ":\(n)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"] + arguments)
+            var status: Int32 = 0
             var opened: XDrawingClient?
-            _ = Self.waitUntil(timeout: .seconds(10)) {
-                if !p.isRunning { return true }
-                guard FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") else { return false }
+            var gone = false
+            Self.waitUntil(timeout: .seconds(10)) {
+                if waitpid(pid, &status, WNOHANG) == pid { gone = true; return true }
+                guard access("/tmp/.X11-unix/X\(n)", F_OK) == 0 else { return false }
                 opened = XDrawingClient(display: ":\(n)")
                 return opened != nil
             }
             if let opened {
                 display = ":\(n)"
                 openClient = opened
-                process = p
+                self.pid = pid
                 return
             }
-            lastError = p.isRunning ? "Xvfb :\(n) not ready after 10 s" : "Xvfb :\(n) exited (\(p.terminationStatus))"
-            if p.isRunning { kill(p.processIdentifier, SIGKILL); p.waitUntilExit() }
+            lastError = gone ? "Xvfb :\(n) exited with status \(status)" : "Xvfb :\(n) not ready after 10 s"
+            if !gone { kill(pid, SIGKILL); waitpid(pid, &status, 0) }
         }
         throw Failure(description: "could not start Xvfb: \(lastError)")
     }
 
     deinit { stop() }
 
-    var isRunning: Bool { process.isRunning }
+    /// Whether the server process is still alive (reaps it once it has exited).
+    var isRunning: Bool {
+        if exited { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { exited = true }
+        return !exited
+    }
 
     /// Disconnects the test's own client.
     func closeClient() { openClient = nil }
 
-    /// Terminates the server (SIGTERM, then SIGKILL after 5 s) and waits for it.
+    /// Terminates the server (SIGTERM, then SIGKILL after 5 s) and reaps it.
     func stop() {
-        guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
-        if !Self.waitUntil(timeout: .seconds(5), { !process.isRunning }) {
-            kill(process.processIdentifier, SIGKILL)
+        guard isRunning else { return }
+        kill(pid, SIGTERM)
+        if !Self.waitUntil(timeout: .seconds(5), { !isRunning }) {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            exited = true
         }
-        process.waitUntilExit()
     }
 
     /// Kills the server at once, as a crash would.
     func crash() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard isRunning else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        exited = true
     }
 
     /// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held.
@@ -86,5 +97,30 @@ final class XvfbServer: @unchecked Sendable {
             usleep(5_000)
         }
         return condition()
+    }
+
+    /// Starts `argv` with stdout and stderr on /dev/null, no signal blocked and default signal handlers (a test
+    /// runs on a dispatch thread that blocks signals, and a child inherits that mask: SIGTERM would be ignored).
+    private static func spawn(_ argv: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, cArgs, environ)
+        guard rc == 0 else { throw Failure(description: "posix_spawn \(argv[0]) failed: errno \(rc)") }
+        return pid
     }
 }
