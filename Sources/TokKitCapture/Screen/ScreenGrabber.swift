@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CX11
+import Synchronization
 
 /// The per-frame work of a ``ScreenCapturer``: find the area to capture now (following a resized window or
 /// screen), read it from the X server, wrap it as a borrowed ARGB ``VideoFrame``.
@@ -15,7 +16,11 @@ final class ScreenGrabber: @unchecked Sendable {
     let framesPerSecond: Double
     let connection: X11Connection
     /// The MIT-SHM image, or `nil` on the `XGetImage` fallback.
-    private var shared: X11SharedImage?
+    private var shared: X11SharedImage? {
+        didSet { segment.store(shared?.segmentID ?? -1, ordering: .releasing) }
+    }
+    /// `shared`'s segment id (-1: none), readable from any thread.
+    private let segment = Atomic<Int32>(-1)
     /// The format of the area as it was at the last look (first one: at init).
     private(set) var format: VideoFormat
 
@@ -46,13 +51,17 @@ final class ScreenGrabber: @unchecked Sendable {
         if options.usesSharedMemory, connection.hasSharedMemory {
             // Falls back to XGetImage when the server cannot attach our segment (e.g. another IPC namespace).
             shared = try? X11SharedImage(connection: connection, capacity: screen.width * screen.height * 4)
+            segment.store(shared?.segmentID ?? -1, ordering: .releasing)  // observers do not run in init
         }
     }
 
-    /// Whether frames come from MIT-SHM (zero-copy) rather than the `XGetImage` fallback.
-    var usesSharedMemory: Bool { shared != nil }
-    /// The shared-memory segment's kernel id, for tests.
-    var sharedMemorySegmentID: Int32? { shared?.segmentID }
+    /// Whether frames come from MIT-SHM (zero-copy) rather than the `XGetImage` fallback. Any thread.
+    var usesSharedMemory: Bool { sharedMemorySegmentID != nil }
+    /// The shared-memory segment's kernel id, for tests. Any thread.
+    var sharedMemorySegmentID: Int32? {
+        let id = segment.load(ordering: .acquiring)
+        return id >= 0 ? id : nil
+    }
 
     /// Captures the current area and calls `deliver` with it as a borrowed frame (valid during the call).
     ///
@@ -64,13 +73,13 @@ final class ScreenGrabber: @unchecked Sendable {
     func grab(_ deliver: (VideoFrame) -> Void) throws(VideoCaptureError) -> Bool {
         guard let area = try area() else { return false }
         let timestamp = MonotonicClock.now()
+        let needed = area.width * area.height * 4
+        if let current = shared, needed > current.capacity {  // the screen grew: a larger segment
+            shared = nil  // the old one is detached first
+            shared = try? X11SharedImage(connection: connection, capacity: needed)  // nil: XGetImage from now on
+        }
         do {
-            if var shared {
-                if area.width * area.height * 4 > shared.capacity {  // the screen grew: a larger segment
-                    self.shared = nil
-                    shared = try X11SharedImage(connection: connection, capacity: area.width * area.height * 4)
-                    self.shared = shared
-                }
+            if let shared {
                 let (pixels, stride, bits) = try shared.grab(
                     area.drawable, x: area.x, y: area.y, width: area.width, height: area.height,
                     visual: area.visual, depth: area.depth)
