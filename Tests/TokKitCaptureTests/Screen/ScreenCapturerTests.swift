@@ -175,6 +175,34 @@ import Testing
         #expect(recorder.errors.count == 1)
     }
 
+    @Test func screenFollowsAShrinkingRoot() throws {
+        let x = try XvfbServer()
+        defer { x.stop() }
+        x.client.paintRoot(Self.red)
+        let capturer = ScreenCapturer(options: .init(display: x.display, framesPerSecond: 30))
+        defer { capturer.releaseCapture() }
+        let recorder = try start(capturer)
+        #expect(recorder.waitForFrame { $0.format.width == 320 && $0.format.height == 240 } != nil)
+        try x.shrinkScreen(width: 200, height: 150)
+        let small = try #require(recorder.waitForFrame { $0.format.width == 200 && $0.format.height == 150 })
+        #expect(small.rgb(x: 199, y: 149) == Self.red)
+        #expect(recorder.errors.isEmpty)
+    }
+
+    @Test func regionNoLongerOnAShrunkScreenReportsInvalidRegion() throws {
+        let x = try XvfbServer()
+        defer { x.stop() }
+        let capturer = ScreenCapturer(
+            source: .region(x: 100, y: 100, width: 100, height: 80), options: .init(display: x.display, framesPerSecond: 30))
+        defer { capturer.releaseCapture() }
+        let recorder = try start(capturer)
+        #expect(recorder.waitForFrame() != nil)
+        try x.shrinkScreen(width: 200, height: 150)
+        #expect(XvfbServer.waitUntil { !recorder.errors.isEmpty })
+        #expect(recorder.errors == [.invalidRegion(x: 100, y: 100, width: 100, height: 80)])
+        #expect(XvfbServer.waitUntil { !capturer.isCaptureStarted })
+    }
+
     @Test func serverGoneReportsNoDisplayWithoutExiting() throws {
         let x = try XvfbServer()
         defer { x.stop() }

@@ -88,6 +88,22 @@ final class XvfbServer: @unchecked Sendable {
         exited = true
     }
 
+    /// Shrinks the screen with `xrandr --fb` (Xvfb cannot grow past its start size). xrandr complains that the
+    /// output no longer fits and exits non-zero, but the root window is resized: callers check the effect.
+    func shrinkScreen(width: Int, height: Int) throws {
+        let xrandr = "/usr/bin/xrandr"
+        guard access(xrandr, X_OK) == 0 else {
+            throw Failure(description: "\(xrandr) not found: install x11-xserver-utils (scripts/bootstrap --tests)")
+        }
+        let child = try Self.spawn([xrandr, "-display", display, "--fb", "\(width)x\(height)"])
+        var status: Int32 = 0
+        guard Self.waitUntil(timeout: .seconds(10), { waitpid(child, &status, WNOHANG) == child }) else {
+            kill(child, SIGKILL)
+            waitpid(child, &status, 0)
+            throw Failure(description: "xrandr did not finish within 10 s")
+        }
+    }
+
     /// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held.
     @discardableResult
     static func waitUntil(timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
