@@ -115,7 +115,7 @@ let package = Package(
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
-        .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture"], swiftSettings: strict),
+        .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture", "CX11"], swiftSettings: strict),
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP"], swiftSettings: strict),

@@ -6,4 +6,5 @@
 #include <X11/extensions/XShm.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include "tk_x11.h"
 #endif
