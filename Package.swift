@@ -53,6 +53,10 @@ let package = Package(
         .target(name: "TokKitCapture", dependencies: ["TokKitMedia", "CV4L2", "CX11", "CYUV"], swiftSettings: strict),
         .target(name: "TokKitAudio", dependencies: ["TokKitMedia", "CALSA"], swiftSettings: strict),
 
+        // MARK: RTC layers
+        .target(name: "TokKitRTP", swiftSettings: strict),
+        .target(name: "TokKitSDP", swiftSettings: strict),
+
         // MARK: Sessions
         .target(name: "TokKitProtocol", swiftSettings: strict),
         .target(
@@ -91,5 +95,7 @@ let package = Package(
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+        .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
+        .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
     ]
 )
