@@ -56,6 +56,8 @@ let package = Package(
         // MARK: RTC layers
         .target(name: "TokKitRTP", swiftSettings: strict),
         .target(name: "TokKitSDP", swiftSettings: strict),
+        .target(name: "TokKitRTCFuzz", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Fuzz/Harness",
+                swiftSettings: strict),
 
         // MARK: Sessions
         .target(name: "TokKitProtocol", swiftSettings: strict),
@@ -97,5 +99,6 @@ let package = Package(
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
         .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
+        .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
     ]
 )
