@@ -104,7 +104,7 @@ public struct RTPReceptionStatistics: Hashable, Sendable {
         if delta < Self.maximumDropout {
             if seq < maxSeq { cycles &+= 0x1_0000 }  // wrapped
             maxSeq = seq
-        } else if delta <= UInt16.max - Self.maximumMisorder {
+        } else if Int(delta) <= 0x1_0000 - Int(Self.maximumMisorder) {
             // A very large jump: accept it only if the next packet follows it (the source restarted).
             if UInt32(seq) == badSeq {
                 restart(at: seq)
