@@ -58,6 +58,8 @@ let package = Package(
         .target(name: "TokKitSDP", swiftSettings: strict),
         .target(name: "TokKitRTCFuzz", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Fuzz/Harness",
                 swiftSettings: strict),
+        .executableTarget(name: "rtc-bench", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Benchmarks/rtc-bench",
+                          swiftSettings: strict),
 
         // MARK: Sessions
         .target(name: "TokKitProtocol", swiftSettings: strict),
