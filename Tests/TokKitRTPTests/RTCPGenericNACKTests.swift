@@ -2,8 +2,8 @@ import Testing
 import TokKitRTP
 
 @Suite struct RTCPGenericNACKTests {
-    /// A NACK as Chromium sends it for a VP8 stream: PID 0x1F44 with BLP 0x0005 (0x1F45 and 0x1F47 lost too), and a
-    /// second entry across the 16-bit wrap.
+    /// Hand-built in the layout Chromium sends for a VP8 stream: PID 0x1F44 with BLP 0x0005 (0x1F45 and 0x1F47
+    /// lost too), and a second entry across the 16-bit wrap.
     static let golden = hex("81 cd 00 04 00 00 00 01 99 a8 7d 2d 1f 44 00 05 ff fe 80 01")
 
     @Test func expandsPIDAndBitmask() throws {
