@@ -58,6 +58,10 @@ let package = Package(
         .target(name: "TokKitICE", dependencies: ["CNice"], swiftSettings: strict),
         .target(name: "TokKitSRTP", dependencies: ["CSRTP"], swiftSettings: strict),
         .target(name: "TokKitDTLS", dependencies: ["TokKitICE", "TokKitSRTP", "COpenSSL"], swiftSettings: strict),
+        .target(name: "TokKitRTP", swiftSettings: strict),
+        .target(name: "TokKitSDP", swiftSettings: strict),
+        .target(name: "TokKitRTCFuzz", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Fuzz/Harness",
+                swiftSettings: strict),
 
         // MARK: Devices
         .target(name: "TokKitCapture", dependencies: ["TokKitMedia", "CV4L2", "CX11", "CYUV"], swiftSettings: strict),
@@ -110,6 +114,8 @@ let package = Package(
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
         .executableTarget(name: "renderers-bench", dependencies: ["TokKitCapture"],
                           path: "Benchmarks/renderers-bench", swiftSettings: strict),
+        .executableTarget(name: "rtc-bench", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Benchmarks/rtc-bench",
+                          swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP"],
                           path: "Benchmarks/transport-bench", swiftSettings: strict),
 
@@ -135,5 +141,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
+        .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
+        .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,68 @@
+/// One RTP payload format of an m= section: its `a=rtpmap` (RFC 8866 §6.6) together with its `a=fmtp` (§6.15)
+/// and `a=rtcp-fb` lines (RFC 4585 §4.2).
+public struct SDPCodec: Hashable, Sendable {
+    public var payloadType: UInt8
+    /// Encoding name as written (`opus`, `VP8`, `rtx`...); compare with ``matches(_:)``.
+    public var name: String
+    public var clockRate: Int
+    /// Audio channels, nil when the rtpmap has no third field.
+    public var channels: Int?
+    /// The fmtp value as written (`minptime=10;useinbandfec=1`), nil when absent.
+    public var formatParameters: String?
+    public var feedback: [SDPFeedback]
+
+    public init(payloadType: UInt8, name: String, clockRate: Int, channels: Int? = nil,
+                formatParameters: String? = nil, feedback: [SDPFeedback] = []) {
+        self.payloadType = payloadType
+        self.name = name
+        self.clockRate = clockRate
+        self.channels = channels
+        self.formatParameters = formatParameters
+        self.feedback = feedback
+    }
+
+    /// Whether the encoding name matches (case-insensitively, RFC 8866 §6.6).
+    public func matches(_ encoding: String) -> Bool { name.lowercased() == encoding.lowercased() }
+
+    /// The fmtp parameters as `key=value` pairs in order; a parameter without `=` (e.g. `111/111` for red) has an
+    /// empty value.
+    public var parameters: [(key: String, value: String)] {
+        guard let formatParameters else { return [] }
+        return formatParameters.split(separator: ";").map { item in
+            let trimmed = item.drop { $0 == " " }
+            guard let eq = trimmed.firstIndex(of: "=") else { return (String(trimmed), "") }
+            return (String(trimmed[..<eq]), String(trimmed[trimmed.index(after: eq)...]))
+        }
+    }
+
+    /// The value of fmtp parameter `key`, if present.
+    public func parameter(_ key: String) -> String? { parameters.first { $0.key == key }?.value }
+
+    /// Opus in WebRTC: 48 kHz, 2 channels in SDP (RFC 7587 §7), with `minptime=10;useinbandfec=1`.
+    public static func opus(payloadType: UInt8 = 111) -> SDPCodec {
+        SDPCodec(payloadType: payloadType, name: "opus", clockRate: 48000, channels: 2,
+                 formatParameters: "minptime=10;useinbandfec=1")
+    }
+
+    /// VP8 (RFC 7741 §6.1) with the feedback TokKit implements: NACK, PLI, FIR and optionally REMB.
+    public static func vp8(payloadType: UInt8 = 96, remb: Bool = false) -> SDPCodec {
+        SDPCodec(payloadType: payloadType, name: "VP8", clockRate: 90000,
+                 feedback: (remb ? [.receiverEstimatedMaximumBitrate] : []) + [.fullIntraRequest, .nack,
+                                                                              .pictureLossIndication])
+    }
+
+    /// Parses an rtpmap value after the payload type: `<encoding name>/<clock rate>[/<encoding parameters>]`.
+    init?(payloadType: UInt8, rtpmap: Substring) {
+        let parts = rtpmap.split(separator: "/", omittingEmptySubsequences: false)
+        guard (2 ... 3).contains(parts.count), isToken(parts[0]), let rate = Int(parts[1]), (1 ... 10_000_000).contains(rate)
+        else { return nil }
+        var channels: Int? = nil
+        if parts.count == 3 {
+            guard let c = Int(parts[2]), (1 ... 255).contains(c) else { return nil }
+            channels = c
+        }
+        self.init(payloadType: payloadType, name: String(parts[0]), clockRate: rate, channels: channels)
+    }
+
+    var rtpmap: String { "\(payloadType) \(name)/\(clockRate)" + (channels.map { "/\($0)" } ?? "") }
+}
