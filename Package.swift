@@ -43,6 +43,7 @@ let package = Package(
         shim("CYUV", apt: "libyuv-dev"),
         shim("CV4L2", pkgConfig: "libv4l2", apt: "libv4l-dev"),
         shim("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
+        shim("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg-dev"),
         .target(name: "CX11", linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xext")]),
         .target(name: "CTokKitSystem"),
 
@@ -86,10 +87,13 @@ let package = Package(
                           path: "Examples/demo", swiftSettings: strict),
         .executableTarget(name: "noise-renderer", dependencies: ["TokKit", "TokKitCapture"],
                           path: "Examples/noise-renderer", swiftSettings: strict),
+        .executableTarget(name: "list-cameras", dependencies: ["TokKitCapture"],
+                          path: "Examples/list-cameras", swiftSettings: strict),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+        .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture", "CV4L2", "CJPEG"], swiftSettings: strict),
     ]
 )

@@ -25,7 +25,7 @@ public struct CameraFrameInterval: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let fps = framesPerSecond
-        return fps == fps.rounded() ? "\(Int(fps)) fps" : "\((fps * 100).rounded() / 100) fps"
+        let fps = (framesPerSecond * 100).rounded() / 100
+        return fps == fps.rounded() ? "\(Int(fps)) fps" : "\(fps) fps"
     }
 }
