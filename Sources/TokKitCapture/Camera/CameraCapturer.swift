@@ -176,7 +176,7 @@ public final class CameraCapturer: VideoCapture {
             case let .ready(session), let .capturing(session, _): return session.outputFormat
             case .idle, .failed:
                 return VideoFormat(
-                    pixelFormat: preferences.outputFormat, width: preferences.width, height: preferences.height,
+                    pixelFormat: preferences.outputFormat.pixelFormat, width: preferences.width, height: preferences.height,
                     estimatedFramesPerSecond: preferences.framesPerSecond)
             }
         }

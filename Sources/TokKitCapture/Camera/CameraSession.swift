@@ -75,7 +75,7 @@ final class CameraSession: @unchecked Sendable {
             let fps = setInterval(choice.interval, fd: fd, driver: driver) ?? preferences.framesPerSecond
             var sourceFormat = source
             sourceFormat.estimatedFramesPerSecond = fps
-            var output = sourceFormat.with(pixelFormat: preferences.outputFormat)
+            var output = sourceFormat.with(pixelFormat: preferences.outputFormat.pixelFormat)
             output.estimatedFramesPerSecond = fps
 
             var req = v4l2_requestbuffers()
@@ -118,8 +118,8 @@ final class CameraSession: @unchecked Sendable {
         var fmt = v4l2_format()
         fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         fmt.fmt.pix.pixelformat = choice.fourCC.rawValue
-        fmt.fmt.pix.width = UInt32(choice.width)
-        fmt.fmt.pix.height = UInt32(choice.height)
+        fmt.fmt.pix.width = UInt32(clamping: choice.width)
+        fmt.fmt.pix.height = UInt32(clamping: choice.height)
         fmt.fmt.pix.field = V4L2_FIELD_NONE.rawValue
         do { try driver.ioctl(fd, .setFormat, &fmt) } catch { throw .v4l2(error, "VIDIOC_S_FMT", path: path) }
         let pix = fmt.fmt.pix

@@ -7,6 +7,7 @@ import Glibc
 /// A streaming capture device is ``readable`` when a filled buffer waits to be dequeued. The kernel reports
 /// ``error`` when the queue is not streaming, and ``error`` + ``hangUp`` once the device is unplugged; a
 /// following `VIDIOC_DQBUF` then tells which (`EINVAL` or `ENODEV`). An empty set means the timeout passed.
+/// A plain value, usable from any thread.
 public struct V4L2PollEvents: OptionSet, Hashable, Sendable {
     public let rawValue: Int16
     public init(rawValue: Int16) { self.rawValue = rawValue }

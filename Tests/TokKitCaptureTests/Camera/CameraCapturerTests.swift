@@ -21,10 +21,10 @@ import Testing
     }
 
     static let sources: [FourCC] = [.nv12, .yu12, .yuyv, .mjpeg]
-    static let outputs: [PixelFormat] = [.i420, .nv12]
+    static let outputs: [CameraPreferences.OutputFormat] = [.i420, .nv12]
 
     @Test(arguments: sources, outputs)
-    func framesArriveWithSizeContentAndBufferTimestamps(source: FourCC, output: PixelFormat) throws {
+    func framesArriveWithSizeContentAndBufferTimestamps(source: FourCC, output: CameraPreferences.OutputFormat) throws {
         let driver = SimulatedV4L2Driver([.simple(path: Self.path0, fourCC: source, width: 320, height: 240, fps: 60, marker: 0x5A)])
         let prefs = CameraPreferences(width: 320, height: 240, framesPerSecond: 60, outputFormat: output)
         let (capturer, consumer) = try started(driver, preferences: prefs)
@@ -33,12 +33,12 @@ import Testing
         #expect(consumer.waitForFrames(6), "frames did not arrive")
         capturer.stopCapture()
 
-        #expect(capturer.captureSettings().pixelFormat == output)
+        #expect(capturer.captureSettings().pixelFormat == output.pixelFormat)
         #expect(capturer.captureSettings().estimatedFramesPerSecond == 60)
         let tolerance: Int = source == .mjpeg ? 6 : 0
         var previous: RecordingConsumer.Frame?
         for frame in consumer.frames {
-            #expect(frame.format.pixelFormat == output)
+            #expect(frame.format.pixelFormat == output.pixelFormat)
             #expect(frame.format.width == 320 && frame.format.height == 240)
             #expect(!frame.isBorrowed, "frames must come from pooled memory")
             #expect(frame.marker == 0x5A)

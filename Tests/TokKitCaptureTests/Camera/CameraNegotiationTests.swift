@@ -90,9 +90,21 @@ import Testing
             let set = try #require(driver.currentFormat(path))
             #expect(set.fourCC == fourCC && set.width == w && set.height == h && set.interval == interval, "for \(prefs)")
             let settings = capturer.captureSettings()
-            #expect(settings.width == w && settings.height == h && settings.pixelFormat == prefs.outputFormat)
+            #expect(settings.width == w && settings.height == h && settings.pixelFormat == prefs.outputFormat.pixelFormat)
             #expect(abs(settings.estimatedFramesPerSecond - interval.framesPerSecond) < 1e-9)
             capturer.releaseCapture()
         }
+    }
+
+    @Test func absurdPreferencesAreApproximatedNotTrapped() throws {
+        let path = "/dev/video0"
+        let driver = SimulatedV4L2Driver([.webcam(path: path)])
+        let capturer = CameraCapturer(
+            camera: .path(path), preferences: .init(width: -5, height: 0, framesPerSecond: -1), driver: driver)
+        try capturer.initCapture()
+        // Nearest to 0x0 is the smallest size; every rate is above -1, so the lowest.
+        let set = try #require(driver.currentFormat(path))
+        #expect(set.width == 320 && set.height == 240 && set.interval == SimulatedCamera.uvc(666_666))
+        capturer.releaseCapture()
     }
 }
