@@ -1,5 +1,5 @@
-// Lists the cameras of this machine with every format, size and frame rate they offer, and the format
-// TokKit would stream for the default preferences (640x480 at 30 fps).
+// Lists the cameras of this machine (V4L2 video capture nodes) with every format, size and frame rate they
+// offer, marking formats TokKit cannot stream from.
 //
 //     swift run list-cameras
 import TokKitCapture
