@@ -251,6 +251,21 @@ import Testing
         #expect(!consumer.sawOverlap)
     }
 
+    @Test func controlCallsAreIdempotent() throws {
+        let driver = SimulatedV4L2Driver([.simple(path: Self.path0, fps: 120)])
+        let (capturer, consumer) = try started(driver)
+        try capturer.initCapture()
+        try capturer.startCapture()
+        #expect(driver.openCount == 2, "one open to list cameras for .index(0), one to capture")
+        #expect(consumer.waitForFrames(3))
+        capturer.stopCapture()
+        capturer.stopCapture()
+        capturer.releaseCapture()
+        capturer.releaseCapture()
+        #expect(driver.openDescriptorCount == 0 && driver.liveMappingCount == 0)
+        #expect(!consumer.sawOverlap)
+    }
+
     @Test func droppingTheCapturerReleasesTheDevice() throws {
         let driver = SimulatedV4L2Driver([.simple(path: Self.path0)])
         do {
