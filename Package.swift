@@ -45,6 +45,7 @@ let package = Package(
         shim("CYUV", apt: "libyuv-dev"),
         shim("CV4L2", pkgConfig: "libv4l2", apt: "libv4l-dev"),
         shim("CALSA", pkgConfig: "alsa", apt: "libasound2-dev"),
+        shim("CJPEG", pkgConfig: "libjpeg", apt: "libjpeg-dev"),
         .target(name: "CX11", linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("Xext")]),
         .target(name: "CTokKitSystem"),
         shim("CNice", pkgConfig: "nice", apt: "libnice-dev"),
@@ -109,6 +110,8 @@ let package = Package(
                           path: "Examples/noise-renderer", swiftSettings: strict),
         .executableTarget(name: "noise-audio", dependencies: ["TokKitAudio"],
                           path: "Examples/noise-audio", swiftSettings: strict),
+        .executableTarget(name: "list-cameras", dependencies: ["TokKitCapture"],
+                          path: "Examples/list-cameras", swiftSettings: strict),
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV", "CMallocCounter"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
@@ -121,7 +124,7 @@ let package = Package(
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
-        .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture", "CX11"], swiftSettings: strict),
+        .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture", "CX11", "CV4L2", "CJPEG"], swiftSettings: strict),
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP"], swiftSettings: strict),

@@ -3,7 +3,7 @@ import CYUV
 /// Pixel conversion, scaling and rotation of ``VideoFrame``s, all done by libyuv.
 ///
 /// Supported conversions (same size): ARGB/BGRA ↔ I420, ARGB/BGRA ↔ NV12, NV12 ↔ I420, YUY2 → I420,
-/// MJPEG → I420, and copies within one format. Scaling (box filter) and rotation work on I420.
+/// MJPEG → I420, YUY2/MJPEG → NV12, and copies within one format. Scaling (box filter) and rotation work on I420.
 ///
 /// Results come from the converter's ``VideoFramePool``: a steady stream of conversions allocates nothing.
 /// A converter keeps scratch memory for two-step conversions, so it belongs to one thread at a time
@@ -24,6 +24,8 @@ public final class VideoConverter {
             (.i420, .argb), (.i420, .bgra), (.nv12, .argb), (.nv12, .bgra),
             (.nv12, .i420), (.i420, .nv12), (.yuy2, .i420), (.mjpeg, .i420),
             (.argb, .bgra), (.bgra, .argb):
+            return true
+        case (.yuy2, .nv12), (.mjpeg, .nv12):
             return true
         case let (s, t) where s == t && !s.isCompressed:
             return true
@@ -82,6 +84,8 @@ public final class VideoConverter {
                 case (.yuy2, .i420): return YUY2ToI420(s(0), si(0), d(0), di(0), d(1), di(1), d(2), di(2), w, h)
                 case (.mjpeg, .i420):
                     return MJPGToI420(s(0), src[0].count, d(0), di(0), d(1), di(1), d(2), di(2), w, h, w, h)
+                case (.yuy2, .nv12): return YUY2ToNV12(s(0), si(0), d(0), di(0), d(1), di(1), w, h)
+                case (.mjpeg, .nv12): return MJPGToNV12(s(0), src[0].count, d(0), di(0), d(1), di(1), w, h, w, h)
                 case (.argb, .bgra): return ARGBToBGRA(s(0), si(0), d(0), di(0), w, h)
                 case (.bgra, .argb): return BGRAToARGB(s(0), si(0), d(0), di(0), w, h)
                 case (.i420, .i420): return I420Copy(s(0), si(0), s(1), si(1), s(2), si(2), d(0), di(0), d(1), di(1), d(2), di(2), w, h)
