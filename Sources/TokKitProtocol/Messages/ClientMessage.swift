@@ -1,0 +1,190 @@
+/// A message a client sends to the server over the signaling WebSocket (Docs/Protocol.md, "Client messages").
+///
+/// On the wire each is one JSON object with a `type` field naming the case and the payload's fields beside it
+/// (flat, no nesting). Wrapped in a ``ClientRequest`` to carry the optional request id. Value type, `Sendable`.
+public enum ClientMessage: Hashable, Sendable {
+    /// First message on a new socket: join a session with a token.
+    case connect(Connect)
+    /// First message on a new socket: take back a connection whose socket was lost.
+    case resume(Resume)
+    /// Leave the session cleanly; the server destroys the connection and closes the socket.
+    case disconnect
+    /// Heartbeat; answered with `pong`.
+    case ping(Ping)
+    /// Announce a new stream from this connection.
+    case publish(Publish)
+    /// End one of this connection's streams.
+    case unpublish(StreamReference)
+    /// Change properties of one of this connection's streams.
+    case updateStream(UpdateStream)
+    /// Ask to receive a stream; the server forwards the request to the publisher's connection.
+    case subscribe(Subscribe)
+    /// Stop receiving; forwarded to the publisher's connection.
+    case unsubscribe(SubscriberReference)
+    /// Relay one opaque WebRTC negotiation message to the other end of a subscription.
+    case negotiation(Negotiation)
+    /// Send a signal to the whole session or to one connection.
+    case signal(Signal)
+    /// Moderator: remove a connection from the session.
+    case forceDisconnect(ConnectionReference)
+    /// Moderator: end a stream.
+    case forceUnpublish(StreamReference)
+    /// Moderator: turn a stream's audio off.
+    case forceMute(StreamReference)
+
+    /// The wire name of the message (`type` field).
+    public var type: String {
+        switch self {
+        case .connect: "connect"
+        case .resume: "resume"
+        case .disconnect: "disconnect"
+        case .ping: "ping"
+        case .publish: "publish"
+        case .unpublish: "unpublish"
+        case .updateStream: "updateStream"
+        case .subscribe: "subscribe"
+        case .unsubscribe: "unsubscribe"
+        case .negotiation: "negotiation"
+        case .signal: "signal"
+        case .forceDisconnect: "forceDisconnect"
+        case .forceUnpublish: "forceUnpublish"
+        case .forceMute: "forceMute"
+        }
+    }
+}
+
+extension ClientMessage {
+    /// `connect`: the protocol version, and the credentials OpenTok's `Session(apiKey:sessionId:)` +
+    /// `connect(withToken:)` take.
+    public struct Connect: Codable, Hashable, Sendable {
+        public var version: Int
+        public var apiKey: String
+        public var sessionId: String
+        public var token: String
+        public init(version: Int = ProtocolVersion.current, apiKey: String, sessionId: String, token: String) {
+            self.version = version
+            self.apiKey = apiKey
+            self.sessionId = sessionId
+            self.token = token
+        }
+    }
+
+    /// `resume`: the connection id and the latest resume token the server gave in `connected`.
+    public struct Resume: Codable, Hashable, Sendable {
+        public var version: Int
+        public var connectionId: String
+        public var resumeToken: String
+        public init(version: Int = ProtocolVersion.current, connectionId: String, resumeToken: String) {
+            self.version = version
+            self.connectionId = connectionId
+            self.resumeToken = resumeToken
+        }
+    }
+
+    /// `ping`: an optional sequence number echoed by `pong`.
+    public struct Ping: Codable, Hashable, Sendable {
+        public var seq: Int?
+        public init(seq: Int? = nil) { self.seq = seq }
+    }
+
+    /// `publish`: the new stream's description. The server assigns its id and creation time.
+    public struct Publish: Codable, Hashable, Sendable {
+        public var name: String
+        public var hasAudio: Bool
+        public var hasVideo: Bool
+        public var videoType: VideoType
+        public var videoDimensions: VideoDimensions?
+        public init(
+            name: String = "", hasAudio: Bool = true, hasVideo: Bool = true, videoType: VideoType = .camera,
+            videoDimensions: VideoDimensions? = nil
+        ) {
+            self.name = name
+            self.hasAudio = hasAudio
+            self.hasVideo = hasVideo
+            self.videoType = videoType
+            self.videoDimensions = videoDimensions
+        }
+    }
+
+    /// `updateStream`: the stream and only the properties that change (absent fields keep their value).
+    public struct UpdateStream: Codable, Hashable, Sendable {
+        public var streamId: String
+        public var hasAudio: Bool?
+        public var hasVideo: Bool?
+        public var videoType: VideoType?
+        public var videoDimensions: VideoDimensions?
+        public init(
+            streamId: String, hasAudio: Bool? = nil, hasVideo: Bool? = nil, videoType: VideoType? = nil,
+            videoDimensions: VideoDimensions? = nil
+        ) {
+            self.streamId = streamId
+            self.hasAudio = hasAudio
+            self.hasVideo = hasVideo
+            self.videoType = videoType
+            self.videoDimensions = videoDimensions
+        }
+    }
+
+    /// `subscribe`: the stream to receive, and whether audio / video are wanted (default both).
+    public struct Subscribe: Codable, Hashable, Sendable {
+        public var streamId: String
+        public var subscribeToAudio: Bool?
+        public var subscribeToVideo: Bool?
+        public init(streamId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil) {
+            self.streamId = streamId
+            self.subscribeToAudio = subscribeToAudio
+            self.subscribeToVideo = subscribeToVideo
+        }
+    }
+
+    /// `negotiation`: addressed by stream id + subscriber id; the server delivers it to the other end.
+    public struct Negotiation: Codable, Hashable, Sendable {
+        public var streamId: String
+        public var subscriberId: String
+        public var kind: NegotiationKind
+        public var payload: String
+        public init(streamId: String, subscriberId: String, kind: NegotiationKind, payload: String) {
+            self.streamId = streamId
+            self.subscriberId = subscriberId
+            self.kind = kind
+            self.payload = payload
+        }
+    }
+
+    /// `signal`: type (may be empty), data, and an optional target connection (absent: everyone, sender included).
+    /// Any `from` field a client adds is ignored: the server stamps the true sender.
+    public struct Signal: Codable, Hashable, Sendable {
+        public var type: String
+        public var data: String
+        public var to: String?
+        public init(type: String = "", data: String = "", to: String? = nil) {
+            self.type = type
+            self.data = data
+            self.to = to
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case type = "signalType"
+            case data
+            case to
+        }
+    }
+}
+
+/// `{ "streamId": … }`: names one stream.
+public struct StreamReference: Codable, Hashable, Sendable {
+    public var streamId: String
+    public init(streamId: String) { self.streamId = streamId }
+}
+
+/// `{ "subscriberId": … }`: names one subscription.
+public struct SubscriberReference: Codable, Hashable, Sendable {
+    public var subscriberId: String
+    public init(subscriberId: String) { self.subscriberId = subscriberId }
+}
+
+/// `{ "connectionId": … }`: names one connection.
+public struct ConnectionReference: Codable, Hashable, Sendable {
+    public var connectionId: String
+    public init(connectionId: String) { self.connectionId = connectionId }
+}
