@@ -88,8 +88,14 @@ let package = Package(
                           path: "Examples/noise-renderer", swiftSettings: strict),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
+        .executableTarget(name: "signaling-chat", dependencies: [
+                              "TokKit", "TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                          ], path: "Examples/signaling-chat", swiftSettings: strict),
+        .executableTarget(name: "signal-bench", dependencies: ["TokKit", "TokKitServer"],
+                          path: "Benchmarks/signal-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer"], swiftSettings: strict),
     ]
 )

@@ -15,7 +15,7 @@ extension Session: SignalingLinkOwner {
             case .streamDestroyed(let m): applyStreamDestroyed(m.stream.id, &s)
             case .streamPropertyChanged(let m): applyStreamChanged(m.stream, &s)
             case .signal(let m):
-                emit(.signalReceived(type: m.type, data: m.data, from: m.from.flatMap { s.connection($0) }))
+                emit(.signalReceived(type: m.type, data: m.data, from: m.from.map { s.sender($0) }))
             case .subscribe(let m): applySubscribeRequest(m, &s)
             case .unsubscribe(let m): endPublisherSide(subscriberId: m.subscriberId, &s)
             case .negotiation(let m): applyNegotiation(m, &s)
@@ -24,7 +24,7 @@ extension Session: SignalingLinkOwner {
             case .archiveStopped(let m): emit(.archiveStopped(id: m.archiveId))
             case .ack(let m): applyAck(m, &s)
             case .error(let m): applyError(m, link: link, &s)
-            case .pong: break
+            case .pong: s.pongs += 1
             }
         }
     }
@@ -247,11 +247,12 @@ extension Session: SignalingLinkOwner {
             else {
                 return p.continuation.resume(returning: .failure(.streamNotFound("the stream ended while subscribing")))
             }
-            s.subscribers[subscriberId] = subscriber
             let context = MediaNegotiationContext(
                 side: .subscriber, streamId: streamId, subscriberId: subscriberId,
                 peerConnectionId: stream.connection.connectionId, wantsAudio: subscriber.subscribeToAudio,
                 wantsVideo: subscriber.subscribeToVideo)
+            s.subscribers[subscriberId] = subscriber
+            s.subscriberContexts[subscriberId] = context
             let channel = NegotiationChannel(context: context, session: self)
             withNegotiator { $0.negotiationDidStart(context, channel: channel) }
             p.continuation.resume(returning: .success(ack))
@@ -278,7 +279,9 @@ extension Session: SignalingLinkOwner {
     // MARK: - Negotiation relay
 
     private func applySubscribeRequest(_ m: ServerMessage.SubscriptionEvent, _ s: inout SessionState) {
-        guard s.publishers[m.streamId] != nil, s.publisherSides[m.subscriberId] == nil else { return }
+        guard s.publishers[m.streamId] != nil || s.streams[m.streamId]?.connection.connectionId == s.me?.connectionId,
+            s.publisherSides[m.subscriberId] == nil
+        else { return }
         let context = MediaNegotiationContext(
             side: .publisher, streamId: m.streamId, subscriberId: m.subscriberId, peerConnectionId: m.from,
             wantsAudio: m.subscribeToAudio ?? true, wantsVideo: m.subscribeToVideo ?? true)
@@ -288,14 +291,17 @@ extension Session: SignalingLinkOwner {
     }
 
     private func applyNegotiation(_ m: ServerMessage.Negotiation, _ s: inout SessionState) {
+        // A connection may subscribe to its own stream: then both ends are here, told apart by the sender.
+        let mine = s.subscriberContexts[m.subscriberId]
+        let theirs = s.publisherSides[m.subscriberId]
         let context: MediaNegotiationContext
-        if let subscriber = s.subscribers[m.subscriberId], subscriber.stream.streamId == m.streamId {
-            context = MediaNegotiationContext(
-                side: .subscriber, streamId: m.streamId, subscriberId: m.subscriberId,
-                peerConnectionId: subscriber.stream.connection.connectionId,
-                wantsAudio: subscriber.subscribeToAudio, wantsVideo: subscriber.subscribeToVideo)
-        } else if let ctx = s.publisherSides[m.subscriberId], ctx.streamId == m.streamId {
-            context = ctx
+        if let mine, let theirs {
+            // Loopback: the server keeps order, so this is the oldest message one of our ends sent; it is for
+            // the other end.
+            let sender = s.loopbackSenders[m.subscriberId]?.popFirst() ?? .publisher
+            context = sender == .publisher ? mine : theirs
+        } else if let c = mine ?? theirs, c.streamId == m.streamId {
+            context = c
         } else {
             return  // the subscription already ended
         }
@@ -306,6 +312,7 @@ extension Session: SignalingLinkOwner {
 
     func endPublisherSide(subscriberId: String, _ s: inout SessionState) {
         guard let context = s.publisherSides.removeValue(forKey: subscriberId) else { return }
+        if s.subscriberContexts[subscriberId] == nil { s.loopbackSenders[subscriberId] = nil }
         withNegotiator { $0.negotiationDidEnd(context) }
     }
 }

@@ -104,15 +104,12 @@ extension Session {
 
     /// Ends one of this client's subscriptions: unregisters it, ends its negotiation and tells the delegate.
     func endSubscriber(subscriberId: String, notifyServer: Bool, failure: SessionError?, _ s: inout SessionState) {
+        let context = s.subscriberContexts.removeValue(forKey: subscriberId)
+        if s.publisherSides[subscriberId] == nil { s.loopbackSenders[subscriberId] = nil }
         guard let subscriber = s.subscribers.removeValue(forKey: subscriberId),
             let phase = subscriber.end(), phase.isActive
         else { return }
-        let stream = subscriber.stream
-        let context = MediaNegotiationContext(
-            side: .subscriber, streamId: stream.streamId, subscriberId: subscriberId,
-            peerConnectionId: stream.connection.connectionId, wantsAudio: subscriber.subscribeToAudio,
-            wantsVideo: subscriber.subscribeToVideo)
-        withNegotiator { $0.negotiationDidEnd(context) }
+        if let context { withNegotiator { $0.negotiationDidEnd(context) } }
         if notifyServer, s.status == .connected, let link = s.link {
             link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberId: subscriberId)))))
         }
@@ -186,7 +183,7 @@ extension Session {
     func relayNegotiation(_ message: NegotiationMessage, for context: MediaNegotiationContext) throws(SessionError) {
         try state.withLock { s throws(SessionError) in
             let live = switch context.side {
-            case .subscriber: s.subscribers[context.subscriberId] != nil
+            case .subscriber: s.subscriberContexts[context.subscriberId] != nil
             case .publisher: s.publisherSides[context.subscriberId] != nil
             }
             guard live else { throw .subscriberNotFound }
@@ -195,6 +192,9 @@ extension Session {
                 streamId: context.streamId, subscriberId: context.subscriberId, kind: message.kind.wire,
                 payload: message.payload))))
             guard link.send(text) else { throw .internalError("the outgoing queue is full") }
+            if s.subscriberContexts[context.subscriberId] != nil, s.publisherSides[context.subscriberId] != nil {
+                s.loopbackSenders[context.subscriberId, default: []].append(context.side)
+            }
         }
     }
 

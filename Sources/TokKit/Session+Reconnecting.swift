@@ -22,7 +22,8 @@ extension Session {
                 }
                 guard let hello else { break }
                 self.logger.debug("resume attempt \(attempt)")
-                switch await self.open(hello: hello, resuming: true) {
+                guard let url = try? SignalingURL.make(from: self.serverURL) else { break }
+                switch await self.open(hello: hello, url: url, resuming: true) {
                 case .success:
                     self.state.withLock { $0.reconnectTask = nil }
                     return

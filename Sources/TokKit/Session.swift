@@ -1,5 +1,4 @@
 import Dispatch
-import FoundationEssentials
 import Logging
 import Synchronization
 import TokKitProtocol
@@ -8,7 +7,7 @@ import TokKitProtocol
 /// connections and their streams, publish, subscribe, and exchange signals.
 ///
 /// ```swift
-/// let session = Session(apiKey: key, sessionId: id, serverURL: "ws://127.0.0.1:8080/ws")
+/// let session = Session(apiKey: key, sessionId: id, serverURL: "http://127.0.0.1:8080")
 /// try await session.connect(token: token)
 /// for await event in session.events { … }
 /// ```
@@ -29,7 +28,8 @@ import TokKitProtocol
 public final class Session: Sendable {
     public let apiKey: String
     public let sessionId: String
-    /// The signaling WebSocket URL, e.g. `ws://127.0.0.1:8080/ws`.
+    /// The server, e.g. `http://127.0.0.1:8080` (its signaling socket is `ws://127.0.0.1:8080/signaling`), or the
+    /// signaling WebSocket URL itself.
     public let serverURL: String
     public let settings: SessionSettings
 
@@ -113,6 +113,9 @@ public final class Session: Sendable {
         }
     }
 
+    /// Heartbeat answers received from the server so far.
+    var pongsReceived: Int { state.withLock { $0.pongs } }
+
     /// What this client's role allows; ``SessionCapabilities/none`` unless connected.
     public var capabilities: SessionCapabilities { state.withLock { $0.capabilities } }
 
@@ -127,8 +130,9 @@ public final class Session: Sendable {
     /// `notConnected`/`failed`. A failure is also reported as ``SessionEvent/failed(_:)``.
     public func connect(token: String) async throws(SessionError) {
         guard !token.isEmpty else { throw .invalidParameter("token is empty") }
+        let url = try SignalingURL.make(from: serverURL)
         let hello = Self.encode(ClientRequest(.connect(.init(apiKey: apiKey, sessionId: sessionId, token: token))))
-        let result = await open(hello: hello, resuming: false)
+        let result = await open(hello: hello, url: url, resuming: false)
         if case .failure(let error) = result { throw error }
     }
 
@@ -184,7 +188,7 @@ public final class Session: Sendable {
     }
 
     /// Opens a link with `hello` and waits for `connected` (or the failure).
-    func open(hello: String, resuming: Bool) async -> Result<Void, SessionError> {
+    func open(hello: String, url: String, resuming: Bool) async -> Result<Void, SessionError> {
         await withCheckedContinuation { (c: CheckedContinuation<Result<Void, SessionError>, Never>) in
             let refused: SessionError? = state.withLock { s in
                 if resuming {
@@ -200,7 +204,7 @@ public final class Session: Sendable {
                 s.openingError = nil
                 s.closedByServer = false
                 let link = SignalingLink(
-                    generation: s.generation, url: serverURL, connectTimeout: settings.connectTimeout,
+                    generation: s.generation, url: url, connectTimeout: settings.connectTimeout,
                     outgoingLimit: max(16, settings.outgoingLimit), logger: logger)
                 s.link = link
                 link.start(hello: hello, owner: self)
@@ -258,9 +262,7 @@ public final class Session: Sendable {
     }
 
     static func encode(_ request: ClientRequest) -> String {
-        // Encoding our own Codable value types into JSON cannot fail.
-        let data = (try? JSONEncoder().encode(request)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: WireCodec.encode(request), as: UTF8.self)
     }
 
     // MARK: - Emitting

@@ -46,12 +46,17 @@ struct SessionState {
     var publishers: [String: Publisher] = [:]
     /// `publish` acked, own `streamCreated` not seen yet: the caller waits for it.
     var awaitingStream: [String: CheckedContinuation<Result<ServerMessage.Ack, SessionError>, Never>] = [:]
-    /// This client's subscribers, by subscriber id.
+    /// This client's subscribers, by subscriber id, and their negotiation contexts.
     var subscribers: [String: Subscriber] = [:]
-    /// Subscriptions of other clients to this client's streams, by subscriber id.
+    var subscriberContexts: [String: MediaNegotiationContext] = [:]
+    /// Subscriptions to this client's streams (by others, or by itself), by subscriber id.
     var publisherSides: [String: MediaNegotiationContext] = [:]
+    /// For subscriptions to its own streams: which end sent each negotiation message still in flight, oldest first.
+    var loopbackSenders: [String: ArraySlice<MediaNegotiationContext.Side>] = [:]
 
     var pending: [Int: Pending] = [:]
+    /// Heartbeat answers received (for tests and diagnostics).
+    var pongs = 0
     var nextRid = 1
 
     mutating func makeRid() -> Int {
@@ -77,9 +82,14 @@ struct SessionState {
         return c
     }
 
-    /// The connection with that id: ours, another, or (unknown, e.g. already gone) a bare one.
+    /// The connection with that id: ours or another's.
     func connection(_ id: String) -> Connection? {
         if let me, me.connectionId == id { return me }
         return connections[id]
+    }
+
+    /// The sender of a message: the known connection, or a bare one when it is unknown here (already gone).
+    func sender(_ id: String) -> Connection {
+        connection(id) ?? Connection(connectionId: id, creationTime: .init(millisecondsSince1970: 0), data: "")
     }
 }

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import Logging
 import Synchronization
 import TokKitProtocol
@@ -40,6 +39,10 @@ final class SignalingLink: Sendable {
     /// Nanoseconds of `MonotonicClock` at the last message read.
     private let lastRead = Atomic<Int64>(0)
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Why the socket ended, when the link found out first (heartbeat timeout, read error).
+    private let verdict = Mutex<SessionError?>(nil)
+    /// Whether the WebSocket handshake completed.
+    private let opened = Atomic<Bool>(false)
     private let logger: Logger
 
     /// Links whose task has not finished yet, process-wide (for leak checks).
@@ -62,10 +65,12 @@ final class SignalingLink: Sendable {
     func start(hello: String, owner: any SignalingLinkOwner) {
         Self.live.add(1, ordering: .relaxed)
         lastRead.store(MonotonicClock.now().nanoseconds, ordering: .relaxed)
+        // The owner is held weakly: a session released while connected is not kept alive by its socket.
+        let owner = WeakLinkOwner(value: owner)
         let t = Task { [self] in
             let error = await run(hello: hello, owner: owner)
             outgoingContinuation.finish()
-            owner.link(self, closedWith: error)
+            owner.value?.link(self, closedWith: error)
             Self.live.subtract(1, ordering: .relaxed)
         }
         task.withLock { $0 = t }
@@ -102,40 +107,37 @@ final class SignalingLink: Sendable {
 
     // MARK: - Task
 
-    private func run(hello: String, owner: any SignalingLinkOwner) async -> SessionError? {
+    private func run(hello: String, owner: WeakLinkOwner) async -> SessionError? {
         var configuration = WebSocketClientConfiguration(
             maxFrameSize: ProtocolLimits.maxFrameBytes, closeTimeout: .seconds(2))
         configuration.validateUTF8 = true
-        let verdict = Mutex<SessionError?>(nil)
-        let opened = Atomic<Bool>(false)
         do {
             let client = WebSocketClient(url: url, configuration: configuration, logger: logger) {
                 [self] inbound, outbound, _ in
-                opened.store(true, ordering: .relaxed)
+                self.opened.store(true, ordering: .relaxed)
                 try await outbound.write(.text(hello))
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await self.writeLoop(outbound) }
                     group.addTask {
                         if let timeout = await self.watchdog() {
-                            verdict.withLock { $0 = $0 ?? timeout }
+                            self.verdict.withLock { $0 = $0 ?? timeout }
                             try? await outbound.close(.goingAway, reason: "heartbeat timeout")
                         }
                     }
                     do {
-                        let decoder = JSONDecoder()
                         for try await message in inbound.messages(maxSize: ProtocolLimits.maxFrameBytes) {
                             self.lastRead.store(MonotonicClock.now().nanoseconds, ordering: .relaxed)
                             guard case .text(let text) = message else { continue }
-                            do {
-                                owner.link(self, received: try decoder.decode(ServerMessage.self, from: Data(text.utf8)))
-                            } catch is UnknownMessageType {
-                                continue  // newer server: ignore unknown message types
-                            } catch {
-                                self.logger.warning("undecodable server message: \(error)")
+                            switch WireCodec.decodeServer(text.utf8) {
+                            case .message(let m):
+                                guard let owner = owner.value else { return group.cancelAll() }
+                                owner.link(self, received: m)
+                            case .unknownType: continue  // a newer server: ignore
+                            case .malformed(let why): self.logger.warning("malformed server message: \(why)")
                             }
                         }
                     } catch {
-                        verdict.withLock { $0 = $0 ?? .connectionFailed("socket: \(error)") }
+                        self.verdict.withLock { $0 = $0 ?? .connectionFailed("socket: \(error)") }
                     }
                     group.cancelAll()
                 }
@@ -189,4 +191,9 @@ final class SignalingLink: Sendable {
     private static func encodePing(_ seq: Int) -> String {
         "{\"type\":\"ping\",\"seq\":\(seq)}"
     }
+}
+
+/// A weak reference to a link's owner, safe to capture in the link's task.
+struct WeakLinkOwner: Sendable {
+    weak let value: (any SignalingLinkOwner)?
 }
