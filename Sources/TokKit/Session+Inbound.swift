@@ -1,3 +1,5 @@
+import Logging
+import Synchronization
 import TokKitProtocol
 
 // How a session applies what the server sends. Everything here runs on the current link's task, one message

@@ -1,3 +1,4 @@
+import Synchronization
 import TokKitProtocol
 
 // Publishing and subscribing: the registry of this client's publishers and subscribers.
@@ -128,7 +129,7 @@ extension Session {
         guard capabilities.canForceDisconnect else {
             throw .unableToForceDisconnect("the token's role may not force a disconnect")
         }
-        try await request(.forceDisconnect(.init(connectionId: connection.connectionId)), purpose: .other).get()
+        _ = try await request(.forceDisconnect(.init(connectionId: connection.connectionId)), purpose: .other).get()
     }
 
     /// Moderator: ends `stream`. Throws ``SessionError/unableToForceUnpublish(_:)`` (1535) when the role is not
@@ -137,14 +138,14 @@ extension Session {
         guard capabilities.canForceMute else {
             throw .unableToForceUnpublish("the token's role may not force an unpublish")
         }
-        try await request(.forceUnpublish(.init(streamId: stream.streamId)), purpose: .other).get()
+        _ = try await request(.forceUnpublish(.init(streamId: stream.streamId)), purpose: .other).get()
     }
 
     /// Moderator: turns `stream`'s audio off; its publisher gets ``SessionEvent/muteForced(_:)``. Throws
     /// ``SessionError/unableToForceMute(_:)`` (1540) when the role is not moderator.
     public func forceMute(_ stream: Stream) async throws(SessionError) {
         guard capabilities.canForceMute else { throw .unableToForceMute("the token's role may not force mute") }
-        try await request(.forceMute(.init(streamId: stream.streamId)), purpose: .other).get()
+        _ = try await request(.forceMute(.init(streamId: stream.streamId)), purpose: .other).get()
     }
 
     // MARK: - Called by Publisher, Subscriber, NegotiationChannel

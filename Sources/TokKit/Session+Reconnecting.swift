@@ -1,3 +1,5 @@
+import Logging
+import Synchronization
 import TokKitProtocol
 
 // Reconnecting after a dropped socket, and the end of a connection.

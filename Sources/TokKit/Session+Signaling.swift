@@ -1,3 +1,4 @@
+import Synchronization
 import TokKitProtocol
 
 extension Session {
@@ -20,7 +21,7 @@ extension Session {
         let (status, role) = state.withLock { ($0.status, $0.role) }
         guard status == .connected || status == .reconnecting, let role else { throw .notConnected }
         guard role.maySignal else { throw .unableToSignal("the token's role may not signal") }
-        try await request(
+        _ = try await request(
             .signal(.init(type: type, data: data, to: connection?.connectionId)),
             purpose: .signal(retry: retryAfterReconnect)
         ).get()

@@ -1,4 +1,5 @@
 import Logging
+import NIOWebSocket
 import Synchronization
 import TokKitProtocol
 import WSClient
