@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: C shims (one per C library)
@@ -72,12 +74,19 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(
             name: "tokkit-server",
-            dependencies: ["TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
 
@@ -97,5 +106,18 @@ let package = Package(
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
         .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer"], swiftSettings: strict),
+        .testTarget(name: "TokKitProtocolTests", dependencies: ["TokKitProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "TokKitServerTests",
+            dependencies: [
+                "TokKitServer", "TokKitProtocol",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
     ]
 )

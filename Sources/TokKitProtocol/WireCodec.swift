@@ -13,6 +13,10 @@ public enum WireCodec {
     public struct RequestFailure: Error, Hashable, Sendable {
         public var rid: Int?
         public var error: ProtocolError
+        public init(rid: Int?, error: ProtocolError) {
+            self.rid = rid
+            self.error = error
+        }
     }
 
     /// The outcome of reading a server message.

@@ -1,0 +1,113 @@
+import Crypto
+import TokKitProtocol
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Issues and verifies the project's credentials: client tokens (HS256 JWTs carrying ``TokenClaims``), admin JWTs
+/// and the `apiKey:apiSecret` partner header. Comparisons of secrets are constant-time (HMAC verification).
+///
+/// Immutable value, `Sendable`, safe from any thread. Times are seconds since the Unix epoch, passed in so callers
+/// and tests control the clock.
+public struct TokenAuthority: Sendable {
+    public let apiKey: String
+    private let secret: [UInt8]
+    private let partnerCredential: [UInt8]
+
+    /// The HMAC key (rebuilt per use: swift-crypto's `SymmetricKey` is not `Sendable`).
+    private var key: SymmetricKey { SymmetricKey(data: secret) }
+
+    /// Tokens issued in the future by more than this are refused (clock skew allowance), in seconds.
+    public static let clockSkew: Int64 = 300
+    /// Longest admin JWT lifetime, in seconds.
+    public static let maxAdminLifetime: Int64 = 300
+
+    public init(apiKey: String, apiSecret: String) {
+        self.apiKey = apiKey
+        secret = Array(apiSecret.utf8)
+        partnerCredential = Array("\(apiKey):\(apiSecret)".utf8)
+    }
+
+    /// Issues a token for `sessionId` after checking the request against the protocol's limits
+    /// (lifetime 1 s ... 30 days, connection data at most 1000 characters). Does not check that the session exists.
+    public func issue(
+        sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = "",
+        now: Int64
+    ) throws(ProtocolError) -> IssuedToken {
+        let expiry = expireTime ?? now + ProtocolLimits.defaultTokenLifetime
+        guard expiry > now else { throw ProtocolError(.invalidParameter, "expireTime must be in the future") }
+        try Validation.tokenLifetime(expiry - now)
+        try Validation.connectionData(connectionData)
+        let claims = TokenClaims(
+            apiKey: apiKey, sessionId: sessionId, role: role, issuedAt: now, expiresAt: expiry,
+            nonce: RandomID.make(bytes: 16), connectionData: connectionData)
+        return IssuedToken(token: sign(claims), sessionId: sessionId, role: role, expireTime: expiry)
+    }
+
+    /// Signs arbitrary claims without any check (for tests and tools that need unusual tokens).
+    public func sign(_ claims: TokenClaims) -> String {
+        CompactJWS.sign(payload: WireCodec.encode(claims), key: key)
+    }
+
+    /// Verifies a client token: signature, algorithm, claims, API key, expiry and limits. Every failure is
+    /// ``ErrorCode/authorizationFailure``. The caller still checks the session.
+    public func verify(_ token: String, now: Int64) throws(ProtocolError) -> TokenClaims {
+        let payload = try CompactJWS.verify(token, key: key)
+        guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payload)) else {
+            throw CompactJWS.refused("token claims are malformed")
+        }
+        guard claims.apiKey == apiKey else { throw CompactJWS.refused("token is for another API key") }
+        guard claims.expiresAt > now else { throw CompactJWS.refused("token expired") }
+        guard claims.issuedAt <= now + Self.clockSkew else { throw CompactJWS.refused("token issued in the future") }
+        guard claims.expiresAt - claims.issuedAt <= ProtocolLimits.maxTokenLifetime else {
+            throw CompactJWS.refused("token lifetime over 30 days")
+        }
+        guard claims.connectionData.unicodeScalars.count <= ProtocolLimits.maxConnectionDataLength else {
+            throw CompactJWS.refused("token connection data too long")
+        }
+        return claims
+    }
+
+    /// Makes an admin JWT valid for `lifetime` seconds (at most ``maxAdminLifetime``).
+    public func adminToken(now: Int64, lifetime: Int64 = 180) -> String {
+        let claims = AdminClaims(
+            iss: apiKey, ist: "project", iat: now, exp: now + min(lifetime, Self.maxAdminLifetime),
+            jti: RandomID.make(bytes: 16))
+        return CompactJWS.sign(payload: WireCodec.encode(claims), key: key)
+    }
+
+    /// Verifies an admin JWT (`X-OPENTOK-AUTH`).
+    public func verifyAdmin(_ token: String, now: Int64) throws(ProtocolError) {
+        let payload = try CompactJWS.verify(token, key: key)
+        guard let claims = try? JSONDecoder().decode(AdminClaims.self, from: Data(payload)) else {
+            throw CompactJWS.refused("admin claims are malformed")
+        }
+        guard claims.iss == apiKey, claims.ist == "project" else { throw CompactJWS.refused("admin token is not for this project") }
+        guard claims.exp > now else { throw CompactJWS.refused("admin token expired") }
+        guard claims.exp <= now + Self.maxAdminLifetime + Self.clockSkew else {
+            throw CompactJWS.refused("admin token lives too long")
+        }
+    }
+
+    /// Verifies an `X-TB-PARTNER-AUTH` value (`apiKey:apiSecret`) in constant time.
+    public func verifyPartner(_ credential: String) throws(ProtocolError) {
+        guard Self.constantTimeEqual(Array(credential.utf8), partnerCredential, key: key) else {
+            throw CompactJWS.refused("wrong API key or secret")
+        }
+    }
+
+    /// Equality of two secrets in time independent of where they differ: compares their HMACs with swift-crypto's
+    /// constant-time MAC check.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8], key: SymmetricKey) -> Bool {
+        let macOfB = HMAC<SHA256>.authenticationCode(for: b, using: key)
+        return HMAC<SHA256>.isValidAuthenticationCode(macOfB, authenticating: a, using: key)
+    }
+
+    /// Constant-time equality of two secrets (resume tokens) under this authority's key.
+    func secretsMatch(_ a: String, _ b: String) -> Bool {
+        Self.constantTimeEqual(Array(a.utf8), Array(b.utf8), key: key)
+    }
+}

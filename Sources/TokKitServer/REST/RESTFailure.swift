@@ -1,0 +1,32 @@
+import Hummingbird
+import TokKitProtocol
+
+/// A REST error: HTTP status plus the protocol error for the body (`{"code", "message"}`).
+struct RESTFailure: Error, Sendable {
+    var status: HTTPResponse.Status
+    var error: ProtocolError
+
+    init(_ status: HTTPResponse.Status, _ error: ProtocolError) {
+        self.status = status
+        self.error = error
+    }
+
+    /// The status Docs/Protocol.md, 5 gives each code: 401 credentials, 403 role, 404 unknown session or stream,
+    /// 413 signal data, 500 internal, 400 everything else.
+    init(_ error: ProtocolError) {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .authorizationFailure: .unauthorized
+            case .unableToPublish, .unableToSignal, .unableToForceDisconnect, .unableToForceUnpublish,
+                 .unableToForceMute, .unableToSubscribe:
+                .forbidden
+            case .invalidSessionId, .streamNotFound: .notFound
+            case .signalDataTooLong: .contentTooLarge
+            case .internalError: .internalServerError
+            default: .badRequest
+            }
+        self.init(status, error)
+    }
+
+    var response: Response { JSONResponse.make(RestError(error), status: status) }
+}

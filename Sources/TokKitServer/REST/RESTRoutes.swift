@@ -1,0 +1,198 @@
+import Hummingbird
+import TokKitProtocol
+
+/// The REST API of Docs/Protocol.md, 5: tutorial web service, admin calls and session calls, on a Hummingbird
+/// router. Stateless; every handler goes to the ``SessionRegistry`` actor.
+struct RESTRoutes: Sendable {
+    let registry: SessionRegistry
+    let authority: TokenAuthority
+    let quickStart: Bool
+
+    /// Largest REST body read, in bytes (bigger signal bodies get 413 / 1413).
+    static let maxBodyBytes = 131_072
+
+    func register(on router: Router<BasicRequestContext>) {
+        if quickStart {
+            router.get("session") { _, _ in await self.handle { () async throws(RESTFailure) -> Response in try await self.credentials(room: "session") } }
+            router.get("room/:name") { _, context in
+                await self.handle { () async throws(RESTFailure) -> Response in
+                    try await self.credentials(room: context.parameters.get("name") ?? "")
+                }
+            }
+        }
+        router.post("session/create") { request, _ in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                _ = try Caller.authenticate(request, authority: self.authority, sessionId: nil, allowClientToken: false)
+                var request = request
+                let body = try await Self.decodeBody(CreateSessionRequest.self, from: &request, emptyAllowed: true)
+                do throws(ProtocolError) {
+                    return JSONResponse.make(
+                        try await self.registry.createSession(
+                            mediaMode: body?.mediaMode ?? .relayed, archiveMode: body?.archiveMode ?? .manual))
+                } catch {
+                    throw RESTFailure(error)
+                }
+            }
+        }
+        let project = router.group("v2/project/:apiKey/session/:sessionId")
+        project.post("token") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                let sessionId = try await self.authorize(request, context, allowClientToken: false).sessionId
+                var request = request
+                let body = try await Self.decodeBody(TokenRequest.self, from: &request, emptyAllowed: true)
+                do throws(ProtocolError) {
+                    let issued = try self.authority.issue(
+                        sessionId: sessionId, role: body?.role ?? .publisher, expireTime: body?.expireTime,
+                        connectionData: body?.data ?? "", now: WallClock.seconds())
+                    return JSONResponse.make(issued)
+                } catch {
+                    throw RESTFailure(error)
+                }
+            }
+        }
+        project.get("stream") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                let sessionId = try await self.authorize(request, context, allowClientToken: true).sessionId
+                do throws(ProtocolError) {
+                    return JSONResponse.make(StreamList(items: try await self.registry.streamList(sessionId)))
+                } catch {
+                    throw RESTFailure(error)
+                }
+            }
+        }
+        project.post("signal") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in try await self.signal(request, context, to: nil) }
+        }
+        project.post("connection/:connectionId/signal") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                try await self.signal(request, context, to: context.parameters.get("connectionId") ?? "")
+            }
+        }
+        project.delete("connection/:connectionId") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                let (sessionId, caller) = try await self.authorize(request, context, allowClientToken: true)
+                try caller.require(\.mayModerate, else: .unableToForceDisconnect)
+                let connectionId = context.parameters.get("connectionId") ?? ""
+                do throws(ProtocolError) {
+                    try await self.registry.forceDisconnect(connectionId, in: sessionId)
+                } catch {
+                    throw Self.notFoundIfUnknown(error)
+                }
+                return JSONResponse.noContent
+            }
+        }
+        project.post("stream/:streamId/mute") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                let (sessionId, caller) = try await self.authorize(request, context, allowClientToken: true)
+                try caller.require(\.mayModerate, else: .unableToForceMute)
+                do throws(ProtocolError) {
+                    try await self.registry.forceMute(context.parameters.get("streamId") ?? "", in: sessionId)
+                } catch {
+                    throw RESTFailure(error)
+                }
+                return JSONResponse.noContent
+            }
+        }
+        project.delete("stream/:streamId") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                let (sessionId, caller) = try await self.authorize(request, context, allowClientToken: true)
+                try caller.require(\.mayModerate, else: .unableToForceUnpublish)
+                do throws(ProtocolError) {
+                    try await self.registry.forceUnpublish(context.parameters.get("streamId") ?? "", in: sessionId)
+                } catch {
+                    throw RESTFailure(error)
+                }
+                return JSONResponse.noContent
+            }
+        }
+    }
+
+    // MARK: Handlers
+
+    private func credentials(room: String) async throws(RESTFailure) -> Response {
+        do throws(ProtocolError) {
+            let session = try await registry.room(room)
+            let token = try authority.issue(sessionId: session.sessionId, role: .publisher, now: WallClock.seconds())
+            return JSONResponse.make(
+                SessionCredentials(apiKey: authority.apiKey, sessionId: session.sessionId, token: token.token))
+        } catch {
+            throw RESTFailure(error)
+        }
+    }
+
+    private func signal(_ request: Request, _ context: BasicRequestContext, to target: String?) async throws(RESTFailure)
+        -> Response
+    {
+        let (sessionId, caller) = try await authorize(request, context, allowClientToken: true)
+        try caller.require(\.maySignal, else: .unableToSignal)
+        var request = request
+        let body: RestSignal?
+        do {
+            body = try await Self.decodeBody(RestSignal.self, from: &request, emptyAllowed: false)
+        } catch where error.status == .contentTooLarge {
+            throw RESTFailure(.contentTooLarge, ProtocolError(.signalDataTooLong, "signal data too long"))
+        }
+        do throws(ProtocolError) {
+            try await registry.deliverSignal(
+                in: sessionId, from: nil, to: target, type: body?.type ?? "", data: body?.data ?? "")
+        } catch {
+            throw Self.notFoundIfUnknown(error)
+        }
+        return JSONResponse.noContent
+    }
+
+    /// Checks the path's API key, the credentials and the session; returns the session id and the caller.
+    private func authorize(_ request: Request, _ context: BasicRequestContext, allowClientToken: Bool)
+        async throws(RESTFailure) -> (sessionId: String, caller: Caller)
+    {
+        let sessionId = context.parameters.get("sessionId") ?? ""
+        let caller = try Caller.authenticate(
+            request, authority: authority, sessionId: sessionId, allowClientToken: allowClientToken)
+        guard context.parameters.get("apiKey") == authority.apiKey else {
+            throw RESTFailure(.unauthorized, ProtocolError(.authorizationFailure, "wrong API key in path"))
+        }
+        do throws(ProtocolError) {
+            _ = try await registry.session(sessionId)
+        } catch {
+            throw RESTFailure(error)
+        }
+        return (sessionId, caller)
+    }
+
+    // MARK: Helpers
+
+    /// Runs a handler, turning a failure into its JSON error response.
+    private func handle(_ body: () async throws(RESTFailure) -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch {
+            return error.response
+        }
+    }
+
+    /// 1011 "no such connection" is 404 on REST paths that name a connection.
+    private static func notFoundIfUnknown(_ error: ProtocolError) -> RESTFailure {
+        error.code == .invalidParameter ? RESTFailure(.notFound, error) : RESTFailure(error)
+    }
+
+    /// Reads and decodes a JSON body (nil when empty and `emptyAllowed`).
+    private static func decodeBody<T: Decodable>(_ type: T.Type, from request: inout Request, emptyAllowed: Bool)
+        async throws(RESTFailure) -> T?
+    {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: maxBodyBytes)
+        } catch {
+            throw RESTFailure(.contentTooLarge, ProtocolError(.invalidParameter, "body too large"))
+        }
+        if buffer.readableBytes == 0 {
+            if emptyAllowed { return nil }
+            throw RESTFailure(.badRequest, ProtocolError(.invalidParameter, "missing JSON body"))
+        }
+        do throws(ProtocolError) {
+            return try WireCodec.decode(type, from: buffer.readableBytesView)
+        } catch {
+            throw RESTFailure(.badRequest, error)
+        }
+    }
+}

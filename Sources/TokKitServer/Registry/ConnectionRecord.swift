@@ -1,0 +1,24 @@
+import TokKitProtocol
+
+/// One connection in the registry. Created `connecting` when a socket opens; `membership` is set once `connect`
+/// succeeds. `socket`/`outbox` are present exactly while a socket is attached.
+struct ConnectionRecord: Sendable {
+    /// Session membership, established by `connect`.
+    struct Membership: Sendable {
+        let sessionId: String
+        let role: Role
+        let info: ConnectionInfo
+        var resumeToken: String
+    }
+
+    let id: String
+    var state: ConnectionState
+    var socket: SocketID?
+    var outbox: Outbox?
+    var lastSeen: ContinuousClock.Instant
+    var membership: Membership?
+    /// Streams this connection publishes, oldest first.
+    var streamIds: [String] = []
+    /// Subscriptions this connection holds as subscriber, oldest first.
+    var subscriberIds: [String] = []
+}

@@ -1,0 +1,221 @@
+import Logging
+import TokKitProtocol
+
+/// WebSocket requests: the state machine of ``ConnectionState`` and the role checks of Docs/Protocol.md, 6.3.
+extension SessionRegistry {
+    /// Handles one decoded client request arriving on `socket`.
+    func receive(_ request: ClientRequest, on socket: SocketID, now: ContinuousClock.Instant = .now) {
+        guard let id = sockets[socket], connections[id] != nil else { return }
+        connections[id]?.lastSeen = now
+        let rid = request.rid
+        guard let connection = connections[id] else { return }
+        switch (connection.state, request.message) {
+        case let (_, .ping(ping)):
+            send(.pong(.init(seq: ping.seq)), to: id)
+        case let (.connecting, .connect(connect)):
+            handleConnect(connect, rid: rid, id: id, now: now)
+        case let (.connecting, .resume(resume)):
+            handleResume(resume, rid: rid, provisional: id, socket: socket, now: now)
+        case (.connecting, _):
+            reply(rid, error: ProtocolError(.notConnected, "send connect or resume first"), to: id)
+        case (.connected, .connect), (.connected, .resume):
+            reply(rid, error: ProtocolError(.illegalState, "already connected"), to: id)
+        case (.connected, .disconnect):
+            destroy(id, reason: .clientDisconnected)
+        case (.connected, _):
+            guard let membership = connection.membership else { return }
+            do throws(ProtocolError) {
+                try handleMemberRequest(request.message, rid: rid, id: id, membership: membership)
+            } catch {
+                reply(rid, error: error, to: id)
+            }
+        case (.awaitingResume, _), (.closed, _):
+            break
+        }
+    }
+
+    /// A message that could not be decoded: `error` 1011, socket kept.
+    func receiveMalformed(_ failure: WireCodec.RequestFailure, on socket: SocketID, now: ContinuousClock.Instant = .now) {
+        guard let id = sockets[socket] else { return }
+        connections[id]?.lastSeen = now
+        reply(failure.rid, error: failure.error, to: id)
+    }
+
+    private func handleConnect(_ connect: ClientMessage.Connect, rid: Int?, id: String, now: ContinuousClock.Instant) {
+        do throws(ProtocolError) {
+            guard ProtocolVersion.supported.contains(connect.version) else {
+                throw ProtocolError(.incompatibleVersion, "protocol version \(connect.version) is not supported")
+            }
+            guard connect.apiKey == authority.apiKey else { throw ProtocolError(.authorizationFailure, "unknown API key") }
+            guard sessions[connect.sessionId] != nil else { throw ProtocolError(.invalidSessionId, "unknown session id") }
+            let claims = try authority.verify(connect.token, now: WallClock.seconds())
+            guard claims.sessionId == connect.sessionId else {
+                throw ProtocolError(.authorizationFailure, "token is for another session")
+            }
+            let info = ConnectionInfo(id: id, creationTime: WallClock.milliseconds(), data: claims.connectionData)
+            let membership = ConnectionRecord.Membership(
+                sessionId: connect.sessionId, role: claims.role, info: info, resumeToken: RandomID.make(bytes: 32))
+            connections[id]?.membership = membership
+            connections[id]?.state = .connected
+            sendConnected(id, resumed: false)
+            broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionId, except: id)
+            sessions[connect.sessionId]?.connectionIds.append(id)
+            logger.debug("connected", metadata: ["connection": "\(id)", "role": "\(claims.role.rawValue)"])
+        } catch {
+            logger.debug("connect refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
+            reply(rid, error: error, to: id)
+            reject(id, code: .policyViolation)
+        }
+    }
+
+    private func handleResume(
+        _ resume: ClientMessage.Resume, rid: Int?, provisional: String, socket: SocketID, now: ContinuousClock.Instant
+    ) {
+        guard ProtocolVersion.supported.contains(resume.version) else {
+            reply(rid, error: ProtocolError(.incompatibleVersion, "protocol version not supported"), to: provisional)
+            return reject(provisional, code: .policyViolation)
+        }
+        guard let target = connections[resume.connectionId], let membership = target.membership,
+              authority.secretsMatch(resume.resumeToken, membership.resumeToken)
+        else {
+            reply(rid, error: ProtocolError(.resumeFailed, "cannot resume this connection"), to: provisional)
+            return reject(provisional, code: .policyViolation)
+        }
+        switch target.state {
+        case .connected:
+            // Takeover: the old socket goes away, the connection moves to the new one.
+            if let old = target.socket { sockets[old] = nil }
+            target.outbox?.close(.policyViolation)
+        case .awaitingResume:
+            break
+        case .connecting, .closed:
+            reply(rid, error: ProtocolError(.resumeFailed, "cannot resume this connection"), to: provisional)
+            return reject(provisional, code: .policyViolation)
+        }
+        guard let fresh = connections.removeValue(forKey: provisional) else { return }
+        sockets[socket] = target.id
+        connections[target.id]?.socket = socket
+        connections[target.id]?.outbox = fresh.outbox
+        connections[target.id]?.state = .connected
+        connections[target.id]?.lastSeen = now
+        connections[target.id]?.membership?.resumeToken = RandomID.make(bytes: 32)
+        sendConnected(target.id, resumed: true)
+        logger.debug("resumed", metadata: ["connection": "\(target.id)"])
+    }
+
+    private func sendConnected(_ id: String, resumed: Bool) {
+        guard let connection = connections[id], let membership = connection.membership,
+              let session = sessions[membership.sessionId]
+        else { return }
+        let others = session.connectionIds.filter { $0 != id }.compactMap { connections[$0]?.membership?.info }
+        let streamInfos = session.streamIds.compactMap { streams[$0]?.info }
+        send(
+            .connected(
+                .init(
+                    version: ProtocolVersion.current, sessionId: membership.sessionId, connection: membership.info,
+                    role: membership.role, connections: others, streams: streamInfos, resumed: resumed,
+                    resumeToken: membership.resumeToken, heartbeatInterval: configuration.heartbeatIntervalMs,
+                    heartbeatTimeout: configuration.heartbeatTimeoutMs, resumeGrace: configuration.resumeGraceMs)),
+            to: id)
+    }
+
+    private func handleMemberRequest(
+        _ message: ClientMessage, rid: Int?, id: String, membership: ConnectionRecord.Membership
+    ) throws(ProtocolError) {
+        let role = membership.role
+        let sessionId = membership.sessionId
+        switch message {
+        case .connect, .resume, .disconnect, .ping:
+            return  // handled by `receive`
+        case let .publish(publish):
+            guard role.mayPublish else { throw ProtocolError(.unableToPublish, "role \(role.rawValue) may not publish") }
+            try Validation.streamName(publish.name)
+            try Validation.videoDimensions(publish.videoDimensions)
+            let info = StreamInfo(
+                id: RandomID.object(), connectionId: id, name: publish.name, hasAudio: publish.hasAudio,
+                hasVideo: publish.hasVideo, videoType: publish.videoType, videoDimensions: publish.videoDimensions,
+                creationTime: WallClock.milliseconds())
+            streams[info.id] = StreamRecord(info: info, sessionId: sessionId)
+            sessions[sessionId]?.streamIds.append(info.id)
+            connections[id]?.streamIds.append(info.id)
+            ack(rid, to: id, streamId: info.id)
+            broadcast(.streamCreated(.init(stream: info)), in: sessionId)
+        case let .unpublish(reference):
+            _ = try ownedStream(reference.streamId, by: id, in: sessionId)
+            ack(rid, to: id)
+            removeStream(reference.streamId, reason: .unpublished)
+        case let .updateStream(update):
+            var info = try ownedStream(update.streamId, by: id, in: sessionId)
+            try Validation.videoDimensions(update.videoDimensions)
+            var changed: [StreamProperty] = []
+            if let value = update.hasAudio, value != info.hasAudio { info.hasAudio = value; changed.append(.hasAudio) }
+            if let value = update.hasVideo, value != info.hasVideo { info.hasVideo = value; changed.append(.hasVideo) }
+            if let value = update.videoDimensions, value != info.videoDimensions {
+                info.videoDimensions = value
+                changed.append(.videoDimensions)
+            }
+            if let value = update.videoType, value != info.videoType { info.videoType = value; changed.append(.videoType) }
+            ack(rid, to: id)
+            if !changed.isEmpty {
+                streams[info.id]?.info = info
+                broadcast(.streamPropertyChanged(.init(stream: info, changed: changed)), in: sessionId)
+            }
+        case let .subscribe(subscribe):
+            guard role.maySubscribe else { throw ProtocolError(.unableToSubscribe, "role \(role.rawValue) may not subscribe") }
+            let stream = try liveStream(subscribe.streamId, in: sessionId)
+            let subscription = SubscriptionRecord(
+                id: RandomID.object(), streamId: stream.id, subscriber: id, publisher: stream.connectionId,
+                subscribeToAudio: subscribe.subscribeToAudio, subscribeToVideo: subscribe.subscribeToVideo)
+            subscriptions[subscription.id] = subscription
+            streams[stream.id]?.subscriberIds.append(subscription.id)
+            connections[id]?.subscriberIds.append(subscription.id)
+            ack(rid, to: id, streamId: stream.id, subscriberId: subscription.id)
+            send(
+                .subscribe(
+                    .init(
+                        streamId: stream.id, subscriberId: subscription.id, from: id,
+                        subscribeToAudio: subscribe.subscribeToAudio, subscribeToVideo: subscribe.subscribeToVideo)),
+                to: stream.connectionId)
+        case let .unsubscribe(reference):
+            guard let subscription = subscriptions[reference.subscriberId], subscription.subscriber == id else {
+                throw ProtocolError(.subscriberNotFound, "no such subscription of this connection")
+            }
+            ack(rid, to: id)
+            removeSubscription(subscription.id, notifyPublisher: true)
+        case let .negotiation(negotiation):
+            guard let subscription = subscriptions[negotiation.subscriberId],
+                  subscription.streamId == negotiation.streamId,
+                  subscription.subscriber == id || subscription.publisher == id
+            else { throw ProtocolError(.subscriberNotFound, "no such subscription for this connection and stream") }
+            try Validation.negotiationPayload(negotiation.payload)
+            let target = subscription.subscriber == id ? subscription.publisher : subscription.subscriber
+            ack(rid, to: id)
+            send(
+                .negotiation(
+                    .init(
+                        streamId: negotiation.streamId, subscriberId: negotiation.subscriberId, kind: negotiation.kind,
+                        payload: negotiation.payload, from: id)),
+                to: target)
+        case let .signal(signal):
+            guard role.maySignal else { throw ProtocolError(.unableToSignal, "role \(role.rawValue) may not signal") }
+            try deliverSignal(in: sessionId, from: id, to: signal.to, type: signal.type, data: signal.data) {
+                self.ack(rid, to: id)
+            }
+        case let .forceDisconnect(reference):
+            guard role.mayModerate else { throw ProtocolError(.unableToForceDisconnect, "only a moderator may do this") }
+            try forceDisconnect(reference.connectionId, in: sessionId) { self.ack(rid, to: id) }
+        case let .forceUnpublish(reference):
+            guard role.mayModerate else { throw ProtocolError(.unableToForceUnpublish, "only a moderator may do this") }
+            try forceUnpublish(reference.streamId, in: sessionId) { self.ack(rid, to: id) }
+        case let .forceMute(reference):
+            guard role.mayModerate else { throw ProtocolError(.unableToForceMute, "only a moderator may do this") }
+            try forceMute(reference.streamId, in: sessionId) { self.ack(rid, to: id) }
+        }
+    }
+
+    private func ownedStream(_ streamId: String, by id: String, in sessionId: String) throws(ProtocolError) -> StreamInfo {
+        let info = try liveStream(streamId, in: sessionId)
+        guard info.connectionId == id else { throw ProtocolError(.illegalState, "stream belongs to another connection") }
+        return info
+    }
+}

@@ -1,0 +1,220 @@
+import Logging
+import TokKitProtocol
+
+/// The server's state: sessions, connections (with their ``ConnectionState``), streams and subscriptions, and the
+/// sockets attached to connections.
+///
+/// An actor: every mutation is serialized, so protocol ordering ("messages from one connection are processed in
+/// the order sent") holds by construction. Messages are decoded before reaching the actor and encoded once per
+/// delivery (a broadcast shares one encoding). Outgoing messages go to each socket's ``Outbox`` without waiting.
+/// Timeouts (connect deadline, heartbeat, resume grace) are checked by ``sweep(now:)``, which the server calls
+/// periodically.
+actor SessionRegistry {
+    let authority: TokenAuthority
+    let configuration: ServerConfiguration
+    let logger: Logger
+
+    var sessions: [String: SessionRecord] = [:]
+    var rooms: [String: String] = [:]
+    var connections: [String: ConnectionRecord] = [:]
+    var sockets: [SocketID: String] = [:]
+    var streams: [String: StreamRecord] = [:]
+    var subscriptions: [String: SubscriptionRecord] = [:]
+    private var nextSocket: UInt64 = 0
+    private var isShutDown = false
+
+    init(authority: TokenAuthority, configuration: ServerConfiguration, logger: Logger) {
+        self.authority = authority
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    var heartbeatTimeout: Duration { .milliseconds(configuration.heartbeatTimeoutMs) }
+    var resumeGrace: Duration { .milliseconds(configuration.resumeGraceMs) }
+
+    // MARK: Sockets
+
+    /// Registers a new socket as a `connecting` connection. After shutdown the outbox is closed at once.
+    func open(outbox: Outbox, now: ContinuousClock.Instant = .now) -> SocketID {
+        nextSocket += 1
+        let socket = SocketID(value: nextSocket)
+        guard !isShutDown else {
+            outbox.close(.goingAway)
+            return socket
+        }
+        let id = RandomID.object()
+        connections[id] = ConnectionRecord(
+            id: id, state: .connecting(deadline: now + .milliseconds(configuration.connectTimeoutMs)),
+            socket: socket, outbox: outbox, lastSeen: now)
+        sockets[socket] = id
+        return socket
+    }
+
+    /// The socket ended (peer closed, network error, or after the registry closed its outbox). Idempotent.
+    /// A connected member starts its resume grace period; a connecting record is dropped.
+    func socketClosed(_ socket: SocketID, now: ContinuousClock.Instant = .now) {
+        guard let id = sockets.removeValue(forKey: socket), var connection = connections[id] else { return }
+        connection.outbox?.close(.normal)
+        connection.outbox = nil
+        connection.socket = nil
+        switch connection.state {
+        case .connecting, .closed:
+            connections[id] = nil
+        case .connected:
+            connection.state = .awaitingResume(deadline: now + resumeGrace)
+            connections[id] = connection
+            logger.debug("connection lost, awaiting resume", metadata: ["connection": "\(id)"])
+            if configuration.resumeGraceMs == 0 { destroy(id, reason: .networkDisconnected) }
+        case .awaitingResume:
+            connections[id] = connection
+        }
+    }
+
+    /// Detaches a connected member from its socket (closing it with `code`) and starts the resume grace period.
+    func detach(_ id: String, code: CloseCode, now: ContinuousClock.Instant) {
+        guard var connection = connections[id], case .connected = connection.state else { return }
+        if let socket = connection.socket { sockets[socket] = nil }
+        connection.outbox?.close(code)
+        connection.outbox = nil
+        connection.socket = nil
+        connection.state = .awaitingResume(deadline: now + resumeGrace)
+        connections[id] = connection
+        if configuration.resumeGraceMs == 0 { destroy(id, reason: .networkDisconnected) }
+    }
+
+    /// Closes a socket that never became a member and forgets it.
+    func reject(_ id: String, code: CloseCode) {
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        if let socket = connection.socket { sockets[socket] = nil }
+        connection.outbox?.close(code)
+    }
+
+    // MARK: Timers
+
+    /// Applies every deadline that has passed: connect deadline (error 1006, close 1008), heartbeat timeout
+    /// (close 1001, await resume), resume grace (destroy, `networkDisconnected`).
+    func sweep(now: ContinuousClock.Instant = .now) {
+        for id in Array(connections.keys) {
+            guard let connection = connections[id] else { continue }
+            switch connection.state {
+            case let .connecting(deadline) where now >= deadline:
+                send(.error(.init(rid: nil, code: .connectFailed, message: "no connect before the deadline")), to: id)
+                reject(id, code: .policyViolation)
+            case .connected where now - connection.lastSeen > heartbeatTimeout:
+                logger.debug("heartbeat timeout", metadata: ["connection": "\(id)"])
+                detach(id, code: .goingAway, now: now)
+            case let .awaitingResume(deadline) where now >= deadline:
+                destroy(id, reason: .networkDisconnected)
+            default:
+                break
+            }
+        }
+    }
+
+    /// Closes every socket (1001) and forgets everything; later sockets are closed at once.
+    func shutdown() {
+        isShutDown = true
+        for connection in connections.values { connection.outbox?.close(.goingAway) }
+        connections.removeAll()
+        sockets.removeAll()
+        streams.removeAll()
+        subscriptions.removeAll()
+        sessions.removeAll()
+        rooms.removeAll()
+    }
+
+    func stats() -> RegistryStats {
+        var stats = RegistryStats()
+        stats.sessions = sessions.count
+        for connection in connections.values {
+            switch connection.state {
+            case .connecting: stats.connecting += 1
+            case .connected: stats.connected += 1
+            case .awaitingResume: stats.awaitingResume += 1
+            case .closed: break
+            }
+        }
+        stats.sockets = sockets.count
+        stats.streams = streams.count
+        stats.subscriptions = subscriptions.count
+        return stats
+    }
+
+    // MARK: Delivery
+
+    /// Sends one message to one connection if it has a socket; dropped otherwise (awaiting resume).
+    func send(_ message: ServerMessage, to id: String) {
+        connections[id]?.outbox?.send(WireCodec.encode(message))
+    }
+
+    /// Sends one message (encoded once) to every member of a session with a socket, except `excluded`.
+    func broadcast(_ message: ServerMessage, in sessionId: String, except excluded: String? = nil) {
+        guard let session = sessions[sessionId] else { return }
+        let bytes = WireCodec.encode(message)
+        for id in session.connectionIds where id != excluded {
+            connections[id]?.outbox?.send(bytes)
+        }
+    }
+
+    func reply(_ rid: Int?, error: ProtocolError, to id: String) {
+        send(.error(.init(rid: rid, error)), to: id)
+    }
+
+    func ack(_ rid: Int?, to id: String, streamId: String? = nil, subscriberId: String? = nil) {
+        guard let rid else { return }
+        send(.ack(.init(rid: rid, streamId: streamId, subscriberId: subscriberId)), to: id)
+    }
+
+    // MARK: Removal
+
+    /// Destroys a member connection: its streams end, its subscriptions end (publishers get `unsubscribe`), then
+    /// everyone else gets `connectionDestroyed`. Unless the network was lost, the connection itself gets its own
+    /// `connectionDestroyed` and its socket closes normally.
+    func destroy(_ id: String, reason: DisconnectReason) {
+        guard let connection = connections[id] else { return }
+        guard let membership = connection.membership else {
+            reject(id, code: .normal)
+            return
+        }
+        for streamId in connection.streamIds {
+            removeStream(streamId, reason: StreamDestroyedReason(reason), except: id)
+        }
+        for subscriberId in connections[id]?.subscriberIds ?? [] {
+            removeSubscription(subscriberId, notifyPublisher: true)
+        }
+        sessions[membership.sessionId]?.connectionIds.removeAll { $0 == id }
+        let event = ServerMessage.connectionDestroyed(.init(connection: membership.info, reason: reason))
+        broadcast(event, in: membership.sessionId)
+        if reason != .networkDisconnected, let outbox = connection.outbox {
+            outbox.send(WireCodec.encode(event))
+        }
+        connection.outbox?.close(.normal)
+        if let socket = connection.socket { sockets[socket] = nil }
+        connections[id] = nil
+        logger.debug("connection destroyed", metadata: ["connection": "\(id)", "reason": "\(reason.rawValue)"])
+    }
+
+    /// Ends a stream: its subscriptions go away silently, members get `streamDestroyed` (except `excluded`).
+    func removeStream(_ streamId: String, reason: StreamDestroyedReason, except excluded: String? = nil) {
+        guard let stream = streams.removeValue(forKey: streamId) else { return }
+        for subscriberId in stream.subscriberIds {
+            guard let subscription = subscriptions.removeValue(forKey: subscriberId) else { continue }
+            connections[subscription.subscriber]?.subscriberIds.removeAll { $0 == subscriberId }
+        }
+        sessions[stream.sessionId]?.streamIds.removeAll { $0 == streamId }
+        connections[stream.info.connectionId]?.streamIds.removeAll { $0 == streamId }
+        broadcast(.streamDestroyed(.init(stream: stream.info, reason: reason)), in: stream.sessionId, except: excluded)
+    }
+
+    /// Ends a subscription; optionally tells the publisher (`unsubscribe`).
+    func removeSubscription(_ subscriberId: String, notifyPublisher: Bool) {
+        guard let subscription = subscriptions.removeValue(forKey: subscriberId) else { return }
+        streams[subscription.streamId]?.subscriberIds.removeAll { $0 == subscriberId }
+        connections[subscription.subscriber]?.subscriberIds.removeAll { $0 == subscriberId }
+        if notifyPublisher, subscription.publisher != subscription.subscriber {
+            send(
+                .unsubscribe(.init(streamId: subscription.streamId, subscriberId: subscriberId, from: subscription.subscriber)),
+                to: subscription.publisher)
+        }
+    }
+}

@@ -1,0 +1,8 @@
+import TokKitProtocol
+
+/// A live stream: its public description, its session and its subscriptions (oldest first).
+struct StreamRecord: Sendable {
+    var info: StreamInfo
+    let sessionId: String
+    var subscriberIds: [String] = []
+}

@@ -1,0 +1,95 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything a ``TokKitServer`` needs: where to listen, the project's credentials and the protocol timings.
+///
+/// Value type, `Sendable`. Decodable from the JSON config file (every field optional there; absent fields keep
+/// the defaults below). Durations are milliseconds, as on the wire.
+public struct ServerConfiguration: Sendable, Hashable, Codable {
+    /// Address to bind; tests and embedding programs use 127.0.0.1.
+    public var host: String = "127.0.0.1"
+    /// Port to bind; 0 picks an ephemeral port (``TokKitServer/start()`` returns it).
+    public var port: Int = 0
+    public var apiKey: String = ""
+    public var apiSecret: String = ""
+    /// How often clients should ping (sent to them in `connected`).
+    public var heartbeatIntervalMs: Int = 5_000
+    /// A socket silent this long is closed and its connection awaits resume.
+    public var heartbeatTimeoutMs: Int = 15_000
+    /// How long a lost connection can be resumed before it is destroyed for everyone.
+    public var resumeGraceMs: Int = 20_000
+    /// How long a new socket may take to send `connect` or `resume`.
+    public var connectTimeoutMs: Int = 10_000
+    /// How long the server waits for a client's close frame after sending its own.
+    public var closeTimeoutMs: Int = 2_000
+    /// Outgoing messages queued per socket before the client counts as lost.
+    public var outboxCapacity: Int = 1_024
+    /// Serve the tutorial web service (`GET /session`, `GET /room/{name}`) without credentials.
+    public var quickStart: Bool = true
+    /// Directory of static files served at `/` (the browser client), or nil for none.
+    public var staticDirectory: String? = nil
+
+    public init() {}
+
+    public init(apiKey: String, apiSecret: String, host: String = "127.0.0.1", port: Int = 0) {
+        self.apiKey = apiKey
+        self.apiSecret = apiSecret
+        self.host = host
+        self.port = port
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var d = ServerConfiguration()
+        d.host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
+        d.port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
+        d.apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey) ?? d.apiKey
+        d.apiSecret = try c.decodeIfPresent(String.self, forKey: .apiSecret) ?? d.apiSecret
+        d.heartbeatIntervalMs = try c.decodeIfPresent(Int.self, forKey: .heartbeatIntervalMs) ?? d.heartbeatIntervalMs
+        d.heartbeatTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .heartbeatTimeoutMs) ?? d.heartbeatTimeoutMs
+        d.resumeGraceMs = try c.decodeIfPresent(Int.self, forKey: .resumeGraceMs) ?? d.resumeGraceMs
+        d.connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs) ?? d.connectTimeoutMs
+        d.closeTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .closeTimeoutMs) ?? d.closeTimeoutMs
+        d.outboxCapacity = try c.decodeIfPresent(Int.self, forKey: .outboxCapacity) ?? d.outboxCapacity
+        d.quickStart = try c.decodeIfPresent(Bool.self, forKey: .quickStart) ?? d.quickStart
+        d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory)
+        self = d
+    }
+
+    /// Reads a JSON config file.
+    public static func load(path: String) throws(TokKitServerError) -> ServerConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .configuration("cannot read \(path): \(error)")
+        }
+        do {
+            return try JSONDecoder().decode(ServerConfiguration.self, from: data)
+        } catch {
+            throw .configuration("\(path) is not a valid config file: \(error)")
+        }
+    }
+
+    /// Checks every field; the server refuses to start with an invalid configuration.
+    public func validate() throws(TokKitServerError) {
+        guard !apiKey.isEmpty else { throw .configuration("apiKey is empty") }
+        guard apiSecret.utf8.count >= 16 else { throw .configuration("apiSecret must be at least 16 bytes") }
+        guard (0...65_535).contains(port) else { throw .configuration("port must be 0...65535") }
+        guard !host.isEmpty else { throw .configuration("host is empty") }
+        for (name, value) in [
+            ("heartbeatIntervalMs", heartbeatIntervalMs), ("heartbeatTimeoutMs", heartbeatTimeoutMs),
+            ("connectTimeoutMs", connectTimeoutMs), ("closeTimeoutMs", closeTimeoutMs),
+        ] where !(1...3_600_000).contains(value) {
+            throw .configuration("\(name) must be 1...3600000")
+        }
+        guard (0...3_600_000).contains(resumeGraceMs) else { throw .configuration("resumeGraceMs must be 0...3600000") }
+        guard heartbeatTimeoutMs > heartbeatIntervalMs else {
+            throw .configuration("heartbeatTimeoutMs must exceed heartbeatIntervalMs")
+        }
+        guard (1...1_000_000).contains(outboxCapacity) else { throw .configuration("outboxCapacity must be 1...1000000") }
+    }
+}

@@ -1,0 +1,178 @@
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TokKitProtocol
+
+/// The TokKit session server: REST API and WebSocket signaling (Docs/Protocol.md) on one port.
+///
+/// Embeddable: `start()` binds (port 0 = ephemeral) and returns the bound port; `stop()` closes every socket (1001)
+/// and shuts down gracefully. It is also a swift-service-lifecycle `Service`: `run()` serves until graceful shutdown
+/// (SIGTERM/SIGINT when its `ServiceGroup` traps them). Thread-safe: all methods may be called from any task;
+/// state lives in the ``SessionRegistry`` actor and a `Mutex`-guarded run state.
+public final class TokKitServer: Service, Sendable {
+    /// The path of the signaling WebSocket.
+    public static let signalingPath = "/signaling"
+
+    public let configuration: ServerConfiguration
+    /// Signs and verifies this server's tokens (in-process token minting for demos and tests).
+    public let authority: TokenAuthority
+    let registry: SessionRegistry
+    private let endpoint: SignalingEndpoint
+    private let logger: Logger
+    private let runState = Mutex<RunState>(.idle)
+
+    private enum RunState {
+        case idle
+        case starting
+        case running(group: ServiceGroup, serving: Task<Void, Never>, janitor: Task<Void, Never>, port: Int)
+        case stopped
+    }
+
+    /// Validates the configuration; nothing is bound until `start()`.
+    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "tokkit.server")) throws(TokKitServerError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        authority = TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
+        registry = SessionRegistry(authority: authority, configuration: configuration, logger: logger)
+        endpoint = SignalingEndpoint(
+            registry: registry, outboxCapacity: configuration.outboxCapacity, activeSockets: .init())
+    }
+
+    /// The bound port while running.
+    public var port: Int? {
+        runState.withLock { state in
+            if case let .running(_, _, _, port) = state { return port }
+            return nil
+        }
+    }
+
+    /// Binds and starts serving; returns the bound port. Throws if already started or the bind fails.
+    public func start() async throws(TokKitServerError) -> Int {
+        try runState.withLock { state throws(TokKitServerError) in
+            guard case .idle = state else { throw .alreadyStarted }
+            state = .starting
+        }
+        let bound = OneShot<Int>()
+        let app = makeApplication { port in bound.complete(.success(port)) }
+        let group = ServiceGroup(services: [app], logger: logger)
+        let host = configuration.host
+        let requestedPort = configuration.port
+        let serving = Task {
+            do {
+                try await group.run()
+                bound.complete(.failure(.bindFailed(host: host, port: requestedPort, reason: "server ended")))
+            } catch {
+                bound.complete(.failure(.bindFailed(host: host, port: requestedPort, reason: "\(error)")))
+            }
+        }
+        switch await bound.value() {
+        case let .success(port):
+            let janitor = Task { [registry, tick = sweepInterval] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tick)
+                    await registry.sweep()
+                }
+            }
+            runState.withLock { $0 = .running(group: group, serving: serving, janitor: janitor, port: port) }
+            logger.info("tokkit-server listening", metadata: ["host": "\(host)", "port": "\(port)"])
+            return port
+        case let .failure(error):
+            await serving.value
+            runState.withLock { $0 = .idle }
+            throw error
+        }
+    }
+
+    /// Closes every socket with 1001, stops accepting and waits until the listener and every socket task ended.
+    /// Idempotent.
+    public func stop() async {
+        let running = runState.withLock { state -> (ServiceGroup, Task<Void, Never>, Task<Void, Never>)? in
+            guard case let .running(group, serving, janitor, _) = state else { return nil }
+            state = .stopped
+            return (group, serving, janitor)
+        }
+        guard let (group, serving, janitor) = running else { return }
+        await registry.shutdown()
+        janitor.cancel()
+        await janitor.value
+        await group.triggerGracefulShutdown()
+        await serving.value
+        logger.info("tokkit-server stopped")
+    }
+
+    /// `Service`: starts, serves until graceful shutdown (or cancellation), then stops.
+    public func run() async throws {
+        _ = try await start()
+        try? await gracefulShutdown()
+        await stop()
+    }
+
+    // MARK: In-process API
+
+    /// Creates a session (as `POST /session/create`).
+    public func createSession(mediaMode: MediaMode = .relayed, archiveMode: ArchiveMode = .manual)
+        async throws(ProtocolError) -> SessionDescription
+    {
+        try await registry.createSession(mediaMode: mediaMode, archiveMode: archiveMode)
+    }
+
+    /// Issues a token for an existing session (as `POST …/token`); 1005 if the session is unknown.
+    public func issueToken(
+        sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = ""
+    ) async throws(ProtocolError) -> IssuedToken {
+        _ = try await registry.session(sessionId)
+        return try authority.issue(
+            sessionId: sessionId, role: role, expireTime: expireTime, connectionData: connectionData,
+            now: WallClock.seconds())
+    }
+
+    /// Counts of everything the server holds (leak checks).
+    public func stats() async -> RegistryStats {
+        var stats = await registry.stats()
+        stats.socketTasks = endpoint.activeSockets.current
+        return stats
+    }
+
+    // MARK: Assembly
+
+    /// True for `/signaling`, with or without a query string.
+    static func isSignalingPath(_ path: String?) -> Bool {
+        guard let path else { return false }
+        return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first == signalingPath[...]
+    }
+
+    private var sweepInterval: Duration {
+        var shortest = min(configuration.heartbeatTimeoutMs, configuration.connectTimeoutMs)
+        if configuration.resumeGraceMs > 0 { shortest = min(shortest, configuration.resumeGraceMs) }
+        return .milliseconds(max(10, min(1_000, shortest / 4)))
+    }
+
+    private func makeApplication(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+        let router = Router()
+        RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
+        if let directory = configuration.staticDirectory {
+            router.add(
+                middleware: FileMiddleware<BasicRequestContext, LocalFileSystem>(
+                    directory, searchForIndexHtml: true, logger: logger))
+        }
+        let endpoint = endpoint
+        let webSocket = WebSocketServerConfiguration(
+            maxFrameSize: ProtocolLimits.maxFrameBytes, autoPing: .disabled,
+            closeTimeout: .milliseconds(configuration.closeTimeoutMs))
+        return Application(
+            router: router,
+            server: .http1WebSocketUpgrade(configuration: .init(http1: .init(), ws: webSocket)) { head, _, _ in
+                guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
+                return .upgrade([:]) { inbound, outbound, context in
+                    await endpoint.serve(inbound: inbound, outbound: outbound, logger: context.logger)
+                }
+            },
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "tokkit-server"),
+            onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+}

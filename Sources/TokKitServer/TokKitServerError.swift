@@ -1,0 +1,17 @@
+/// Why a ``TokKitServer`` could not start or a configuration could not be used.
+public enum TokKitServerError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The configuration (flags or file) is invalid; the message says which field.
+    case configuration(String)
+    /// The listening socket could not be bound (address in use, bad host...).
+    case bindFailed(host: String, port: Int, reason: String)
+    /// `start()` was called on a server that is already running or was stopped.
+    case alreadyStarted
+
+    public var description: String {
+        switch self {
+        case let .configuration(message): "invalid configuration: \(message)"
+        case let .bindFailed(host, port, reason): "cannot listen on \(host):\(port): \(reason)"
+        case .alreadyStarted: "server already started"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import UnixSignals
+import TokKitServer
+
+/// `tokkit-server`: runs the TokKit session server until SIGTERM or SIGINT.
+@main
+struct TokKitServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokkit-server",
+        abstract: "TokKit session server: REST API (sessions, tokens, moderation) and WebSocket signaling.",
+        discussion: """
+            Flags override the config file; the config file overrides the defaults. The protocol is specified in \
+            Docs/Protocol.md. Stops gracefully on SIGTERM or SIGINT (every socket is closed with 1001).
+            """)
+
+    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, quickStart, staticDirectory).")
+    var config: String?
+
+    @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(name: .long, help: "Port to listen on; 0 picks a free port (default 0). The bound port is printed.")
+    var port: Int?
+
+    @Option(name: .customLong("api-key"), help: "Project API key (or TOKKIT_API_KEY).")
+    var apiKey: String?
+
+    @Option(name: .customLong("api-secret"), help: "Project API secret, at least 16 bytes (or TOKKIT_API_SECRET).")
+    var apiSecret: String?
+
+    @Option(name: .customLong("static-dir"), help: "Directory of static files served at / (browser client).")
+    var staticDirectory: String?
+
+    @Flag(name: .customLong("no-quick-start"), help: "Disable the credential-free GET /session and GET /room/{name}.")
+    var noQuickStart = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        var settings = ServerConfiguration()
+        if let config { settings = try ServerConfiguration.load(path: config) }
+        let environment = ProcessInfoEnvironment.current
+        if let host { settings.host = host }
+        if let port { settings.port = port }
+        if let key = apiKey ?? environment["TOKKIT_API_KEY"] { settings.apiKey = key }
+        if let secret = apiSecret ?? environment["TOKKIT_API_SECRET"] { settings.apiSecret = secret }
+        if let staticDirectory { settings.staticDirectory = staticDirectory }
+        if noQuickStart { settings.quickStart = false }
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level \(logLevel)")
+        }
+        var logger = Logger(label: "tokkit.server")
+        logger.logLevel = level
+
+        let server: TokKitServer
+        do {
+            server = try TokKitServer(configuration: settings, logger: logger)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let port: Int
+        do {
+            port = try await server.start()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        print("tokkit-server listening on http://\(settings.host):\(port) (signaling ws://\(settings.host):\(port)\(TokKitServer.signalingPath))")
+        fflush(stdout)
+        for await signal in signals {
+            logger.info("shutting down", metadata: ["signal": "\(signal)"])
+            break
+        }
+        await server.stop()
+    }
+}
