@@ -62,6 +62,7 @@ let package = Package(
             dependencies: [
                 "TokKitMedia", "TokKitAudio", "TokKitCapture", "TokKitProtocol",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

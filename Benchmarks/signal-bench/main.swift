@@ -33,7 +33,7 @@ func serve() async throws {
     let server = try TokKitServer(configuration: configuration, logger: logger)
     let port = try await server.start()
     print("PORT \(port)")
-    fflush(stdout)
+    fflush(nil)
     await Task.detached { while readLine() != nil {} }.value
     await server.stop()
 }

@@ -113,6 +113,9 @@ public final class Session: Sendable {
         }
     }
 
+    /// Requests waiting for the server's answer (signals held while reconnecting included).
+    var pendingRequestCount: Int { state.withLock { $0.pending.count } }
+
     /// Heartbeat answers received from the server so far.
     var pongsReceived: Int { state.withLock { $0.pongs } }
 

@@ -46,6 +46,9 @@ final class SignalingLink: Sendable {
     private let opened = Atomic<Bool>(false)
     private let logger: Logger
 
+    /// How long a clean close may wait for the server's answer.
+    static let closeTimeout: Duration = .seconds(2)
+
     /// Links whose task has not finished yet, process-wide (for leak checks).
     static var liveCount: Int { live.load(ordering: .relaxed) }
     private static let live = Atomic<Int>(0)
@@ -110,7 +113,7 @@ final class SignalingLink: Sendable {
 
     private func run(hello: String, owner: WeakLinkOwner) async -> SessionError? {
         var configuration = WebSocketClientConfiguration(
-            maxFrameSize: ProtocolLimits.maxFrameBytes, closeTimeout: .seconds(2))
+            maxFrameSize: ProtocolLimits.maxFrameBytes, closeTimeout: Self.closeTimeout)
         configuration.validateUTF8 = true
         do {
             let client = WebSocketClient(url: url, configuration: configuration, logger: logger) {
@@ -121,8 +124,9 @@ final class SignalingLink: Sendable {
                     group.addTask { await self.writeLoop(outbound) }
                     group.addTask {
                         if let timeout = await self.watchdog() {
+                            // The peer is silent: no close handshake to wait for, tear the socket down.
                             self.verdict.withLock { $0 = $0 ?? timeout }
-                            try? await outbound.close(.goingAway, reason: "heartbeat timeout")
+                            self.task.withLock { $0 }?.cancel()
                         }
                     }
                     do {
@@ -160,6 +164,10 @@ final class SignalingLink: Sendable {
                 case .text(let text): try await outbound.write(.text(text))
                 case .close:
                     try await outbound.close(.normalClosure, reason: nil)
+                    // The server answers with its own close, which ends the reader (and cancels this wait).
+                    // If it does not, give up on it.
+                    try await Task.sleep(for: Self.closeTimeout)
+                    task.withLock { $0 }?.cancel()
                     return
                 }
             } catch {

@@ -71,7 +71,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         print("tokkit-server listening on http://\(settings.host):\(port) (signaling ws://\(settings.host):\(port)\(TokKitServer.signalingPath))")
-        fflush(stdout)
+        fflush(nil)  // all streams: the port line must reach a pipe now
         for await signal in signals {
             logger.info("shutting down", metadata: ["signal": "\(signal)"])
             break

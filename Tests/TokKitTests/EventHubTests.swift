@@ -9,19 +9,14 @@ import Testing
         let queue = DispatchQueue(label: "hub.test")
         let hub = EventHub(queue: queue, bufferLimit: 1000)
         let s1 = hub.makeStream(), s2 = hub.makeStream()
-        let seen = Mutex<[Int]>([])
-        // Four threads emit at once; each event's number is recorded by the delegate work in queue order.
-        let counter = Atomic<Int>(0)
+        let log = OrderLog()
+        // Four tasks emit at once; the delegate work records each event's number in queue order.
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<4 {
                 group.addTask {
                     for _ in 0..<100 {
-                        // Numbers taken inside the emit's critical section would need the lock; instead the
-                        // delegate records the event's payload, which is the signal data.
-                        let n = counter.add(1, ordering: .relaxed).newValue
-                        hub.emit(.signalReceived(type: "n", data: "\(n)", from: nil)) {
-                            seen.withLock { $0.append(n) }
-                        }
+                        let n = log.next()
+                        hub.emit(.signalReceived(type: "n", data: "\(n)", from: nil)) { log.record(n) }
                     }
                 }
             }
@@ -33,7 +28,7 @@ import Testing
         queue.sync {}
         #expect(a.count == 400)
         #expect(a == b)
-        #expect(a == seen.withLock { $0 }.map { "\($0)" })
+        #expect(a == log.recorded.map { "\($0)" })
     }
 
     @Test func aSlowStreamKeepsTheNewestEventsWithinItsLimit() async {
@@ -61,4 +56,13 @@ import Testing
         for await _ in hub.makeStream() { n += 1 }
         #expect(n == 0 && hub.streamCount == 0)
     }
+}
+
+/// Numbers handed out and the order they were recorded in.
+private final class OrderLog: Sendable {
+    private let counter = Atomic<Int>(0)
+    private let seen = Mutex<[Int]>([])
+    func next() -> Int { counter.add(1, ordering: .relaxed).newValue }
+    func record(_ n: Int) { seen.withLock { $0.append(n) } }
+    var recorded: [Int] { seen.withLock { $0 } }
 }

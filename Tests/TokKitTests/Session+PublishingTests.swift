@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import TokKitProtocol
+import TokKitServer
 
 @testable import TokKit
 
@@ -222,8 +223,8 @@ extension LiveServer {
             #expect(await eventually { sub.streams[stream.streamId] != nil })
             try await sub.subscribe(Subscriber(stream: sub.streams[stream.streamId]!))
             // The server refuses too, when asked directly.
-            await expectCode(1500) { try await sub.request(.publish(.init()), purpose: .other).get() }
-            await expectCode(1520) { try await sub.request(.signal(.init()), purpose: .signal(retry: false)).get() }
+            await expectCode(1500) { _ = try await sub.request(.publish(.init()), purpose: .other).get() }
+            await expectCode(1520) { _ = try await sub.request(.signal(.init()), purpose: .signal(retry: false)).get() }
 
             // publisher-only: may publish, may not subscribe or signal.
             let (po, _) = try await server.connected(role: .publisherOnly)
@@ -232,14 +233,14 @@ extension LiveServer {
             #expect(await eventually { po.streams[stream.streamId] != nil })
             await expectCode(1600) { try await po.subscribe(Subscriber(stream: po.streams[stream.streamId]!)) }
             await expectCode(1600) {
-                try await po.request(.subscribe(.init(streamId: stream.streamId)), purpose: .other).get()
+                _ = try await po.request(.subscribe(.init(streamId: stream.streamId)), purpose: .other).get()
             }
 
             // publisher: no moderation.
             await expectCode(1530) { try await owner.forceDisconnect(sub.connection!) }
             await expectCode(1540) { try await owner.forceMute(stream) }
             await expectCode(1530) {
-                try await owner.request(.forceDisconnect(.init(connectionId: sub.connection!.connectionId)),
+                _ = try await owner.request(.forceDisconnect(.init(connectionId: sub.connection!.connectionId)),
                                         purpose: .other).get()
             }
 
@@ -277,12 +278,14 @@ extension LiveServer {
         }
 
         private func expectCode(_ code: Int, sourceLocation: SourceLocation = #_sourceLocation,
-                                _ body: () async throws(SessionError) -> Void) async {
+                                _ body: () async throws -> Void) async {
             do {
                 try await body()
                 Issue.record("expected error \(code), got success", sourceLocation: sourceLocation)
-            } catch {
+            } catch let error as SessionError {
                 #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            } catch {
+                Issue.record("expected a SessionError, got \(error)", sourceLocation: sourceLocation)
             }
         }
     }

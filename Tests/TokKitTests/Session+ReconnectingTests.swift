@@ -1,5 +1,6 @@
 import Testing
 import TokKitProtocol
+import TokKitServer
 
 @testable import TokKit
 
@@ -31,11 +32,11 @@ extension LiveServer {
             #expect(await eventually { a.sessionConnectionStatus == .reconnecting })
             // Signals made while reconnecting: held, then delivered once each, in order.
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for i in 1...20 {
-                        #expect(a.sessionConnectionStatus == .reconnecting, "signal \(i) was not made while reconnecting")
-                        try await a.signal(type: "during", data: "\(i)", retryAfterReconnect: true)
-                    }
+                // Each signal is made once the previous one is queued, so that their order is known.
+                for i in 1...20 {
+                    #expect(a.sessionConnectionStatus == .reconnecting, "signal \(i) was not made while reconnecting")
+                    group.addTask { try await a.signal(type: "during", data: "\(i)", retryAfterReconnect: true) }
+                    #expect(await eventually { a.pendingRequestCount == i })
                 }
                 // Without retry, a signal fails at once.
                 await #expect(throws: SessionError.notConnected) {
@@ -102,7 +103,7 @@ extension LiveServer {
             let relay = try TCPRelay(upstreamPort: server.port)
             let (a, ra) = try await server.connected(
                 url: "http://127.0.0.1:\(relay.port)", settings: Self.settings(attempts: 3, firstDelay: .milliseconds(100)))
-            let (_, rb) = try await server.connected()
+            let (b, rb) = try await server.connected()
             let publisher = Publisher(name: "p")
             let pubDelegate = PublisherRecorder()
             publisher.delegate = pubDelegate
@@ -118,9 +119,12 @@ extension LiveServer {
             #expect(publisher.stream == nil)
             #expect(await eventually { pubDelegate.events == ["streamCreated", "streamDestroyed"] })
             // The server forgets A after its grace period: B sees the stream, then the connection, go.
-            #expect(await rb.wait(timeout: .seconds(10)) { $0.contains { $0.connectionDestroyed != nil } })
+            let left = await rb.wait(timeout: .seconds(10)) { $0.contains { $0.connectionDestroyed != nil } }
+            let stats = await server.server.stats()
+            #expect(left, "B saw \(rb.all.map(\.name)); server: \(stats)")
             #expect(!rb.all.contains { $0.signal != nil })
             #expect(await eventually { SignalingLink.liveCount <= 1 })  // B's link only
+            await b.disconnect()
         }
 
         @Test func idleConnectionStaysAliveThroughHeartbeats() async throws {

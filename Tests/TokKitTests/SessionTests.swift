@@ -1,4 +1,5 @@
 import Dispatch
+import FoundationEssentials
 import Synchronization
 import Testing
 import TokKitProtocol
@@ -137,7 +138,7 @@ extension LiveServer { @Suite struct SessionTests {
     @Test func expiredAndForeignTokensAreAuthorizationFailures() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        let now = Int64(ContinuousClockEpoch.secondsNow())
+        let now = Int64(Date().timeIntervalSince1970)
         let expired = server.server.authority.sign(TokenClaims(
             apiKey: TestServer.apiKey, sessionId: server.sessionId, role: .publisher, issuedAt: now - 100,
             expiresAt: now - 10, nonce: "n", connectionData: ""))
@@ -229,15 +230,6 @@ extension LiveServer { @Suite struct SessionTests {
         return n
     }
 }}
-
-/// The wall clock in whole seconds since the Unix epoch, for token claims.
-enum ContinuousClockEpoch {
-    static func secondsNow() -> Int {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return ts.tv_sec
-    }
-}
 
 /// Records delegate calls and whether each ran on the expected queue.
 final class RecordingDelegate: SessionDelegate {

@@ -50,14 +50,9 @@ import TokKitProtocol
     /// Same verdicts as the protocol's own validation (which the server runs).
     @Test(arguments: ["", "ok", "bad type", String(repeating: "x", count: 128), String(repeating: "x", count: 129), "ü"])
     func agreesWithTheProtocol(_ type: String) {
-        let ours: Int? = { () -> Int? in
-            do { try SignalLimits.validate(type: type, data: "") } catch { return error.code }
-            return nil
-        }()
-        let theirs: Int? = { () -> Int? in
-            do { try Validation.signalType(type) } catch { return error.code.rawValue }
-            return nil
-        }()
+        var ours: Int?, theirs: Int?
+        do { try SignalLimits.validate(type: type, data: "") } catch { ours = error.code }
+        do { try Validation.signalType(type) } catch { theirs = error.code.rawValue }
         #expect(ours == theirs)
         #expect(SignalLimits.maxTypeLength == ProtocolLimits.maxSignalTypeLength)
         #expect(SignalLimits.maxDataBytes == ProtocolLimits.maxSignalDataBytes)
