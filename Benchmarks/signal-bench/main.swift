@@ -60,6 +60,10 @@ func bench() async throws {
     let base = "http://127.0.0.1:\(port)"
     let authority = TokenAuthority(apiKey: apiKey, apiSecret: apiSecret)
 
+    // Warm the server up (first connections allocate its pools and buffers) before reading its memory.
+    let warm = try await connect(10, sessionId: try await room("warm-up", base: base), base: base, authority: authority)
+    for c in warm { await c.session.disconnect() }
+
     print("signal-bench: server pid \(child.processIdentifier) on \(base)")
     print("clients | rtt p50 | rtt p90 | rtt p99 | signals/s (each to a neighbour) | server RSS / connection")
     print("--------|---------|---------|---------|---------------------------------|------------------------")
