@@ -113,6 +113,7 @@ let package = Package(
             dependencies: [
                 "TokKitServer", "TokKitProtocol",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -52,6 +52,11 @@ public struct TokenAuthority: Sendable {
         CompactJWS.sign(payload: WireCodec.encode(claims), key: key)
     }
 
+    /// Signs an arbitrary JSON payload (tests of malformed claims).
+    func sign(payload: [UInt8]) -> String {
+        CompactJWS.sign(payload: payload, key: key)
+    }
+
     /// Verifies a client token: signature, algorithm, claims, API key, expiry and limits. Every failure is
     /// ``ErrorCode/authorizationFailure``. The caller still checks the session.
     public func verify(_ token: String, now: Int64) throws(ProtocolError) -> TokenClaims {

@@ -1,0 +1,123 @@
+import Testing
+import TokKitProtocol
+
+@Suite struct WireCodecTests {
+    private func text(_ value: some Encodable) -> String { String(decoding: WireCodec.encode(value), as: UTF8.self) }
+
+    @Test func everyClientMessageRoundTrips() throws {
+        let messages: [ClientMessage] = [
+            .connect(.init(apiKey: "k", sessionId: "s", token: "t")),
+            .resume(.init(connectionId: "c", resumeToken: "r")),
+            .disconnect,
+            .ping(.init(seq: 7)),
+            .publish(.init(name: "cam", videoType: .screen, videoDimensions: .init(width: 1280, height: 720))),
+            .unpublish(.init(streamId: "s1")),
+            .updateStream(.init(streamId: "s1", hasAudio: false)),
+            .subscribe(.init(streamId: "s1", subscribeToVideo: false)),
+            .unsubscribe(.init(subscriberId: "u1")),
+            .negotiation(.init(streamId: "s1", subscriberId: "u1", kind: .offer, payload: "v=0\r\n")),
+            .signal(.init(type: "chat", data: "hi", to: "c2")),
+            .forceDisconnect(.init(connectionId: "c2")),
+            .forceUnpublish(.init(streamId: "s1")),
+            .forceMute(.init(streamId: "s1")),
+        ]
+        for (index, message) in messages.enumerated() {
+            let request = ClientRequest(rid: index, message)
+            let decoded = try WireCodec.decodeRequest(WireCodec.encode(request)).get()
+            #expect(decoded == request, "\(message.type)")
+        }
+    }
+
+    @Test func everyServerMessageRoundTrips() {
+        let connection = ConnectionInfo(id: "c1", creationTime: 1_732_190_000_000, data: "name=a")
+        let stream = StreamInfo(
+            id: "s1", connectionId: "c1", name: "cam", hasAudio: true, hasVideo: true, videoType: .camera,
+            videoDimensions: .init(width: 640, height: 480), creationTime: 1_732_190_000_001)
+        let messages: [ServerMessage] = [
+            .connected(
+                .init(
+                    version: 1, sessionId: "s", connection: connection, role: .moderator, connections: [connection],
+                    streams: [stream], resumed: false, resumeToken: "r", heartbeatInterval: 5_000,
+                    heartbeatTimeout: 15_000, resumeGrace: 20_000)),
+            .connectionCreated(.init(connection: connection)),
+            .connectionDestroyed(.init(connection: connection, reason: .forceDisconnected)),
+            .streamCreated(.init(stream: stream)),
+            .streamDestroyed(.init(stream: stream, reason: .networkDisconnected)),
+            .streamPropertyChanged(.init(stream: stream, changed: [.hasAudio, .videoDimensions], forced: true)),
+            .signal(.init(type: "chat", data: "hi", from: "c1", to: nil)),
+            .subscribe(.init(streamId: "s1", subscriberId: "u1", from: "c2")),
+            .unsubscribe(.init(streamId: "s1", subscriberId: "u1", from: "c2")),
+            .negotiation(.init(streamId: "s1", subscriberId: "u1", kind: .candidate, payload: "{}", from: "c2")),
+            .muteForced(.init(streamId: "s1")),
+            .archiveStarted(.init(archiveId: "a", name: "n")),
+            .archiveStopped(.init(archiveId: "a")),
+            .ack(.init(rid: 3, streamId: "s1", subscriberId: nil)),
+            .error(.init(rid: nil, code: .invalidSignalType, message: "bad")),
+            .pong(.init(seq: 9)),
+        ]
+        for message in messages {
+            #expect(WireCodec.decodeServer(WireCodec.encode(message)) == .message(message), "\(message.type)")
+        }
+    }
+
+    @Test func messagesAreFlatObjectsWithTheDocumentedNames() {
+        let signal = text(ClientRequest(rid: 2, .signal(.init(type: "chat", data: "hi"))))
+        #expect(signal.contains(#""type":"signal""#))
+        #expect(signal.contains(#""signalType":"chat""#))
+        #expect(signal.contains(#""rid":2"#))
+        let error = text(ServerMessage.error(.init(rid: 3, code: .signalDataTooLong, message: "x")))
+        #expect(error.contains(#""code":1413"#))
+        #expect(text(Role.publisherOnly) == #""publisher-only""#)
+    }
+
+    @Test func aForgedSenderFieldIsNotPartOfAClientSignal() throws {
+        let json = #"{"type":"signal","signalType":"chat","data":"x","from":"someone-else"}"#
+        let request = try WireCodec.decodeRequest(Array(json.utf8)).get()
+        #expect(request.message == .signal(.init(type: "chat", data: "x")))
+    }
+
+    @Test(arguments: [
+        "", "{", "null", "[]", #"{"rid":5}"#, #"{"type":42}"#, #"{"type":"nope","rid":6}"#,
+        #"{"type":"signal","rid":7,"data":5}"#, #"{"type":"publish","rid":8,"videoType":"hologram"}"#,
+        #"{"type":"connect","rid":9,"version":1}"#,
+    ])
+    func malformedRequestsFailWith1011AndKeepTheirRid(_ json: String) {
+        switch WireCodec.decodeRequest(Array(json.utf8)) {
+        case .success: Issue.record("decoded \(json)")
+        case let .failure(failure):
+            #expect(failure.error.code == .invalidParameter)
+            if json.contains(#""rid":"#) { #expect(failure.rid != nil, "\(json)") }
+        }
+    }
+
+    @Test func oversizedInputIsRefusedBeforeParsing() {
+        let big = [UInt8](repeating: UInt8(ascii: " "), count: ProtocolLimits.maxFrameBytes + 1)
+        guard case let .failure(failure) = WireCodec.decodeRequest(big) else {
+            Issue.record("oversized input decoded")
+            return
+        }
+        #expect(failure.error.code == .invalidParameter)
+    }
+
+    @Test func unknownServerMessageTypesAreReportedForIgnoring() {
+        #expect(WireCodec.decodeServer(Array(#"{"type":"fromTheFuture","x":1}"#.utf8)) == .unknownType("fromTheFuture"))
+        guard case .malformed = WireCodec.decodeServer(Array("not json".utf8)) else {
+            Issue.record("garbage decoded")
+            return
+        }
+    }
+
+    @Test func unknownErrorCodesDecode() throws {
+        let error = try WireCodec.decode(RestError.self, from: Array(#"{"code":4242,"message":"m"}"#.utf8))
+        #expect(error.code == ErrorCode(4242))
+    }
+
+    @Test func tokenClaimsUseJWTNames() {
+        let claims = TokenClaims(
+            apiKey: "k", sessionId: "s", role: .subscriber, issuedAt: 1, expiresAt: 2, nonce: "n", connectionData: "d")
+        let json = text(claims)
+        for name in [#""iss":"k""#, #""session_id":"s""#, #""iat":1"#, #""exp":2"#, #""connection_data":"d""#] {
+            #expect(json.contains(name), "\(name)")
+        }
+    }
+}

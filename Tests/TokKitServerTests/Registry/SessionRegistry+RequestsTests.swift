@@ -1,0 +1,235 @@
+import NIOWebSocket
+import Testing
+import TokKitProtocol
+@testable import TokKitServer
+
+/// Requests of connected members over real sockets: role matrix, signal limits and stamping, relay, moderation.
+@Suite(.timeLimit(.minutes(2))) struct SessionRegistryRequestsTests {
+    /// Sends one request with a rid and returns the reply (`ack` or `error`) for it, skipping events.
+    private func request(_ client: RawClient, _ message: ClientMessage, rid: Int, sourceLocation: SourceLocation = #_sourceLocation)
+        async -> ServerMessage?
+    {
+        client.send(message, rid: rid)
+        for _ in 0..<50 {
+            guard let reply = await client.nextMessage(sourceLocation: sourceLocation) else { return nil }
+            switch reply {
+            case let .ack(ack) where ack.rid == rid: return reply
+            case let .error(error) where error.rid == rid: return reply
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    private func errorCode(_ reply: ServerMessage?) -> ErrorCode? {
+        if case let .error(error) = reply { return error.code }
+        return nil
+    }
+
+    @Test func roleMatrixOverTheSocket() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (owner, _) = try await server.join(session, role: .moderator)
+            guard case let .ack(published) = await request(owner, .publish(.init(name: "target")), rid: 1),
+                  let target = published.streamId
+            else { throw TestFailure("publish") }
+
+            for role in Role.allCases {
+                let (client, connected) = try await server.join(session, role: role)
+                let me = connected.connection.id
+                var rid = 100
+                func attempt(_ message: ClientMessage) async -> ErrorCode? {
+                    rid += 1
+                    return errorCode(await request(client, message, rid: rid))
+                }
+                let publish = await attempt(.publish(.init(name: "x")))
+                #expect((publish == nil) == role.mayPublish, "\(role) publish")
+                if role.mayPublish == false { #expect(publish == .unableToPublish) }
+
+                let subscribe = await attempt(.subscribe(.init(streamId: target)))
+                #expect((subscribe == nil) == role.maySubscribe, "\(role) subscribe")
+                if !role.maySubscribe { #expect(subscribe == .unableToSubscribe) }
+
+                let signal = await attempt(.signal(.init(type: "t", data: "d")))
+                #expect((signal == nil) == role.maySignal, "\(role) signal")
+                if !role.maySignal { #expect(signal == .unableToSignal) }
+
+                let mute = await attempt(.forceMute(.init(streamId: target)))
+                #expect((mute == nil) == role.mayModerate, "\(role) forceMute")
+                if !role.mayModerate { #expect(mute == .unableToForceMute) }
+
+                let unpublish = await attempt(.forceUnpublish(.init(streamId: "no-such-stream")))
+                #expect(unpublish == (role.mayModerate ? .streamNotFound : .unableToForceUnpublish), "\(role)")
+
+                let disconnect = await attempt(.forceDisconnect(.init(connectionId: me)))
+                #expect((disconnect == nil) == role.mayModerate, "\(role) forceDisconnect")
+                if !role.mayModerate {
+                    #expect(disconnect == .unableToForceDisconnect)
+                    client.send(.disconnect)
+                }
+                #expect(await client.waitForClose().closed, "\(role) socket closed")
+                await client.finished()
+            }
+            let stats = await server.stats { $0.connections == 1 }
+            #expect(stats.connected == 1 && stats.subscriptions == 0, "\(stats)")
+        }
+    }
+
+    @Test func signalLimitsGiveExactCodes() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (client, _) = try await server.join(session)
+            let cases: [(ClientMessage.Signal, ErrorCode?)] = [
+                (.init(type: String(repeating: "a", count: 128), data: ""), nil),
+                (.init(type: String(repeating: "a", count: 129), data: ""), .invalidSignalType),
+                (.init(type: "no spaces", data: ""), .invalidSignalType),
+                (.init(type: "ünïcode", data: ""), .invalidSignalType),
+                (.init(type: "ok", data: String(repeating: "x", count: 8_192)), nil),
+                (.init(type: "ok", data: String(repeating: "x", count: 8_193)), .signalDataTooLong),
+                (.init(type: "ok", data: "", to: "no-such-connection"), .invalidParameter),
+            ]
+            for (index, (signal, expected)) in cases.enumerated() {
+                let reply = await request(client, .signal(signal), rid: index + 1)
+                #expect(errorCode(reply) == expected, "case \(index)")
+            }
+            // The socket survives all of it.
+            client.send(.ping(.init(seq: 5)))
+            var ponged = false
+            for _ in 0..<10 where !ponged {
+                if case .pong = await client.nextMessage() { ponged = true }
+            }
+            #expect(ponged)
+        }
+    }
+
+    @Test func theServerStampsTheTrueSender() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (a, aConnected) = try await server.join(session)
+            let (b, bConnected) = try await server.join(session)
+            _ = await a.nextMessage()  // connectionCreated b
+            // A forged `from` (and a forged nested sender) in the raw JSON is ignored.
+            a.sendRaw(#"{"type":"signal","rid":1,"signalType":"chat","data":"hi","from":"\#(bConnected.connection.id)"}"#)
+            guard case .ack = await a.nextMessage() else { throw TestFailure("ack") }
+            for client in [a, b] {
+                guard case let .signal(signal) = await client.nextMessage() else { throw TestFailure("signal") }
+                #expect(signal.from == aConnected.connection.id && signal.type == "chat" && signal.data == "hi")
+                #expect(signal.to == nil)
+            }
+            // Directed: only the target receives it.
+            b.send(.signal(.init(type: "dm", data: "psst", to: aConnected.connection.id)), rid: 2)
+            guard case .ack = await b.nextMessage() else { throw TestFailure("ack 2") }
+            guard case let .signal(direct) = await a.nextMessage() else { throw TestFailure("direct") }
+            #expect(direct.from == bConnected.connection.id && direct.to == aConnected.connection.id)
+            b.send(.ping(.init(seq: 9)))
+            #expect(await b.nextMessage() == .pong(.init(seq: 9)), "b got nothing but its pong")
+        }
+    }
+
+    @Test func subscribeAndNegotiationAreRelayedBetweenTheTwoEnds() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (publisher, publisherConnected) = try await server.join(session)
+            guard case let .ack(published) = await request(publisher, .publish(.init(name: "cam")), rid: 1),
+                  let streamId = published.streamId
+            else { throw TestFailure("publish") }
+            guard case .streamCreated = await publisher.nextMessage() else { throw TestFailure("streamCreated") }
+            let (subscriber, subscriberConnected) = try await server.join(session, role: .subscriber)
+            guard case .connectionCreated = await publisher.nextMessage() else { throw TestFailure("connectionCreated") }
+
+            guard case let .ack(subscribed) = await request(subscriber, .subscribe(.init(streamId: streamId)), rid: 2),
+                  let subscriberId = subscribed.subscriberId
+            else { throw TestFailure("subscribe") }
+            #expect(subscribed.streamId == streamId)
+            guard case let .subscribe(asked) = await publisher.nextMessage() else { throw TestFailure("forwarded") }
+            #expect(asked.streamId == streamId && asked.subscriberId == subscriberId)
+            #expect(asked.from == subscriberConnected.connection.id)
+
+            publisher.send(.negotiation(.init(streamId: streamId, subscriberId: subscriberId, kind: .offer, payload: "v=0 offer")))
+            guard case let .negotiation(offer) = await subscriber.nextMessage() else { throw TestFailure("offer") }
+            #expect(offer.kind == .offer && offer.payload == "v=0 offer" && offer.from == publisherConnected.connection.id)
+            subscriber.send(.negotiation(.init(streamId: streamId, subscriberId: subscriberId, kind: .answer, payload: "v=0 answer")))
+            guard case let .negotiation(answer) = await publisher.nextMessage() else { throw TestFailure("answer") }
+            #expect(answer.kind == .answer && answer.from == subscriberConnected.connection.id)
+
+            // A third party cannot inject into the subscription.
+            let (intruder, _) = try await server.join(session)
+            let injected = await request(
+                intruder, .negotiation(.init(streamId: streamId, subscriberId: subscriberId, kind: .candidate, payload: "x")),
+                rid: 3)
+            #expect(errorCode(injected) == .subscriberNotFound)
+            // Only the subscriber can unsubscribe; the publisher is told.
+            #expect(errorCode(await request(publisher, .unsubscribe(.init(subscriberId: subscriberId)), rid: 4)) == .subscriberNotFound)
+            guard case .ack = await request(subscriber, .unsubscribe(.init(subscriberId: subscriberId)), rid: 5) else {
+                throw TestFailure("unsubscribe")
+            }
+            var told = false
+            for _ in 0..<5 where !told {
+                if case let .unsubscribe(event) = await publisher.nextMessage() {
+                    #expect(event.subscriberId == subscriberId && event.from == subscriberConnected.connection.id)
+                    told = true
+                }
+            }
+            #expect(told)
+            let stats = await server.stats { $0.subscriptions == 0 }
+            #expect(stats.subscriptions == 0)
+        }
+    }
+
+    @Test func streamUpdatesAndModeration() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (publisher, publisherConnected) = try await server.join(session)
+            guard case let .ack(published) = await request(publisher, .publish(.init(name: "cam")), rid: 1),
+                  let streamId = published.streamId
+            else { throw TestFailure("publish") }
+            let (moderator, _) = try await server.join(session, role: .moderator)
+
+            guard case .ack = await request(publisher, .updateStream(.init(streamId: streamId, hasVideo: false)), rid: 2) else {
+                throw TestFailure("update")
+            }
+            guard case let .streamPropertyChanged(changed) = await moderator.nextMessage() else { throw TestFailure("changed") }
+            #expect(changed.changed == [.hasVideo] && !changed.stream.hasVideo && !changed.forced)
+            // Someone else's stream cannot be updated or unpublished.
+            #expect(errorCode(await request(moderator, .unpublish(.init(streamId: streamId)), rid: 3)) == .illegalState)
+
+            guard case .ack = await request(moderator, .forceMute(.init(streamId: streamId)), rid: 4) else {
+                throw TestFailure("mute")
+            }
+            var sawMute = false
+            var sawChange = false
+            for _ in 0..<6 where !(sawMute && sawChange) {
+                switch await publisher.nextMessage() {
+                case let .muteForced(muted): sawMute = muted.streamId == streamId
+                case let .streamPropertyChanged(event) where event.forced:
+                    sawChange = event.changed == [.hasAudio] && !event.stream.hasAudio
+                default: continue
+                }
+            }
+            #expect(sawMute && sawChange)
+
+            guard case .ack = await request(moderator, .forceDisconnect(.init(connectionId: publisherConnected.connection.id)), rid: 5)
+            else { throw TestFailure("force disconnect") }
+            var ownDestroyed = false
+            for _ in 0..<6 where !ownDestroyed {
+                if case let .connectionDestroyed(event) = await publisher.nextMessage() {
+                    ownDestroyed = event.connection.id == publisherConnected.connection.id && event.reason == .forceDisconnected
+                }
+            }
+            #expect(ownDestroyed)
+            #expect(await publisher.waitForClose().code == .normalClosure)
+            let stats = await server.stats { $0.connections == 1 && $0.streams == 0 }
+            #expect(stats.connected == 1 && stats.streams == 0, "\(stats)")
+        }
+    }
+
+    @Test func requestsBeforeConnectAndSecondConnectAreRefused() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (client, _) = try await server.join(session)
+            let token = try await server.token(session)
+            let again = await request(client, .connect(.init(apiKey: TestServer.apiKey, sessionId: session, token: token)), rid: 1)
+            #expect(errorCode(again) == .illegalState)
+        }
+    }
+}
