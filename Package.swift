@@ -75,6 +75,7 @@ let package = Package(
             dependencies: [
                 "TokKitMedia", "TokKitAudio", "TokKitCapture", "TokKitProtocol",
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -121,6 +122,11 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP"],
                           path: "Benchmarks/transport-bench", swiftSettings: strict),
+        .executableTarget(name: "signaling-chat", dependencies: [
+                              "TokKit", "TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                          ], path: "Examples/signaling-chat", swiftSettings: strict),
+        .executableTarget(name: "signal-bench", dependencies: ["TokKit", "TokKitServer"],
+                          path: "Benchmarks/signal-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
@@ -129,7 +135,7 @@ let package = Package(
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio"], swiftSettings: strict),
-        .testTarget(name: "TokKitTests", dependencies: ["TokKit"], swiftSettings: strict),
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer"], swiftSettings: strict),
         .testTarget(name: "TokKitProtocolTests", dependencies: ["TokKitProtocol"], swiftSettings: strict),
         .testTarget(
             name: "TokKitServerTests",

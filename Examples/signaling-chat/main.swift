@@ -1,0 +1,141 @@
+// signaling-chat: the tutorial's "signaling" chapter as a terminal chat.
+//
+//   swift run signaling-chat --name Alice --embed            # starts a server in process and prints its URL
+//   swift run signaling-chat --name Bob --server http://127.0.0.1:PORT
+//
+// Each instance asks the server's tutorial web service (GET /session) for credentials, connects, and sends every
+// line typed as a "chat" signal to everyone; lines from the others are printed with their sender's name.
+// Ctrl-D leaves the session.
+
+import ArgumentParser
+import Foundation
+import FoundationNetworking
+import Logging
+import TokKit
+import TokKitMedia
+import TokKitServer
+
+@main
+struct SignalingChat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signaling-chat", abstract: "A terminal chat over TokKit signals.")
+
+    @Option(help: "Your name, shown to the others.")
+    var name: String
+
+    @Option(help: "The server, e.g. http://127.0.0.1:8080 (its tutorial service must be on).")
+    var server: String?
+
+    @Flag(help: "Start a server in this process instead (others join with --server).")
+    var embed = false
+
+    @Option(help: "Port for the embedded server (0 picks a free one).")
+    var port: Int = 0
+
+    func run() async throws {
+        var embedded: TokKitServer?
+        let base: String
+        if embed {
+            var configuration = ServerConfiguration(
+                apiKey: "chat", apiSecret: "chat-secret-\(UInt64.random(in: 0...UInt64.max))", port: port)
+            configuration.quickStart = true
+            var logger = Logger(label: "chat.server")
+            logger.logLevel = .warning
+            let s = try TokKitServer(configuration: configuration, logger: logger)
+            let bound = try await s.start()
+            embedded = s
+            base = "http://127.0.0.1:\(bound)"
+            print("* server running; others join with: swift run signaling-chat --name NAME --server \(base)")
+        } else if let server {
+            base = server
+        } else {
+            throw ValidationError("give --server URL or --embed")
+        }
+
+        let credentials = try await TutorialCredentials.fetch(from: base)
+        var settings = SessionSettings()
+        settings.logger.logLevel = .warning
+        let session = Session(
+            apiKey: credentials.apiKey, sessionId: credentials.sessionId, serverURL: base, settings: settings)
+        let events = session.events
+        try await session.connect(token: credentials.token)
+        print("* connected as \(name); type a line and press enter (Ctrl-D to leave)")
+        try await session.signal(type: "chat-join", data: name)
+
+        let me = session.connection?.connectionId
+        let printer = Task {
+            var names: [String: String] = [:]  // connection id → name
+            for await event in events {
+                switch event {
+                case .signalReceived(let type, let data, let from):
+                    guard let from = from?.connectionId, from != me else { continue }
+                    switch type {
+                    case "chat-join":
+                        names[from] = data
+                        print("* \(data) joined")
+                    case "chat":
+                        guard let line = try? JSONDecoder().decode(ChatLine.self, from: Data(data.utf8)) else { continue }
+                        names[from] = line.name
+                        print("[\(line.name)] \(line.text)")
+                    default: continue
+                    }
+                case .connectionDestroyed(let c):
+                    print("* \(names[c.connectionId] ?? "someone") left")
+                case .reconnecting: print("* connection lost, reconnecting…")
+                case .reconnected: print("* reconnected")
+                case .disconnected: return
+                default: continue
+                }
+            }
+        }
+
+        for await line in StandardInputLines.stream() {
+            guard !line.isEmpty else { continue }
+            let payload = String(decoding: try JSONEncoder().encode(ChatLine(name: name, text: line)), as: UTF8.self)
+            do {
+                try await session.signal(type: "chat", data: payload)
+            } catch {
+                print("* not sent: \(error)")
+            }
+        }
+        await session.disconnect()
+        printer.cancel()
+        await embedded?.stop()
+    }
+}
+
+/// One chat line on the wire (the signal's data).
+struct ChatLine: Codable {
+    var name: String
+    var text: String
+}
+
+/// The tutorial web service's answer (`GET /session`), as in the OpenTok tutorials' sample server.
+struct TutorialCredentials: Decodable {
+    var apiKey: String
+    var sessionId: String
+    var token: String
+
+    static func fetch(from base: String) async throws -> TutorialCredentials {
+        guard let url = URL(string: base.hasSuffix("/") ? base + "session" : base + "/session") else {
+            throw ValidationError("bad server URL \(base)")
+        }
+        let (data, response) = try await URLSession.shared.data(from: url)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
+            throw ValidationError("\(url) answered \(String(decoding: data, as: UTF8.self))")
+        }
+        return try JSONDecoder().decode(TutorialCredentials.self, from: data)
+    }
+}
+
+/// Lines of standard input, read on a thread of their own; the stream ends at end of file.
+enum StandardInputLines {
+    static func stream() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(256))
+        _ = MediaThread(name: "stdin") { _ in
+            while let line = readLine() { continuation.yield(line) }
+            continuation.finish()
+        }
+        return stream
+    }
+}

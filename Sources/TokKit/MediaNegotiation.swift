@@ -1,0 +1,45 @@
+/// One opaque message of a WebRTC negotiation, relayed by the server between a publisher and one subscriber.
+/// The server never reads `payload`; ``kind`` tells the receiving ``MediaNegotiator`` how to apply it.
+public struct NegotiationMessage: Sendable, Hashable {
+    /// How to apply the payload (the wire's `NegotiationKind`).
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// SDP offer text.
+        case offer
+        /// SDP answer text.
+        case answer
+        /// One ICE candidate.
+        case candidate
+        /// No more candidates; empty payload.
+        case endOfCandidates
+    }
+
+    public var kind: Kind
+    public var payload: String
+
+    public init(kind: Kind, payload: String) {
+        self.kind = kind
+        self.payload = payload
+    }
+}
+
+/// Names one negotiation: a subscription of one subscriber to one stream, seen from one end.
+public struct MediaNegotiationContext: Sendable, Hashable {
+    /// Which end this client is.
+    public enum Side: Sendable, Hashable {
+        /// This client publishes the stream and sends media.
+        case publisher
+        /// This client subscribes to the stream and receives media.
+        case subscriber
+    }
+
+    public let side: Side
+    /// The stream being subscribed to.
+    public let streamId: String
+    /// The server's id for this subscription; unique within the session.
+    public let subscriberId: String
+    /// The connection at the other end (the subscriber's, seen from the publisher, and vice versa).
+    public let peerConnectionId: String
+    /// Whether the subscriber wants audio / video (only meaningful to the publisher).
+    public let wantsAudio: Bool
+    public let wantsVideo: Bool
+}

@@ -1,0 +1,28 @@
+/// The hook where the WebRTC layer plugs into sessions: it produces and applies the offers, answers and ICE
+/// candidates that a ``Session`` relays through the server between a publisher and each of its subscribers.
+///
+/// ## Flow
+/// 1. A client calls ``Session/subscribe(_:)``; the server assigns a subscriber id and tells the publisher's
+///    client. Both sessions call ``negotiationDidStart(_:channel:)``, each with its own ``MediaNegotiationContext``
+///    (``MediaNegotiationContext/Side-swift.enum/publisher`` on one end,
+///    ``MediaNegotiationContext/Side-swift.enum/subscriber`` on the other).
+/// 2. Messages sent through the ``NegotiationChannel`` arrive at the other end's
+///    ``negotiation(_:didReceive:channel:)``, in order.
+/// 3. When media flows, the subscriber's negotiator calls ``NegotiationChannel/reportConnected()`` (the
+///    subscriber's delegate then gets `subscriberDidConnect`); on failure ``NegotiationChannel/reportFailed(_:)``.
+/// 4. Unsubscribe, unpublish, stream or connection destroyed, or disconnect: ``negotiationDidEnd(_:)``, once per
+///    started negotiation, after which the channel's calls are ignored.
+///
+/// ## Threading
+/// For one session, the methods are called one at a time from that session's network task, in the order
+/// the messages arrived. Return quickly (hand long work to the media thread). Channel methods may be called
+/// from any thread.
+///
+/// The default is ``PlaceholderNegotiator``, which exchanges placeholder text so that the signaling path is
+/// complete and testable before the media layer exists.
+public protocol MediaNegotiator: AnyObject, Sendable {
+    func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel)
+    func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
+                     channel: NegotiationChannel)
+    func negotiationDidEnd(_ context: MediaNegotiationContext)
+}

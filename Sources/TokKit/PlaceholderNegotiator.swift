@@ -1,0 +1,22 @@
+/// A ``MediaNegotiator`` that exchanges placeholder text instead of SDP, so that subscriptions complete at the
+/// signaling level before the media layer exists: the publisher's end sends an `offer`, the subscriber's end
+/// answers and reports itself connected.
+///
+/// Stateless and thread-safe.
+public final class PlaceholderNegotiator: MediaNegotiator {
+    public init() {}
+
+    public func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel) {
+        guard context.side == .publisher else { return }
+        try? channel.send(NegotiationMessage(kind: .offer, payload: "placeholder-offer \(context.streamId)"))
+    }
+
+    public func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
+                            channel: NegotiationChannel) {
+        guard context.side == .subscriber, message.kind == .offer else { return }
+        try? channel.send(NegotiationMessage(kind: .answer, payload: "placeholder-answer \(context.streamId)"))
+        channel.reportConnected()
+    }
+
+    public func negotiationDidEnd(_ context: MediaNegotiationContext) {}
+}

@@ -1,0 +1,180 @@
+import Synchronization
+
+/// Publishes this client's audio and video into a session, as the SDK's `OTPublisher` / `OTPublisherKit`.
+///
+/// Create it with its settings, attach a ``videoCapture`` (and a ``videoRender`` for the local preview), then
+/// ``Session/publish(_:)`` it. While published, toggling ``publishAudio`` / ``publishVideo`` or changing
+/// ``videoType`` updates the stream for everyone (``SessionEvent/streamPropertyChanged(_:_:)``).
+/// ``Session/unpublish(_:)`` or disconnecting ends the stream. A publisher is in at most one session at a time
+/// and can be published again after it was unpublished.
+///
+/// ## Threading
+/// Every property may be read and written from any thread (a lock guards them). Changes are sent to the
+/// server in the order they were made. Delegate methods arrive on the session's delegate queue.
+public final class Publisher: Sendable {
+    struct State {
+        var publishAudio: Bool
+        var publishVideo: Bool
+        var videoType: StreamVideoType
+        var videoDimensions: VideoDimensions?
+        var videoCapture: (any VideoCapture)?
+        var videoRender: (any VideoRender)?
+        weak var delegate: (any PublisherDelegate)?
+        weak var session: Session?
+        var stream: Stream?
+    }
+
+    /// The name given to the stream (at most 1000 characters); fixed once created.
+    public let name: String
+    private let state: Mutex<State>
+
+    public init(
+        name: String = "", publishAudio: Bool = true, publishVideo: Bool = true, videoType: StreamVideoType = .camera,
+        videoDimensions: VideoDimensions? = nil, videoCapture: (any VideoCapture)? = nil,
+        videoRender: (any VideoRender)? = nil, delegate: (any PublisherDelegate)? = nil
+    ) {
+        self.name = name
+        state = Mutex(State(
+            publishAudio: publishAudio, publishVideo: publishVideo, videoType: videoType,
+            videoDimensions: videoDimensions, videoCapture: videoCapture, videoRender: videoRender,
+            delegate: delegate))
+    }
+
+    /// Whether audio is sent. Changing it while published changes ``Stream/hasAudio`` for everyone.
+    public var publishAudio: Bool {
+        get { state.withLock { $0.publishAudio } }
+        set {
+            change { s in
+                guard s.publishAudio != newValue else { return nil }
+                s.publishAudio = newValue
+                return .hasAudio(newValue)
+            }
+        }
+    }
+
+    /// Whether video is sent. Changing it while published changes ``Stream/hasVideo`` for everyone.
+    public var publishVideo: Bool {
+        get { state.withLock { $0.publishVideo } }
+        set {
+            change { s in
+                guard s.publishVideo != newValue else { return nil }
+                s.publishVideo = newValue
+                return .hasVideo(newValue)
+            }
+        }
+    }
+
+    /// What the video shows. Changing it while published changes ``Stream/videoType`` for everyone.
+    public var videoType: StreamVideoType {
+        get { state.withLock { $0.videoType } }
+        set {
+            change { s in
+                guard s.videoType != newValue else { return nil }
+                s.videoType = newValue
+                return .videoType(newValue)
+            }
+        }
+    }
+
+    /// The size of the published video. Set from the capturer's settings at publish time when nil; changing it
+    /// while published changes ``Stream/videoDimensions`` for everyone.
+    public var videoDimensions: VideoDimensions? {
+        get { state.withLock { $0.videoDimensions } }
+        set {
+            change { s in
+                guard s.videoDimensions != newValue else { return nil }
+                s.videoDimensions = newValue
+                return .videoDimensions(newValue)
+            }
+        }
+    }
+
+    /// The source of the published video (camera, screen, custom).
+    public var videoCapture: (any VideoCapture)? {
+        get { state.withLock { $0.videoCapture } }
+        set { state.withLock { $0.videoCapture = newValue } }
+    }
+
+    /// Where the local preview is drawn.
+    public var videoRender: (any VideoRender)? {
+        get { state.withLock { $0.videoRender } }
+        set { state.withLock { $0.videoRender = newValue } }
+    }
+
+    /// Receives this publisher's events (held weakly).
+    public var delegate: (any PublisherDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// The published stream as the server last described it; nil while not published.
+    public var stream: Stream? { state.withLock { $0.stream } }
+
+    /// The session it is published in, if any.
+    public var session: Session? { state.withLock { $0.session } }
+
+    // MARK: - Session side
+
+    /// Applies `mutate`; when it reports a change and the publisher has a stream, forwards it to the session.
+    private func change(_ mutate: (inout State) -> StreamPropertyChange?) {
+        let forward: (Session, String, StreamPropertyChange)? = state.withLock { s in
+            guard let change = mutate(&s) else { return nil }
+            guard let session = s.session, let streamId = s.stream?.streamId else { return nil }
+            return (session, streamId, change)
+        }
+        if let (session, streamId, change) = forward {
+            session.publisherChanged(streamId: streamId, change)
+        }
+    }
+
+    /// What to announce when publishing.
+    struct Description: Sendable {
+        var name: String
+        var hasAudio: Bool
+        var hasVideo: Bool
+        var videoType: StreamVideoType
+        var videoDimensions: VideoDimensions?
+    }
+
+    /// Claims the publisher for `session`. Fails when it is already published (or being published) elsewhere.
+    func attach(to session: Session) throws(SessionError) -> Description {
+        let capture = videoCapture
+        let captured = capture.map { c -> VideoDimensions in
+            let f = c.captureSettings()
+            return VideoDimensions(width: f.width, height: f.height)
+        }
+        return try state.withLock { s throws(SessionError) -> Description in
+            if s.session != nil {
+                throw .illegalState("the publisher is already published in a session")
+            }
+            s.session = session
+            if s.videoDimensions == nil, let captured, captured.width > 0, captured.height > 0 {
+                s.videoDimensions = captured
+            }
+            return Description(
+                name: name, hasAudio: s.publishAudio, hasVideo: s.publishVideo, videoType: s.videoType,
+                videoDimensions: s.videoDimensions)
+        }
+    }
+
+    /// A moderator turned the stream's audio off (the server already updated the stream).
+    func applyForcedMute() {
+        state.withLock { $0.publishAudio = false }
+    }
+
+    /// The server created (or updated) the stream.
+    func setStream(_ stream: Stream) {
+        state.withLock { $0.stream = stream }
+    }
+
+    /// Releases the publisher from `session`; returns the stream it had.
+    @discardableResult
+    func detach(from session: Session) -> Stream? {
+        state.withLock { s in
+            guard s.session === session else { return nil }
+            s.session = nil
+            defer { s.stream = nil }
+            return s.stream
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/// Receives a ``Publisher``'s events, as the SDK's `OTPublisherKitDelegate`. Every method is optional.
+///
+/// Called on the delegate queue of the session the publisher is published in, in order with that session's
+/// own events. Held weakly.
+public protocol PublisherDelegate: AnyObject, Sendable {
+    /// The server accepted the stream; ``Publisher/stream`` is set.
+    func publisher(_ publisher: Publisher, streamCreated stream: Stream)
+    /// The stream ended (unpublish, disconnect, or the session dropped for good).
+    func publisher(_ publisher: Publisher, streamDestroyed stream: Stream)
+    /// Publishing failed, or a published stream failed.
+    func publisher(_ publisher: Publisher, didFailWithError error: SessionError)
+}
+
+extension PublisherDelegate {
+    public func publisher(_ publisher: Publisher, streamCreated stream: Stream) {}
+    public func publisher(_ publisher: Publisher, streamDestroyed stream: Stream) {}
+    public func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {}
+}

@@ -1,0 +1,320 @@
+import Logging
+import Synchronization
+import TokKitProtocol
+
+// How a session applies what the server sends. Everything here runs on the current link's task, one message
+// at a time; state changes and the events they cause happen under the state lock, so events keep their order.
+
+extension Session: SignalingLinkOwner {
+    func link(_ link: SignalingLink, received message: ServerMessage) {
+        state.withLock { s in
+            guard link.generation == s.generation else { return }
+            switch message {
+            case .connected(let m): applyConnected(m, link: link, &s)
+            case .connectionCreated(let m): applyConnectionCreated(Connection(m.connection), &s)
+            case .connectionDestroyed(let m): applyConnectionDestroyed(m, &s)
+            case .streamCreated(let m): applyStreamCreated(m.stream, &s)
+            case .streamDestroyed(let m): applyStreamDestroyed(m.stream.id, &s)
+            case .streamPropertyChanged(let m): applyStreamChanged(m.stream, &s)
+            case .signal(let m):
+                emit(.signalReceived(type: m.type, data: m.data, from: m.from.map { s.sender($0) }))
+            case .subscribe(let m): applySubscribeRequest(m, &s)
+            case .unsubscribe(let m): endPublisherSide(subscriberId: m.subscriberId, &s)
+            case .negotiation(let m): applyNegotiation(m, &s)
+            case .muteForced(let m): applyMuteForced(streamId: m.streamId, &s)
+            case .archiveStarted(let m): emit(.archiveStarted(id: m.archiveId, name: m.name))
+            case .archiveStopped(let m): emit(.archiveStopped(id: m.archiveId))
+            case .ack(let m): applyAck(m, &s)
+            case .error(let m): applyError(m, link: link, &s)
+            case .pong: s.pongs += 1
+            }
+        }
+    }
+
+    func link(_ link: SignalingLink, closedWith error: SessionError?) {
+        enum Next { case nothing, finish, reconnect }
+        let next: Next = state.withLock { s in
+            guard link.generation == s.generation else { return .nothing }
+            s.link = nil
+            if let opening = s.opening {
+                // The socket closed before `connected`.
+                s.opening = nil
+                let failure = s.openingError ?? error ?? .connectionFailed("the server closed the socket")
+                switch s.status {
+                case .connecting:
+                    s.status = .failed
+                    emit(.failed(failure))
+                    opening.resume(returning: .failure(failure))
+                    return .nothing
+                case .reconnecting:
+                    opening.resume(returning: .failure(failure))
+                    return .nothing
+                case .disconnecting:
+                    opening.resume(returning: .failure(.connectionFailed("disconnect() was called while connecting")))
+                    return .finish
+                case .notConnected, .connected, .failed:
+                    opening.resume(returning: .failure(failure))
+                    return .finish
+                }
+            }
+            switch s.status {
+            case .connected where !s.closedByServer && settings.reconnectPolicy.maxAttempts > 0:
+                s.status = .reconnecting
+                emit(.reconnecting)
+                // Requests in flight are lost with the socket. Retried signals stay pending and are sent again
+                // after the resume; everything else fails now.
+                for (rid, p) in s.pending {
+                    if case .signal(retry: true) = p.purpose { continue }
+                    s.pending[rid] = nil
+                    p.continuation.resume(returning: .failure(Self.failure(for: p.purpose, "the connection dropped")))
+                }
+                for (_, c) in s.awaitingStream { c.resume(returning: .failure(.connectionDropped)) }
+                s.awaitingStream.removeAll()
+                return .reconnect
+            case .reconnecting:
+                return .nothing  // a resume attempt's socket; the reconnect loop goes on
+            default:
+                return .finish
+            }
+        }
+        switch next {
+        case .nothing: break
+        case .finish: finishDisconnect(generation: link.generation)
+        case .reconnect: startReconnecting()
+        }
+    }
+
+    // MARK: - Connection lifecycle
+
+    private func applyConnected(_ m: ServerMessage.Connected, link: SignalingLink, _ s: inout SessionState) {
+        guard let opening = s.opening else { return }
+        s.opening = nil
+        let me = Connection(m.connection)
+        s.role = m.role
+        s.resumeToken = m.resumeToken
+        s.resumeGrace = .milliseconds(m.resumeGrace)
+        link.established(
+            heartbeatInterval: .milliseconds(max(100, m.heartbeatInterval)),
+            heartbeatTimeout: .milliseconds(max(200, m.heartbeatTimeout)))
+        let others = m.connections.map(Connection.init)
+        if s.status == .reconnecting, m.resumed, s.me?.connectionId == me.connectionId {
+            s.me = me
+            s.status = .connected
+            reconcile(others: others, streams: m.streams, &s)
+            emit(.reconnected)
+            // Signals held while reconnecting (and those lost in flight) go out now, in the order they were made.
+            for rid in s.pending.keys.sorted() {
+                guard let p = s.pending[rid], !link.send(p.text) else { continue }
+                s.pending[rid] = nil
+                p.continuation.resume(returning: .failure(.unableToSendSignal("the outgoing queue is full")))
+            }
+            opening.resume(returning: .success(()))
+            return
+        }
+        // A fresh connection.
+        s.me = me
+        s.status = .connected
+        s.connections.removeAll()
+        s.connectionOrder.removeAll()
+        s.streams.removeAll()
+        emit(.connected(me))
+        for c in others where s.addConnection(c) { emit(.connectionCreated(c)) }
+        for info in m.streams { applyStreamCreated(info, &s) }
+        opening.resume(returning: .success(()))
+    }
+
+    /// After a resume: turns the difference between what we knew and the server's snapshot into events.
+    private func reconcile(others: [Connection], streams: [StreamInfo], _ s: inout SessionState) {
+        let liveConnections = Set(others.map(\.connectionId))
+        let liveStreams = Dictionary(streams.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for id in s.streams.keys.sorted() where liveStreams[id] == nil { applyStreamDestroyed(id, &s) }
+        for id in s.connectionOrder where !liveConnections.contains(id) {
+            if let c = s.removeConnection(id) { emit(.connectionDestroyed(c)) }
+        }
+        for c in others where s.addConnection(c) { emit(.connectionCreated(c)) }
+        for info in streams {
+            if s.streams[info.id] == nil { applyStreamCreated(info, &s) } else { applyStreamChanged(info, &s) }
+        }
+    }
+
+    private func applyConnectionCreated(_ c: Connection, _ s: inout SessionState) {
+        if s.addConnection(c) { emit(.connectionCreated(c)) }
+    }
+
+    private func applyConnectionDestroyed(_ m: ServerMessage.ConnectionDestroyed, _ s: inout SessionState) {
+        let id = m.connection.id
+        if id == s.me?.connectionId {
+            // This client was removed (force disconnect or server shutdown): the socket closes next, for good.
+            s.closedByServer = true
+            return
+        }
+        for (streamId, stream) in s.streams where stream.connection.connectionId == id {
+            applyStreamDestroyed(streamId, &s)
+        }
+        for (subscriberId, ctx) in s.publisherSides where ctx.peerConnectionId == id {
+            endPublisherSide(subscriberId: subscriberId, &s)
+        }
+        if let c = s.removeConnection(id) { emit(.connectionDestroyed(c)) }
+    }
+
+    // MARK: - Streams
+
+    private func applyStreamCreated(_ info: StreamInfo, _ s: inout SessionState) {
+        guard s.streams[info.id] == nil else { return applyStreamChanged(info, &s) }
+        let isMine = info.connectionId == s.me?.connectionId
+        guard let owner = s.connection(info.connectionId) else {
+            logger.warning("stream \(info.id) of unknown connection \(info.connectionId)")
+            return
+        }
+        let stream = Stream(info, connection: owner)
+        s.streams[info.id] = stream
+        guard isMine else { return emit(.streamCreated(stream)) }
+        guard let publisher = s.publishers[info.id] else { return }
+        publisher.setStream(stream)
+        emitDelegateWork { [weak publisher] in
+            guard let publisher, let d = publisher.delegate else { return }
+            d.publisher(publisher, streamCreated: stream)
+        }
+        if let waiter = s.awaitingStream.removeValue(forKey: info.id) {
+            waiter.resume(returning: .success(ServerMessage.Ack(rid: 0, streamId: info.id)))
+        }
+    }
+
+    func applyStreamDestroyed(_ streamId: String, _ s: inout SessionState) {
+        guard let stream = s.streams.removeValue(forKey: streamId) else { return }
+        if stream.connection.connectionId == s.me?.connectionId {
+            for (subscriberId, ctx) in s.publisherSides where ctx.streamId == streamId {
+                endPublisherSide(subscriberId: subscriberId, &s)
+            }
+            if let publisher = s.publishers.removeValue(forKey: streamId) {
+                publisher.detach(from: self)
+                emitDelegateWork { [weak publisher] in
+                    guard let publisher, let d = publisher.delegate else { return }
+                    d.publisher(publisher, streamDestroyed: stream)
+                }
+            }
+            return
+        }
+        for (subscriberId, subscriber) in s.subscribers where subscriber.stream.streamId == streamId {
+            endSubscriber(subscriberId: subscriberId, notifyServer: false, failure: nil, &s)
+        }
+        emit(.streamDestroyed(stream))
+    }
+
+    private func applyStreamChanged(_ info: StreamInfo, _ s: inout SessionState) {
+        guard let old = s.streams[info.id] else { return }
+        let new = Stream(info, connection: old.connection)
+        let changes = old.changes(to: new)
+        guard !changes.isEmpty else { return }
+        s.streams[info.id] = new
+        if let publisher = s.publishers[info.id] { publisher.setStream(new) }
+        for change in changes { emit(.streamPropertyChanged(new, change)) }
+        for subscriber in s.subscribers.values where subscriber.stream.streamId == info.id {
+            if let enabled = subscriber.update(stream: new) {
+                subscriberVideoChangedLocked(subscriber, enabled: enabled, reason: .publisherPropertyChanged)
+            }
+        }
+    }
+
+    private func applyMuteForced(streamId: String, _ s: inout SessionState) {
+        guard let publisher = s.publishers[streamId] else { return }
+        publisher.applyForcedMute()
+        emit(.muteForced(MuteForcedInfo(active: true)))
+    }
+
+    // MARK: - Replies
+
+    private func applyAck(_ ack: ServerMessage.Ack, _ s: inout SessionState) {
+        guard let p = s.pending.removeValue(forKey: ack.rid) else { return }
+        switch p.purpose {
+        case .publish(let publisher):
+            guard let streamId = ack.streamId else {
+                return p.continuation.resume(returning: .failure(.internalError("publish ack without a stream id")))
+            }
+            s.publishers[streamId] = publisher
+            if let stream = s.streams[streamId] {
+                // Our own streamCreated came first.
+                publisher.setStream(stream)
+                emitDelegateWork { [weak publisher] in
+                    guard let publisher, let d = publisher.delegate else { return }
+                    d.publisher(publisher, streamCreated: stream)
+                }
+                p.continuation.resume(returning: .success(ack))
+            } else {
+                s.awaitingStream[streamId] = p.continuation
+            }
+        case .subscribe(let subscriber, let streamId):
+            guard let subscriberId = ack.subscriberId, subscriber.accepted(subscriberId: subscriberId),
+                let stream = s.streams[streamId]
+            else {
+                return p.continuation.resume(returning: .failure(.streamNotFound("the stream ended while subscribing")))
+            }
+            let context = MediaNegotiationContext(
+                side: .subscriber, streamId: streamId, subscriberId: subscriberId,
+                peerConnectionId: stream.connection.connectionId, wantsAudio: subscriber.subscribeToAudio,
+                wantsVideo: subscriber.subscribeToVideo)
+            s.subscribers[subscriberId] = subscriber
+            s.subscriberContexts[subscriberId] = context
+            let channel = NegotiationChannel(context: context, session: self)
+            withNegotiator { $0.negotiationDidStart(context, channel: channel) }
+            p.continuation.resume(returning: .success(ack))
+        case .signal, .other:
+            p.continuation.resume(returning: .success(ack))
+        }
+    }
+
+    private func applyError(_ reply: ServerMessage.ErrorReply, link: SignalingLink, _ s: inout SessionState) {
+        let error = SessionError(reply)
+        if let rid = reply.rid, let p = s.pending.removeValue(forKey: rid) {
+            p.continuation.resume(returning: .failure(error))
+            return
+        }
+        if s.opening != nil {
+            // `connect` / `resume` refused: the server closes the socket; report this error then.
+            s.openingError = error
+            link.close()
+            return
+        }
+        logger.warning("server error: \(error)")
+    }
+
+    // MARK: - Negotiation relay
+
+    private func applySubscribeRequest(_ m: ServerMessage.SubscriptionEvent, _ s: inout SessionState) {
+        guard s.publishers[m.streamId] != nil || s.streams[m.streamId]?.connection.connectionId == s.me?.connectionId,
+            s.publisherSides[m.subscriberId] == nil
+        else { return }
+        let context = MediaNegotiationContext(
+            side: .publisher, streamId: m.streamId, subscriberId: m.subscriberId, peerConnectionId: m.from,
+            wantsAudio: m.subscribeToAudio ?? true, wantsVideo: m.subscribeToVideo ?? true)
+        s.publisherSides[m.subscriberId] = context
+        let channel = NegotiationChannel(context: context, session: self)
+        withNegotiator { $0.negotiationDidStart(context, channel: channel) }
+    }
+
+    private func applyNegotiation(_ m: ServerMessage.Negotiation, _ s: inout SessionState) {
+        // A connection may subscribe to its own stream: then both ends are here, told apart by the sender.
+        let mine = s.subscriberContexts[m.subscriberId]
+        let theirs = s.publisherSides[m.subscriberId]
+        let context: MediaNegotiationContext
+        if let mine, let theirs {
+            // Loopback: the server keeps order, so this is the oldest message one of our ends sent; it is for
+            // the other end.
+            let sender = s.loopbackSenders[m.subscriberId]?.popFirst() ?? .publisher
+            context = sender == .publisher ? mine : theirs
+        } else if let c = mine ?? theirs, c.streamId == m.streamId {
+            context = c
+        } else {
+            return  // the subscription already ended
+        }
+        let message = NegotiationMessage(kind: .init(m.kind), payload: m.payload)
+        let channel = NegotiationChannel(context: context, session: self)
+        withNegotiator { $0.negotiation(context, didReceive: message, channel: channel) }
+    }
+
+    func endPublisherSide(subscriberId: String, _ s: inout SessionState) {
+        guard let context = s.publisherSides.removeValue(forKey: subscriberId) else { return }
+        if s.subscriberContexts[subscriberId] == nil { s.loopbackSenders[subscriberId] = nil }
+        withNegotiator { $0.negotiationDidEnd(context) }
+    }
+}

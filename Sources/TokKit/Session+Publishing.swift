@@ -1,0 +1,223 @@
+import Synchronization
+import TokKitProtocol
+
+// Publishing and subscribing: the registry of this client's publishers and subscribers.
+
+extension Session {
+    /// Publishes `publisher`'s stream and returns once the server created it (``Publisher/stream`` is set and
+    /// the publisher's delegate got `streamCreated`). Everyone else sees ``SessionEvent/streamCreated(_:)``.
+    ///
+    /// Throws ``SessionError/notConnected`` (1010), ``SessionError/unableToPublish(_:)`` (1500) when the role may
+    /// not publish, ``SessionError/illegalState(_:)`` when the publisher is already published, or what the server
+    /// answered (``SessionError/invalidParameter(_:)`` for a name over 1000 characters). The publisher's delegate
+    /// gets `didFailWithError` too.
+    public func publish(_ publisher: Publisher) async throws(SessionError) {
+        let (status, caps) = state.withLock { ($0.status, $0.capabilities) }
+        guard status == .connected else { throw .notConnected }
+        guard caps.canPublish else { return try failPublish(publisher, .unableToPublish("the token's role may not publish")) }
+        let d = try publisher.attach(to: self)
+        let result = await request(
+            .publish(.init(name: d.name, hasAudio: d.hasAudio, hasVideo: d.hasVideo, videoType: d.videoType.wire,
+                           videoDimensions: d.videoDimensions?.wire)),
+            purpose: .publish(publisher))
+        if case .failure(let error) = result {
+            state.withLock { s in
+                if let id = s.publishers.first(where: { $0.value === publisher })?.key { s.publishers[id] = nil }
+            }
+            publisher.detach(from: self)
+            try failPublish(publisher, error)
+        }
+    }
+
+    private func failPublish(_ publisher: Publisher, _ error: SessionError) throws(SessionError) {
+        emitDelegateWork { [weak publisher] in
+            guard let publisher, let d = publisher.delegate else { return }
+            d.publisher(publisher, didFailWithError: error)
+        }
+        throw error
+    }
+
+    /// Ends `publisher`'s stream and returns once the server confirmed; the publisher's delegate gets
+    /// `streamDestroyed`, everyone else ``SessionEvent/streamDestroyed(_:)``, and the subscriptions to it end.
+    /// Throws ``SessionError/publisherNotFound`` (1113) when it is not published in this session.
+    public func unpublish(_ publisher: Publisher) async throws(SessionError) {
+        let streamId: String? = state.withLock { s in s.publishers.first { $0.value === publisher }?.key }
+        guard let streamId else { throw .publisherNotFound }
+        let result = await request(.unpublish(.init(streamId: streamId)), purpose: .other)
+        // The server's streamDestroyed normally did the rest already; make sure (for example after an error).
+        state.withLock { s in
+            if s.streams[streamId] != nil { applyStreamDestroyed(streamId, &s) }
+            if let p = s.publishers.removeValue(forKey: streamId) { p.detach(from: self) }
+        }
+        switch result {
+        case .success, .failure(.streamNotFound): break  // already gone is fine
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Subscribes to `subscriber`'s stream and returns once the server accepted (the media negotiation with the
+    /// publisher then runs; `subscriberDidConnect(toStream:)` follows when it completes).
+    ///
+    /// Throws ``SessionError/notConnected`` (1010), ``SessionError/unableToSubscribe(_:)`` (1600) when the role
+    /// may not subscribe, ``SessionError/streamNotFound(_:)`` (1604) when the stream is gone, or
+    /// ``SessionError/illegalState(_:)`` when the subscriber was used before. The subscriber's delegate gets
+    /// `didFailWithError` too.
+    public func subscribe(_ subscriber: Subscriber) async throws(SessionError) {
+        let (status, caps, exists) = state.withLock {
+            ($0.status, $0.capabilities, $0.streams[subscriber.stream.streamId] != nil)
+        }
+        guard status == .connected else { throw .notConnected }
+        guard caps.canSubscribe else {
+            return try failSubscribe(subscriber, .unableToSubscribe("the token's role may not subscribe"))
+        }
+        guard exists else { return try failSubscribe(subscriber, .streamNotFound(subscriber.stream.streamId)) }
+        let (streamId, audio, video) = try subscriber.attach(to: self)
+        let result = await request(
+            .subscribe(.init(streamId: streamId, subscribeToAudio: audio, subscribeToVideo: video)),
+            purpose: .subscribe(subscriber, streamId: streamId))
+        if case .failure(let error) = result {
+            _ = subscriber.end()
+            try failSubscribe(subscriber, error)
+        }
+    }
+
+    private func failSubscribe(_ subscriber: Subscriber, _ error: SessionError) throws(SessionError) {
+        emitDelegateWork { [weak subscriber] in
+            guard let subscriber, let d = subscriber.delegate else { return }
+            d.subscriber(subscriber, didFailWithError: error)
+        }
+        throw error
+    }
+
+    /// Stops receiving `subscriber`'s stream: its negotiation ends, the publisher's client is told, and the
+    /// delegate gets `subscriberDidDisconnect(fromStream:)`. Throws ``SessionError/subscriberNotFound`` (1112)
+    /// when it is not subscribed in this session.
+    public func unsubscribe(_ subscriber: Subscriber) async throws(SessionError) {
+        let subscriberId: String? = state.withLock { s in
+            guard let id = s.subscribers.first(where: { $0.value === subscriber })?.key else { return nil }
+            endSubscriber(subscriberId: id, notifyServer: false, failure: nil, &s)
+            return id
+        }
+        guard let subscriberId else { throw .subscriberNotFound }
+        let result = await request(.unsubscribe(.init(subscriberId: subscriberId)), purpose: .other)
+        if case .failure(let error) = result, error != .subscriberNotFound, error != .notConnected { throw error }
+    }
+
+    /// Ends one of this client's subscriptions: unregisters it, ends its negotiation and tells the delegate.
+    func endSubscriber(subscriberId: String, notifyServer: Bool, failure: SessionError?, _ s: inout SessionState) {
+        let context = s.subscriberContexts.removeValue(forKey: subscriberId)
+        if s.publisherSides[subscriberId] == nil { s.loopbackSenders[subscriberId] = nil }
+        guard let subscriber = s.subscribers.removeValue(forKey: subscriberId),
+            let phase = subscriber.end(), phase.isActive
+        else { return }
+        if let context { withNegotiator { $0.negotiationDidEnd(context) } }
+        if notifyServer, s.status == .connected, let link = s.link {
+            link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberId: subscriberId)))))
+        }
+        emitDelegateWork { [weak subscriber] in
+            guard let subscriber, let d = subscriber.delegate else { return }
+            if let failure { d.subscriber(subscriber, didFailWithError: failure) }
+            d.subscriberDidDisconnect(fromStream: subscriber)
+        }
+    }
+
+    // MARK: - Moderation
+
+    /// Moderator: removes `connection` from the session. Throws ``SessionError/unableToForceDisconnect(_:)``
+    /// (1530) when the role is not moderator or the connection is gone.
+    public func forceDisconnect(_ connection: Connection) async throws(SessionError) {
+        guard capabilities.canForceDisconnect else {
+            throw .unableToForceDisconnect("the token's role may not force a disconnect")
+        }
+        _ = try await request(.forceDisconnect(.init(connectionId: connection.connectionId)), purpose: .other).get()
+    }
+
+    /// Moderator: ends `stream`. Throws ``SessionError/unableToForceUnpublish(_:)`` (1535) when the role is not
+    /// moderator.
+    public func forceUnpublish(_ stream: Stream) async throws(SessionError) {
+        guard capabilities.canForceMute else {
+            throw .unableToForceUnpublish("the token's role may not force an unpublish")
+        }
+        _ = try await request(.forceUnpublish(.init(streamId: stream.streamId)), purpose: .other).get()
+    }
+
+    /// Moderator: turns `stream`'s audio off; its publisher gets ``SessionEvent/muteForced(_:)``. Throws
+    /// ``SessionError/unableToForceMute(_:)`` (1540) when the role is not moderator.
+    public func forceMute(_ stream: Stream) async throws(SessionError) {
+        guard capabilities.canForceMute else { throw .unableToForceMute("the token's role may not force mute") }
+        _ = try await request(.forceMute(.init(streamId: stream.streamId)), purpose: .other).get()
+    }
+
+    // MARK: - Called by Publisher, Subscriber, NegotiationChannel
+
+    /// A published publisher changed a property: tell the server (everyone hears it back as
+    /// `streamPropertyChanged`).
+    func publisherChanged(streamId: String, _ change: StreamPropertyChange) {
+        var update = ClientMessage.UpdateStream(streamId: streamId)
+        switch change {
+        case .hasAudio(let v): update.hasAudio = v
+        case .hasVideo(let v): update.hasVideo = v
+        case .videoType(let v): update.videoType = v.wire
+        case .videoDimensions(let v):
+            guard let v else { return }  // the protocol cannot clear dimensions
+            update.videoDimensions = v.wire
+        }
+        post(.updateStream(update))
+    }
+
+    /// A subscriber's effective video changed.
+    func subscriberVideoChanged(_ subscriber: Subscriber, enabled: Bool, reason: SubscriberVideoEventReason) {
+        state.withLock { _ in subscriberVideoChangedLocked(subscriber, enabled: enabled, reason: reason) }
+    }
+
+    func subscriberVideoChangedLocked(_ subscriber: Subscriber, enabled: Bool, reason: SubscriberVideoEventReason) {
+        emitDelegateWork { [weak subscriber] in
+            guard let subscriber, let d = subscriber.delegate else { return }
+            if enabled {
+                d.subscriberVideoEnabled(subscriber, reason: reason)
+            } else {
+                d.subscriberVideoDisabled(subscriber, reason: reason)
+            }
+        }
+    }
+
+    func relayNegotiation(_ message: NegotiationMessage, for context: MediaNegotiationContext) throws(SessionError) {
+        try state.withLock { s throws(SessionError) in
+            let live = switch context.side {
+            case .subscriber: s.subscriberContexts[context.subscriberId] != nil
+            case .publisher: s.publisherSides[context.subscriberId] != nil
+            }
+            guard live else { throw .subscriberNotFound }
+            guard s.status == .connected, let link = s.link else { throw .notConnected }
+            let text = Self.encode(ClientRequest(.negotiation(.init(
+                streamId: context.streamId, subscriberId: context.subscriberId, kind: message.kind.wire,
+                payload: message.payload))))
+            guard link.send(text) else { throw .internalError("the outgoing queue is full") }
+            if s.subscriberContexts[context.subscriberId] != nil, s.publisherSides[context.subscriberId] != nil {
+                s.loopbackSenders[context.subscriberId, default: []].append(context.side)
+            }
+        }
+    }
+
+    func negotiationReportedConnected(_ context: MediaNegotiationContext) {
+        guard context.side == .subscriber else { return }
+        state.withLock { s in
+            guard let subscriber = s.subscribers[context.subscriberId], subscriber.markConnected() else { return }
+            emitDelegateWork { [weak subscriber] in
+                guard let subscriber, let d = subscriber.delegate else { return }
+                d.subscriberDidConnect(toStream: subscriber)
+            }
+        }
+    }
+
+    func negotiationReportedFailure(_ context: MediaNegotiationContext, error: SessionError) {
+        state.withLock { s in
+            switch context.side {
+            case .subscriber:
+                endSubscriber(subscriberId: context.subscriberId, notifyServer: true, failure: error, &s)
+            case .publisher:
+                endPublisherSide(subscriberId: context.subscriberId, &s)
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import Logging
+
+/// Tunables of a ``Session``; the defaults suit interactive use. A plain value.
+public struct SessionSettings: Sendable {
+    /// How long the WebSocket handshake plus the server's answer to `connect` may take (then 1021).
+    public var connectTimeout: Duration = .seconds(10)
+    /// How to retry after the WebSocket drops.
+    public var reconnectPolicy: ReconnectPolicy = .standard
+    /// Most events each ``Session/events`` stream buffers for a consumer that falls behind (newest kept).
+    public var eventBufferLimit: Int = 4096
+    /// Most messages waiting to be written to the socket; beyond it sends fail (signals with 1550).
+    public var outgoingLimit: Int = 4096
+    /// Where the session logs (the WebSocket client logs here too).
+    public var logger = Logger(label: "TokKit.Session")
+
+    public init() {}
+}

@@ -1,0 +1,95 @@
+import TokKitProtocol
+
+/// Everything a ``Session`` knows, guarded by its lock. Only `Session` touches it.
+struct SessionState {
+    /// A request waiting for its `ack` or `error`.
+    struct Pending {
+        enum Purpose {
+            case signal(retry: Bool)
+            case publish(Publisher)
+            case subscribe(Subscriber, streamId: String)
+            case other
+        }
+
+        var purpose: Purpose
+        /// The encoded request, kept to resend a retried signal after a reconnect.
+        var text: String
+        var continuation: CheckedContinuation<Result<ServerMessage.Ack, SessionError>, Never>
+    }
+
+    var status: SessionConnectionStatus = .notConnected
+    /// The current socket, if any; messages from older generations are ignored.
+    var link: SignalingLink?
+    var generation: UInt64 = 0
+    /// Waiting for `connected` (a first connect or a resume attempt).
+    var opening: CheckedContinuation<Result<Void, SessionError>, Never>?
+    /// An `error` the server sent while opening, reported when the socket closes.
+    var openingError: SessionError?
+    /// The server destroyed this connection (force disconnect): the coming close is final.
+    var closedByServer = false
+    var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
+    var reconnectTask: Task<Void, Never>?
+
+    // What the server told us.
+    var me: Connection?
+    var role: Role?
+    var resumeToken: String?
+    var resumeGrace: Duration = .zero
+    /// The other connections, by id, and the order they joined in.
+    var connections: [String: Connection] = [:]
+    var connectionOrder: [String] = []
+    /// Every live stream, this client's own included.
+    var streams: [String: Stream] = [:]
+
+    // Registries.
+    /// This client's publishers, by stream id.
+    var publishers: [String: Publisher] = [:]
+    /// `publish` acked, own `streamCreated` not seen yet: the caller waits for it.
+    var awaitingStream: [String: CheckedContinuation<Result<ServerMessage.Ack, SessionError>, Never>] = [:]
+    /// This client's subscribers, by subscriber id, and their negotiation contexts.
+    var subscribers: [String: Subscriber] = [:]
+    var subscriberContexts: [String: MediaNegotiationContext] = [:]
+    /// Subscriptions to this client's streams (by others, or by itself), by subscriber id.
+    var publisherSides: [String: MediaNegotiationContext] = [:]
+    /// For subscriptions to its own streams: which end sent each negotiation message still in flight, oldest first.
+    var loopbackSenders: [String: ArraySlice<MediaNegotiationContext.Side>] = [:]
+
+    var pending: [Int: Pending] = [:]
+    /// Heartbeat answers received (for tests and diagnostics).
+    var pongs = 0
+    var nextRid = 1
+
+    mutating func makeRid() -> Int {
+        defer { nextRid = nextRid == Int.max ? 1 : nextRid + 1 }
+        return nextRid
+    }
+
+    var capabilities: SessionCapabilities {
+        guard status == .connected || status == .reconnecting, let role else { return .none }
+        return SessionCapabilities(role)
+    }
+
+    mutating func addConnection(_ c: Connection) -> Bool {
+        guard connections[c.connectionId] == nil, c.connectionId != me?.connectionId else { return false }
+        connections[c.connectionId] = c
+        connectionOrder.append(c.connectionId)
+        return true
+    }
+
+    mutating func removeConnection(_ id: String) -> Connection? {
+        guard let c = connections.removeValue(forKey: id) else { return nil }
+        connectionOrder.removeAll { $0 == id }
+        return c
+    }
+
+    /// The connection with that id: ours or another's.
+    func connection(_ id: String) -> Connection? {
+        if let me, me.connectionId == id { return me }
+        return connections[id]
+    }
+
+    /// The sender of a message: the known connection, or a bare one when it is unknown here (already gone).
+    func sender(_ id: String) -> Connection {
+        connection(id) ?? Connection(connectionId: id, creationTime: .init(millisecondsSince1970: 0), data: "")
+    }
+}

@@ -1,0 +1,49 @@
+import struct FoundationEssentials.Date
+
+/// A published media stream in the session, as the SDK's `OTStream`.
+///
+/// A value snapshot taken when the event that carries it happened: its properties do not change under you.
+/// For the current state read ``Session/streams`` (or ``Publisher/stream`` / ``Subscriber/stream``) again; every
+/// change arrives as ``SessionEvent/streamPropertyChanged(_:_:)``. Identify streams by ``streamId``: two
+/// snapshots of one stream differ when a property changed in between.
+///
+/// With `import Foundation` in the same file, write `TokKit.Stream` (Foundation has an unrelated `Stream`).
+public struct Stream: Sendable, Hashable, Identifiable, CustomStringConvertible {
+    /// Unique within the session.
+    public let streamId: String
+    /// The connection that publishes it.
+    public let connection: Connection
+    /// The publisher's name (may be empty).
+    public let name: String
+    /// Whether the publisher is sending audio (``Publisher/publishAudio``).
+    public internal(set) var hasAudio: Bool
+    /// Whether the publisher is sending video (``Publisher/publishVideo``).
+    public internal(set) var hasVideo: Bool
+    /// The size of the published video, if known.
+    public internal(set) var videoDimensions: VideoDimensions?
+    /// What the video shows.
+    public internal(set) var videoType: StreamVideoType
+    /// When the server created the stream.
+    public let creationTime: Date
+
+    public var id: String { streamId }
+
+    public init(
+        streamId: String, connection: Connection, name: String, hasAudio: Bool, hasVideo: Bool,
+        videoDimensions: VideoDimensions?, videoType: StreamVideoType, creationTime: Date
+    ) {
+        self.streamId = streamId
+        self.connection = connection
+        self.name = name
+        self.hasAudio = hasAudio
+        self.hasVideo = hasVideo
+        self.videoDimensions = videoDimensions
+        self.videoType = videoType
+        self.creationTime = creationTime
+    }
+
+    public var description: String {
+        "Stream(\(streamId), from \(connection.connectionId), name: \(name), audio: \(hasAudio), "
+            + "video: \(hasVideo), \(videoDimensions?.description ?? "?"), \(videoType.rawValue))"
+    }
+}

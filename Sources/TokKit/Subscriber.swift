@@ -1,0 +1,158 @@
+import Synchronization
+
+/// Receives one stream of another client, as the SDK's `OTSubscriber` / `OTSubscriberKit`.
+///
+/// Create it for a ``Stream`` from ``SessionEvent/streamCreated(_:)`` (or ``Session/streams``), set a
+/// ``videoRender``, then ``Session/subscribe(_:)``. The session asks the server to subscribe, which tells the
+/// publisher's client; the two ``MediaNegotiator``s then negotiate through the server, and the delegate's
+/// `subscriberDidConnect(toStream:)` follows once media flows. ``Session/unsubscribe(_:)``, the stream ending or the
+/// session disconnecting ends it (`subscriberDidDisconnect(fromStream:)`). A subscriber is used once.
+///
+/// ## Threading
+/// Every property may be read and written from any thread. Delegate methods arrive on the session's delegate
+/// queue. ``videoRender`` is called by the media layer on its own thread.
+public final class Subscriber: Sendable {
+    /// Where the subscriber is in its life.
+    enum Phase: Sendable, Equatable {
+        case idle
+        case subscribing
+        case negotiating(subscriberId: String)
+        case connected(subscriberId: String)
+        case ended
+    }
+
+    struct State {
+        var stream: Stream
+        var subscribeToAudio: Bool
+        var subscribeToVideo: Bool
+        var videoRender: (any VideoRender)?
+        weak var delegate: (any SubscriberDelegate)?
+        weak var session: Session?
+        var phase: Phase = .idle
+    }
+
+    private let state: Mutex<State>
+
+    public init(stream: Stream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
+                videoRender: (any VideoRender)? = nil, delegate: (any SubscriberDelegate)? = nil) {
+        state = Mutex(State(
+            stream: stream, subscribeToAudio: subscribeToAudio, subscribeToVideo: subscribeToVideo,
+            videoRender: videoRender, delegate: delegate))
+    }
+
+    /// The stream, as the session last described it (property changes update it).
+    public var stream: Stream { state.withLock { $0.stream } }
+
+    /// Whether audio is wanted. Local: the media layer stops playing it.
+    public var subscribeToAudio: Bool {
+        get { state.withLock { $0.subscribeToAudio } }
+        set { state.withLock { $0.subscribeToAudio = newValue } }
+    }
+
+    /// Whether video is wanted. Turning it off (on) while subscribed reports `subscriberVideoDisabled`
+    /// (`Enabled`) with reason ``SubscriberVideoEventReason/subscriberPropertyChanged`` when the stream has video.
+    public var subscribeToVideo: Bool {
+        get { state.withLock { $0.subscribeToVideo } }
+        set {
+            let notify: Session? = state.withLock { s in
+                guard s.subscribeToVideo != newValue else { return nil }
+                s.subscribeToVideo = newValue
+                guard s.stream.hasVideo, s.phase.isActive else { return nil }
+                return s.session
+            }
+            notify?.subscriberVideoChanged(self, enabled: newValue, reason: .subscriberPropertyChanged)
+        }
+    }
+
+    /// Where decoded video is drawn.
+    public var videoRender: (any VideoRender)? {
+        get { state.withLock { $0.videoRender } }
+        set { state.withLock { $0.videoRender = newValue } }
+    }
+
+    /// Receives this subscriber's events (held weakly).
+    public var delegate: (any SubscriberDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// The session it subscribes in, while subscribed.
+    public var session: Session? { state.withLock { $0.session } }
+
+    /// The server's id for this subscription, once the server accepted it.
+    public var subscriberId: String? {
+        state.withLock { s in
+            switch s.phase {
+            case .negotiating(let id), .connected(let id): id
+            case .idle, .subscribing, .ended: nil
+            }
+        }
+    }
+
+    /// Whether media negotiation completed (`subscriberDidConnect(toStream:)` was reported).
+    public var isConnected: Bool {
+        state.withLock { if case .connected = $0.phase { true } else { false } }
+    }
+
+    // MARK: - Session side
+
+    /// Claims the subscriber for `session`; it can be subscribed once.
+    func attach(to session: Session) throws(SessionError) -> (streamId: String, audio: Bool, video: Bool) {
+        try state.withLock { s throws(SessionError) in
+            guard s.phase == .idle else { throw .illegalState("a subscriber can be subscribed only once") }
+            s.phase = .subscribing
+            s.session = session
+            return (s.stream.streamId, s.subscribeToAudio, s.subscribeToVideo)
+        }
+    }
+
+    /// The server accepted the subscription.
+    func accepted(subscriberId: String) -> Bool {
+        state.withLock { s in
+            guard s.phase == .subscribing else { return false }
+            s.phase = .negotiating(subscriberId: subscriberId)
+            return true
+        }
+    }
+
+    /// The negotiator reported media flowing; true the first time.
+    func markConnected() -> Bool {
+        state.withLock { s in
+            guard case .negotiating(let id) = s.phase else { return false }
+            s.phase = .connected(subscriberId: id)
+            return true
+        }
+    }
+
+    /// Ends the subscription; returns the phase it was in (nil if it had already ended).
+    func end() -> Phase? {
+        state.withLock { s in
+            guard s.phase != .ended else { return nil }
+            defer {
+                s.phase = .ended
+                s.session = nil
+            }
+            return s.phase
+        }
+    }
+
+    /// Applies a stream update. Returns the video reason to report when the effective video changed.
+    func update(stream: Stream) -> Bool? {
+        state.withLock { s in
+            let before = s.stream.hasVideo
+            s.stream = stream
+            guard before != stream.hasVideo, s.subscribeToVideo, s.phase.isActive else { return nil }
+            return stream.hasVideo
+        }
+    }
+}
+
+extension Subscriber.Phase {
+    /// Accepted by the server and not ended.
+    var isActive: Bool {
+        switch self {
+        case .negotiating, .connected: true
+        case .idle, .subscribing, .ended: false
+        }
+    }
+}

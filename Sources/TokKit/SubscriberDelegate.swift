@@ -1,0 +1,24 @@
+/// Receives a ``Subscriber``'s events, as the SDK's `OTSubscriberKitDelegate`. Every method is optional.
+///
+/// Called on the delegate queue of the session the subscriber belongs to, in order with that session's own
+/// events. Held weakly.
+public protocol SubscriberDelegate: AnyObject, Sendable {
+    /// The negotiation with the publisher completed.
+    func subscriberDidConnect(toStream subscriber: Subscriber)
+    /// The subscriber stopped receiving the stream (unsubscribe, stream destroyed, session dropped).
+    func subscriberDidDisconnect(fromStream subscriber: Subscriber)
+    /// Subscribing failed.
+    func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError)
+    /// Video stopped arriving, and why.
+    func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason)
+    /// Video resumed, and why.
+    func subscriberVideoEnabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason)
+}
+
+extension SubscriberDelegate {
+    public func subscriberDidConnect(toStream subscriber: Subscriber) {}
+    public func subscriberDidDisconnect(fromStream subscriber: Subscriber) {}
+    public func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {}
+    public func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {}
+    public func subscriberVideoEnabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {}
+}

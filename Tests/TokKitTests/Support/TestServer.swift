@@ -1,0 +1,61 @@
+import Logging
+import Testing
+import TokKit
+import TokKitProtocol
+import TokKitServer
+
+/// A real `TokKitServer`, in process, on 127.0.0.1 with an ephemeral port, and one session on it.
+struct TestServer {
+    let server: TokKitServer
+    let port: Int
+    let sessionId: String
+    static let apiKey = "test-key"
+    static let apiSecret = "test-secret-0123456789"
+
+    var url: String { "http://127.0.0.1:\(port)" }
+
+    static func start(
+        heartbeatIntervalMs: Int = 5_000, heartbeatTimeoutMs: Int = 15_000, resumeGraceMs: Int = 20_000
+    ) async throws -> TestServer {
+        var configuration = ServerConfiguration(apiKey: apiKey, apiSecret: apiSecret)
+        configuration.heartbeatIntervalMs = heartbeatIntervalMs
+        configuration.heartbeatTimeoutMs = heartbeatTimeoutMs
+        configuration.resumeGraceMs = resumeGraceMs
+        var logger = Logger(label: "test.server")
+        logger.logLevel = .error
+        let server = try TokKitServer(configuration: configuration, logger: logger)
+        let port = try await server.start()
+        let session = try await server.createSession()
+        return TestServer(server: server, port: port, sessionId: session.sessionId)
+    }
+
+    func token(role: Role = .publisher, data: String = "") async throws -> String {
+        try await server.issueToken(sessionId: sessionId, role: role, connectionData: data).token
+    }
+
+    /// A client session for this server's session (not connected yet).
+    func session(url: String? = nil, settings: SessionSettings = .quiet) -> Session {
+        Session(apiKey: Self.apiKey, sessionId: sessionId, serverURL: url ?? self.url, settings: settings)
+    }
+
+    /// A session connected with a token of `role`, with a recorder attached before connecting.
+    func connected(role: Role = .publisher, data: String = "", url: String? = nil, settings: SessionSettings = .quiet)
+        async throws -> (Session, EventRecorder)
+    {
+        let s = session(url: url, settings: settings)
+        let recorder = EventRecorder(s)
+        try await s.connect(token: try await token(role: role, data: data))
+        return (s, recorder)
+    }
+
+    func stop() async { await server.stop() }
+}
+
+extension SessionSettings {
+    /// Defaults, with logging limited to errors.
+    static var quiet: SessionSettings {
+        var s = SessionSettings()
+        s.logger.logLevel = .error
+        return s
+    }
+}
