@@ -111,6 +111,8 @@ let package = Package(
                           path: "Examples/noise-renderer", swiftSettings: strict),
         .executableTarget(name: "noise-audio", dependencies: ["TokKitAudio"],
                           path: "Examples/noise-audio", swiftSettings: strict),
+        .executableTarget(name: "screen-capture", dependencies: ["TokKitCapture"],
+                          path: "Examples/screen-capture", swiftSettings: strict),
         .executableTarget(name: "list-cameras", dependencies: ["TokKitCapture"],
                           path: "Examples/list-cameras", swiftSettings: strict),
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
