@@ -98,7 +98,10 @@ extension LiveServer {
             try await a.publish(publisher)
             let second = try #require(publisher.stream)
             #expect(second.streamId != first.streamId)
-            #expect(await eventually { b.streams[second.streamId] != nil })
+            // Clear B's log only once its recorder has the second streamCreated (the stream delivers it
+            // asynchronously, after the session's state already shows the stream).
+            let secondId = second.streamId
+            #expect(await rb.wait { $0.compactMap(\.streamCreated).contains { $0.streamId == secondId } })
             rb.clear()
             await a.disconnect()
             #expect(await rb.wait { $0.map(\.name) == ["streamDestroyed", "connectionDestroyed"] })
