@@ -6,7 +6,9 @@ import TokKitICE
 // Loopback helpers (the same as TokKitICETests' ones: test targets cannot share files).
 
 /// Polls `condition` until it holds or `timeout` passes (bounded: at most timeout/2 ms polls).
-func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+/// Bounded generously: other suites block the 2-thread cooperative pool (ffmpeg, Chromium, Xvfb waits) and the
+/// candidate forwarders need a pool thread, so under a full parallel run trickle can stall for seconds.
+func eventually(within timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {
