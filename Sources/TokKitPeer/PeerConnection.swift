@@ -53,6 +53,8 @@ public final class PeerConnection: Sendable {
         var ice: IceAgent?
         var tasks: [Task<Void, Never>] = []
         var localOffer: SessionDescription?
+        /// ``close()`` ran (the state may already be closed by the peer's close_notify).
+        var released = false
     }
 
     /// Creates an idle connection with a fresh certificate; nothing touches the network before
@@ -148,7 +150,8 @@ public final class PeerConnection: Sendable {
     /// buffers, reports ``PeerConnectionState/closed`` and finishes ``events``. Idempotent.
     public func close() {
         let taken: (IceAgent?, [Task<Void, Never>])? = control.withLock { c in
-            guard c.state != .closed else { return nil }
+            guard !c.released else { return nil }
+            c.released = true
             c.state = .closed
             defer { c.ice = nil; c.tasks = [] }
             return (c.ice, c.tasks)
