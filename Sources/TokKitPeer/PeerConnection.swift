@@ -149,14 +149,15 @@ public final class PeerConnection: Sendable {
     /// Sends close_notify, closes ICE (its network thread is joined, unless called on it), drops keys and
     /// buffers, reports ``PeerConnectionState/closed`` and finishes ``events``. Idempotent.
     public func close() {
-        let taken: (IceAgent?, [Task<Void, Never>])? = control.withLock { c in
+        let taken: (IceAgent?, [Task<Void, Never>], Bool)? = control.withLock { c in
             guard !c.released else { return nil }
             c.released = true
+            let changed = c.state != .closed
             c.state = .closed
             defer { c.ice = nil; c.tasks = [] }
-            return (c.ice, c.tasks)
+            return (c.ice, c.tasks, changed)
         }
-        guard let (ice, tasks) = taken else { return }
+        guard let (ice, tasks, changed) = taken else { return }
         let dtls = transport.withLock { t in defer { t = nil }; return t }
         dtls?.close()
         ice?.close()
@@ -165,7 +166,7 @@ public final class PeerConnection: Sendable {
         videoHandler.withLock { $0 = nil }
         audioSend.withLock { t in t?.deallocate(); t = nil }
         videoSend.withLock { t in t?.deallocate(); t = nil }
-        continuation.yield(.stateChanged(.closed))
+        if changed { continuation.yield(.stateChanged(.closed)) }
         continuation.finish()
     }
 
