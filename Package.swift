@@ -61,6 +61,8 @@ let package = Package(
         .target(name: "TokKitDTLS", dependencies: ["TokKitICE", "TokKitSRTP", "COpenSSL"], swiftSettings: strict),
         .target(name: "TokKitRTP", swiftSettings: strict),
         .target(name: "TokKitSDP", swiftSettings: strict),
+        .target(name: "TokKitPeer", dependencies: ["TokKitICE", "TokKitDTLS", "TokKitSRTP", "TokKitRTP", "TokKitSDP"],
+                swiftSettings: strict),
         .target(name: "TokKitRTCFuzz", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Fuzz/Harness",
                 swiftSettings: strict),
 
@@ -154,6 +156,7 @@ let package = Package(
         ),
         .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
+        .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
     ]
 )

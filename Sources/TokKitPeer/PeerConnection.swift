@@ -1,0 +1,524 @@
+import Synchronization
+import TokKitDTLS
+import TokKitICE
+import TokKitRTP
+import TokKitSDP
+import TokKitSRTP
+
+/// A WebRTC peer connection for TokKit's media: one BUNDLEd, rtcp-muxed DTLS-SRTP transport (``IceAgent`` +
+/// ``DTLSTransport``) carrying at most one Opus audio and one VP8 video section, negotiated by JSEP offer/answer.
+///
+/// Signalling: the offerer calls ``createOffer()`` (it becomes ICE controlling, `a=setup:actpass`) and later
+/// ``setRemoteDescription(_:)`` with the answer; the answerer calls ``createAnswer(for:)`` (ICE controlled,
+/// `a=setup:active`, RFC 5763). Local candidates arrive as ``PeerConnectionEvent/localCandidate(_:)`` events
+/// (trickle); the peer's go to ``addRemoteCandidate(_:)``. The peer's certificate must match the fingerprint of
+/// its SDP, else the connection ends in ``PeerConnectionState/failed`` with no keys: nothing is sent or accepted.
+///
+/// Media: ``sendRTP(_:payload:timestamp:marker:)`` writes the RTP header (negotiated SSRC, payload type, next
+/// sequence number) into the section's preallocated buffer, protects it with SRTP and sends it. Received SRTP is
+/// decrypted, demultiplexed by SSRC (or payload type until the SSRC is known) and given to the section's
+/// receive handler. RTCP SR/RR are sent every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``);
+/// received reports feed ``statistics(_:)`` (loss, jitter, round-trip time from LSR/DLSR).
+///
+/// Threading: every method may be called from any thread. Signalling state is guarded by one lock with an
+/// explicit state enum; ICE/DTLS events are followed by one task each. ``sendRTP(_:payload:timestamp:marker:)``
+/// runs on the caller's (media) thread under that section's lock and allocates nothing. Receive handlers run on
+/// the ICE network thread (`networkThreadName`), one call per packet, no task, no allocation; they must not block.
+public final class PeerConnection: Sendable {
+    /// Receives one decrypted RTP packet of a section, on the network thread; valid only during the call.
+    public typealias RTPHandler = @Sendable (borrowing RTPPacketView) -> Void
+
+    /// The local media and network configuration.
+    public let configuration: PeerConfiguration
+    /// Our DTLS identity; its fingerprint is in our descriptions.
+    public let certificate: DTLSCertificate
+    /// Candidates and state changes, in order. Finishes after ``close()``.
+    public let events: AsyncStream<PeerConnectionEvent>
+
+    private let continuation: AsyncStream<PeerConnectionEvent>.Continuation
+    private let control = Mutex(Control())
+    private let transport = Mutex<DTLSTransport?>(nil)
+    private let audioSend = Mutex<SendTrack?>(nil)
+    private let videoSend = Mutex<SendTrack?>(nil)
+    private let audioReceive = Mutex<ReceiveTrack?>(nil)
+    private let videoReceive = Mutex<ReceiveTrack?>(nil)
+    private let audioHandler = Mutex<RTPHandler?>(nil)
+    private let videoHandler = Mutex<RTPHandler?>(nil)
+
+    /// Signalling and connection state.
+    private struct Control: ~Copyable {
+        enum Signaling { case stable, haveLocalOffer, negotiated }
+        var state: PeerConnectionState = .new
+        var signaling: Signaling = .stable
+        var ice: IceAgent?
+        var tasks: [Task<Void, Never>] = []
+        var localOffer: SessionDescription?
+        /// ``close()`` ran (the state may already be closed by the peer's close_notify).
+        var released = false
+    }
+
+    /// Creates an idle connection with a fresh certificate; nothing touches the network before
+    /// ``createOffer()`` or ``createAnswer(for:)``.
+    public init(configuration: PeerConfiguration = PeerConfiguration()) throws(PeerError) {
+        self.configuration = configuration
+        do throws(DTLSError) { certificate = try DTLSCertificate() } catch { throw .dtls(error) }
+        (events, continuation) = AsyncStream.makeStream(of: PeerConnectionEvent.self)
+    }
+
+    deinit { close() }
+
+    /// The current state.
+    public var state: PeerConnectionState { control.withLock { $0.state } }
+
+    /// The name of the network thread running ICE, DTLS, SRTP unprotect and the receive handlers, once
+    /// negotiation started.
+    public var networkThreadName: String? { control.withLock { $0.ice?.networkThreadName } }
+
+    /// Why DTLS failed, if it did.
+    public var transportFailure: DTLSError? { transport.withLock { $0 }?.failure }
+
+    /// The negotiated SRTP profile, once connected.
+    public var srtpProfile: SRTPProfile? { transport.withLock { $0 }?.srtpProfile }
+
+    // MARK: - Signalling
+
+    /// Starts ICE as the controlling agent and returns the offer: audio (mid 0) and video (mid 1), BUNDLE,
+    /// `setup:actpass`, trickle. Throws ``PeerError/invalidState(_:)`` unless the connection is new.
+    public func createOffer() throws(PeerError) -> SessionDescription {
+        let ice = try startICE(role: .controlling)
+        let options = try localOptions(ice)
+        let offer: SessionDescription
+        do throws(SDPError) { offer = try SessionDescription.offer(options) } catch { throw .sdp(error) }
+        control.withLock { c in
+            c.localOffer = offer
+            c.signaling = .haveLocalOffer
+        }
+        return offer
+    }
+
+    /// Starts ICE as the controlled agent, applies `offer` and returns the answer (`setup:active` for an
+    /// `actpass` offer, RFC 5763 §5). Throws ``PeerError/invalidState(_:)`` unless the connection is new.
+    public func createAnswer(for offer: SessionDescription) throws(PeerError) -> SessionDescription {
+        let ice = try startICE(role: .controlled)
+        let options = try localOptions(ice)
+        let answer: SessionDescription
+        do throws(SDPError) {
+            answer = try SessionDescription.answer(to: offer, options)
+        } catch {
+            fail()
+            throw .sdp(error)
+        }
+        do throws(PeerError) {
+            try apply(remote: offer, answer: answer, local: answer, ice: ice)
+        } catch {
+            fail()
+            throw error
+        }
+        return answer
+    }
+
+    /// Applies the peer's answer to our offer. Throws ``PeerError/invalidState(_:)`` without a pending offer,
+    /// ``PeerError/invalidRemoteDescription(_:)`` when it lacks credentials, fingerprint or a compatible setup.
+    public func setRemoteDescription(_ answer: SessionDescription) throws(PeerError) {
+        let pending: (IceAgent, SessionDescription)? = control.withLock { c in
+            guard c.signaling == .haveLocalOffer, let ice = c.ice, let offer = c.localOffer else { return nil }
+            c.signaling = .negotiated
+            return (ice, offer)
+        }
+        guard let (ice, offer) = pending else { throw .invalidState("no local offer pending") }
+        do throws(PeerError) {
+            try apply(remote: answer, answer: answer, local: offer, ice: ice)
+        } catch {
+            fail()
+            throw error
+        }
+    }
+
+    /// Adds one trickled remote candidate (`candidate:…`, with or without `a=`).
+    public func addRemoteCandidate(_ candidate: String) throws(PeerError) {
+        guard let ice = control.withLock({ $0.ice }) else { throw .invalidState("no ICE agent yet") }
+        do throws(IceError) { try ice.addRemoteCandidate(candidate) } catch { throw .ice(error) }
+    }
+
+    /// The peer signalled end-of-candidates.
+    public func addRemoteEndOfCandidates() throws(PeerError) {
+        guard let ice = control.withLock({ $0.ice }) else { throw .invalidState("no ICE agent yet") }
+        do throws(IceError) { try ice.addRemoteEndOfCandidates() } catch { throw .ice(error) }
+    }
+
+    /// Sends close_notify, closes ICE (its network thread is joined, unless called on it), drops keys and
+    /// buffers, reports ``PeerConnectionState/closed`` and finishes ``events``. Idempotent.
+    public func close() {
+        let taken: (IceAgent?, [Task<Void, Never>], Bool)? = control.withLock { c in
+            guard !c.released else { return nil }
+            c.released = true
+            let changed = c.state != .closed
+            c.state = .closed
+            defer { c.ice = nil; c.tasks = [] }
+            return (c.ice, c.tasks, changed)
+        }
+        guard let (ice, tasks, changed) = taken else { return }
+        let dtls = transport.withLock { t in defer { t = nil }; return t }
+        dtls?.close()
+        ice?.close()
+        for task in tasks { task.cancel() }
+        audioHandler.withLock { $0 = nil }
+        videoHandler.withLock { $0 = nil }
+        audioSend.withLock { t in t?.deallocate(); t = nil }
+        videoSend.withLock { t in t?.deallocate(); t = nil }
+        if changed { continuation.yield(.stateChanged(.closed)) }
+        continuation.finish()
+    }
+
+    // MARK: - Media
+
+    /// Sets the handler for the peer's RTP on the `kind` section (network thread). `nil` drops packets
+    /// (they are still counted).
+    public func setReceiveHandler(_ kind: MediaKind, _ handler: RTPHandler?) {
+        switch kind {
+        case .audio: audioHandler.withLock { $0 = handler }
+        case .video: videoHandler.withLock { $0 = handler }
+        }
+    }
+
+    /// The largest payload ``sendRTP(_:payload:timestamp:marker:)`` takes.
+    public static let maximumPayloadLength = SendTrack.capacity - RTPPacketView.fixedHeaderLength
+
+    /// Sends one RTP packet on the `kind` section: header with the negotiated SSRC and payload type and the
+    /// next sequence number, `payload`, SRTP-protected. Throws ``PeerError/noSuchTrack(_:)`` when we do not
+    /// send on that section, ``PeerError/notConnected`` before DTLS-SRTP is up. Allocates nothing.
+    public func sendRTP(_ kind: MediaKind, payload: UnsafeRawBufferPointer, timestamp: UInt32,
+                        marker: Bool = false) throws(PeerError) {
+        guard payload.count <= Self.maximumPayloadLength else { throw .payloadTooLarge(payload.count) }
+        guard let dtls = transport.withLock({ $0 }) else { throw .notConnected }
+        try withSend(kind) { (track: inout SendTrack?) throws(PeerError) in
+            guard let t = track else { throw .noSuchTrack(kind) }
+            let header = RTPHeader(marker: marker, payloadType: t.payloadType, sequenceNumber: t.sequenceNumber,
+                                   timestamp: timestamp, ssrc: t.ssrc)
+            let length: Int
+            do throws(RTPError) {
+                length = try header.write(payload: payload, into: UnsafeMutableRawBufferPointer(
+                    rebasing: t.buffer[0..<SendTrack.capacity]))
+            } catch { throw .rtp(error) }
+            do throws(DTLSError) {
+                try dtls.sendRTP(t.buffer, length: length)
+            } catch .notConnected {
+                throw .notConnected
+            } catch { throw .dtls(error) }
+            track!.sequenceNumber &+= 1
+            track!.lastTimestamp = timestamp
+            track!.packets += 1
+            track!.payloadBytes += UInt64(payload.count)
+        }
+    }
+
+    /// Sends one compound RTCP packet now: an SR per sending section (the first carrying a reception report
+    /// block per received stream), or an RR when we send nothing. Reduced-size style: no SDES (rtcp-rsize).
+    public func sendReports() throws(PeerError) {
+        guard let dtls = transport.withLock({ $0 }), dtls.state == .connected else { throw .notConnected }
+        let ntp = RTCPClock.ntpNow()
+        let now = RTCPClock.monotonicNanoseconds()
+        var blocks: [RTCPReportBlock] = []
+        for kind in MediaKind.allCases {
+            if let block = withReceive(kind, { $0?.reportBlock(now: now) }) { blocks.append(block) }
+        }
+        var packets: [RTCPPacket] = []
+        for kind in MediaKind.allCases {
+            let sr: RTCPSenderReport? = withSend(kind) { track in
+                guard let t = track else { return nil }
+                track!.rememberSenderReport(ntp.compact)
+                return RTCPSenderReport(ssrc: t.ssrc, ntpTimestamp: ntp, rtpTimestamp: t.lastTimestamp,
+                                        packetCount: UInt32(truncatingIfNeeded: t.packets),
+                                        octetCount: UInt32(truncatingIfNeeded: t.payloadBytes))
+            }
+            if var sr {
+                if packets.isEmpty { sr.reports = blocks }
+                packets.append(.senderReport(sr))
+            }
+        }
+        if packets.isEmpty {
+            let ssrc = configuration.audioSSRC ?? configuration.videoSSRC ?? 1
+            packets.append(.receiverReport(RTCPReceiverReport(ssrc: ssrc, reports: blocks)))
+        }
+        var bytes: [UInt8]
+        do throws(RTPError) { bytes = try RTCPCompoundPacket(packets: packets).serialized() } catch { throw .rtp(error) }
+        let length = bytes.count
+        bytes += repeatElement(0, count: 64)
+        let result: DTLSError? = bytes.withUnsafeMutableBytes { buffer in
+            do throws(DTLSError) { try dtls.sendRTCP(buffer, length: length) } catch { return error }
+            return nil
+        }
+        if let result { throw .dtls(result) }
+    }
+
+    /// A snapshot of the `kind` section's statistics.
+    public func statistics(_ kind: MediaKind) -> TrackStatistics {
+        var s = TrackStatistics()
+        withSend(kind) { track in
+            guard let t = track else { return }
+            s.packetsSent = t.packets
+            s.bytesSent = t.payloadBytes
+            s.senderReportsSent = t.senderReports
+            s.remotePacketsLost = t.remoteLost
+            s.remoteJitter = Double(t.remoteJitter) / Double(kind.clockRate)
+            s.roundTripTime = t.roundTripTime
+            s.receptionReportsReceived = t.receptionReports
+        }
+        withReceive(kind) { track in
+            guard let t = track else { return }
+            s.packetsReceived = t.packets
+            s.bytesReceived = t.payloadBytes
+            s.senderReportsReceived = t.senderReports
+            if let r = t.statistics {
+                s.packetsLost = r.cumulativeLost
+                s.jitter = Double(r.jitter.value) / Double(kind.clockRate)
+            }
+        }
+        return s
+    }
+
+    // MARK: - Negotiation internals
+
+    private func startICE(role: IceRole) throws(PeerError) -> IceAgent {
+        let created: Result<IceAgent, PeerError> = control.withLock { c in
+            guard c.state == .new, c.ice == nil else { return .failure(.invalidState("negotiation already started")) }
+            do throws(IceError) {
+                let ice = try IceAgent(role: role, configuration: configuration.ice)
+                c.ice = ice
+                c.tasks.append(Task { [weak self, events = ice.events] in
+                    for await event in events {
+                        guard let self else { return }
+                        self.handle(event)
+                    }
+                })
+                return .success(ice)
+            } catch { return .failure(.ice(error)) }
+        }
+        let ice = try created.get()
+        do throws(IceError) { try ice.gatherCandidates() } catch { throw .ice(error) }
+        return ice
+    }
+
+    private func localOptions(_ ice: IceAgent) throws(PeerError) -> SDPLocalDescriptionOptions {
+        let credentials: IceCredentials
+        do throws(IceError) { credentials = try ice.localCredentials } catch { throw .ice(error) }
+        let fingerprint = SDPFingerprint(algorithm: certificate.fingerprint.algorithm,
+                                         digest: certificate.fingerprint.digest)
+        func media(_ ssrc: UInt32?, _ kind: MediaKind) -> SDPLocalMedia {
+            SDPLocalMedia(track: ssrc.map {
+                SDPLocalMedia.Track(streamID: configuration.streamID, trackID: "\(configuration.streamID)-\(kind)",
+                                    ssrc: $0, cname: configuration.cname)
+            })
+        }
+        return SDPLocalDescriptionOptions(
+            iceUfrag: credentials.ufrag, icePassword: credentials.pwd, fingerprint: fingerprint,
+            audio: media(configuration.audioSSRC, .audio), video: media(configuration.videoSSRC, .video),
+            sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
+    }
+
+    /// Applies the remote description: ICE credentials and candidates, DTLS role and fingerprint, and the
+    /// send/receive tracks of every section accepted in `answer` (`local` is our own description).
+    private func apply(remote: SessionDescription, answer: SessionDescription, local: SessionDescription,
+                       ice: IceAgent) throws(PeerError) {
+        guard let first = remote.media.first(where: { !$0.isRejected }) else {
+            throw .invalidRemoteDescription("no accepted media section")
+        }
+        let t = remote.transport(of: first)
+        guard let ufrag = t.iceUfrag, let pwd = t.icePassword else {
+            throw .invalidRemoteDescription("missing ICE credentials")
+        }
+        guard let sdpFingerprint = t.fingerprints.first else { throw .invalidRemoteDescription("missing fingerprint") }
+        // RFC 4145 §4: a missing setup attribute means active.
+        guard let remoteSetup = DTLSSetup(rawValue: (t.setup ?? .active).rawValue),
+              let localSetup = local.media.lazy.compactMap({ local.transport(of: $0).setup })
+                  .first.flatMap({ DTLSSetup(rawValue: $0.rawValue) })
+        else { throw .invalidRemoteDescription("unsupported setup role") }
+        let role: DTLSRole
+        let fingerprint: DTLSFingerprint
+        do throws(DTLSError) {
+            role = try DTLSSetup.role(local: localSetup, remote: remoteSetup)
+            fingerprint = try DTLSFingerprint(sdpValue: sdpFingerprint.sdp)
+        } catch { throw .dtls(error) }
+
+        let answerIsLocal = answer == local
+        for kind in MediaKind.allCases {
+            guard let a = answer.media.first(where: { $0.kind == kind.rawValue && !$0.isRejected }),
+                  let codec = a.codecs.first
+            else { continue }
+            let direction = a.effectiveDirection
+            let weSend = answerIsLocal ? direction.sends : direction.receives
+            let weReceive = answerIsLocal ? direction.receives : direction.sends
+            let ssrc = kind == .audio ? configuration.audioSSRC : configuration.videoSSRC
+            if weSend, let ssrc {
+                withSend(kind) { $0 = SendTrack(kind: kind, ssrc: ssrc, payloadType: codec.payloadType) }
+            }
+            if weReceive {
+                let remoteSSRC = remote.media.first { $0.kind == kind.rawValue && !$0.isRejected }?.sources.first?.ssrc
+                withReceive(kind) { $0 = ReceiveTrack(kind: kind, payloadType: codec.payloadType, ssrc: remoteSSRC) }
+            }
+        }
+
+        let dtls: DTLSTransport
+        do throws(DTLSError) {
+            dtls = try DTLSTransport(ice: ice, role: role, certificate: certificate, remoteFingerprint: fingerprint)
+        } catch { throw .dtls(error) }
+        dtls.setMediaHandler { [weak self] kind, packet in self?.receive(kind, packet) }
+        let installed = control.withLock { c in
+            guard c.state == .new else { return false }
+            c.signaling = .negotiated
+            c.tasks.append(Task { [weak self, events = dtls.events] in
+                for await state in events {
+                    guard let self else { return }
+                    self.handle(state)
+                }
+            })
+            transport.withLock { $0 = dtls }
+            return true
+        }
+        guard installed else {
+            dtls.close()
+            throw .invalidState("closed during negotiation")
+        }
+        transition(to: .connecting)
+
+        do throws(IceError) {
+            try ice.setRemoteCredentials(IceCredentials(ufrag: ufrag, pwd: pwd))
+            for m in remote.media where !m.isRejected {
+                for candidate in m.candidates { try ice.addRemoteCandidate(candidate.description) }
+            }
+            if remote.media.contains(where: { !$0.isRejected && $0.endOfCandidates }) {
+                try ice.addRemoteEndOfCandidates()
+            }
+        } catch { throw .ice(error) }
+        if ice.state == .connected { dtls.start() }
+    }
+
+    // MARK: - Events (control plane)
+
+    private func handle(_ event: IceEvent) {
+        switch event {
+        case .localCandidate(let candidate): continuation.yield(.localCandidate(candidate.sdp))
+        case .gatheringComplete: continuation.yield(.gatheringComplete)
+        case .stateChanged(.connected): transport.withLock { $0 }?.start()
+        case .stateChanged(.failed): fail()
+        case .stateChanged, .selectedPair: break
+        }
+    }
+
+    private func handle(_ state: DTLSTransportState) {
+        switch state {
+        case .connected:
+            transition(to: .connected)
+            scheduleReports()
+        case .failed: fail()
+        case .closed: transition(to: .closed)
+        case .new, .connecting: break
+        }
+    }
+
+    private func fail() { transition(to: .failed) }
+
+    private func transition(to next: PeerConnectionState) {
+        let changed = control.withLock { c in
+            guard !c.state.isTerminal, c.state != next else { return false }
+            c.state = next
+            return true
+        }
+        if changed { continuation.yield(.stateChanged(next)) }
+    }
+
+    private func scheduleReports() {
+        guard let interval = configuration.rtcpInterval,
+              let ice = control.withLock({ $0.state == .connected ? $0.ice : nil })
+        else { return }
+        ice.schedule(after: interval) { [weak self] in
+            guard let self, self.state == .connected else { return }
+            try? self.sendReports()
+            self.scheduleReports()
+        }
+    }
+
+    // MARK: - Receive path (network thread)
+
+    private func receive(_ kind: MediaPacketKind, _ packet: UnsafeMutableRawBufferPointer) {
+        let bytes = UnsafeRawBufferPointer(packet)
+        switch kind {
+        case .rtp: receiveRTP(bytes)
+        case .rtcp: receiveRTCP(bytes)
+        }
+    }
+
+    private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
+        guard let view = try? RTPPacketView(parsing: bytes) else { return }
+        let ssrc = view.ssrc, pt = view.payloadType
+        let now = RTCPClock.monotonicNanoseconds()
+        var matched: MediaKind?
+        for kind in MediaKind.allCases where matched == nil {
+            let hit = withReceive(kind) { track -> Bool in
+                guard track?.accepts(ssrc: ssrc, payloadType: pt) == true else { return false }
+                track!.update(ssrc: ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
+                              payloadLength: view.payloadLength, arrivalNanoseconds: now)
+                return true
+            }
+            if hit { matched = kind }
+        }
+        let handler: RTPHandler?
+        switch matched {
+        case .audio: handler = audioHandler.withLock { $0 }
+        case .video: handler = videoHandler.withLock { $0 }
+        case nil: handler = nil
+        }
+        handler?(view)
+    }
+
+    private func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
+        guard let compound = try? RTCPCompoundPacket(parsing: bytes) else { return }
+        let arrival = RTCPClock.ntpNow().compact
+        let now = RTCPClock.monotonicNanoseconds()
+        for packet in compound.packets {
+            let blocks: [RTCPReportBlock]
+            switch packet {
+            case .senderReport(let sr):
+                for kind in MediaKind.allCases {
+                    withReceive(kind) { track in
+                        guard let t = track, t.ssrc == sr.ssrc else { return }
+                        track!.lastSenderReport = sr.ntpTimestamp.compact
+                        track!.lastSenderReportArrival = now
+                        track!.senderReports += 1
+                    }
+                }
+                blocks = sr.reports
+            case .receiverReport(let rr): blocks = rr.reports
+            default: continue
+            }
+            for block in blocks {
+                for kind in MediaKind.allCases {
+                    withSend(kind) { track in
+                        guard track?.ssrc == block.ssrc else { return }
+                        track!.apply(block, arrival: arrival)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Per-section locks
+
+    @inline(__always)
+    private func withSend<R: Sendable, E: Error>(
+        _ kind: MediaKind, _ body: (inout SendTrack?) throws(E) -> R
+    ) throws(E) -> R {
+        switch kind {
+        case .audio: try audioSend.withLock { (t: inout SendTrack?) throws(E) -> R in try body(&t) }
+        case .video: try videoSend.withLock { (t: inout SendTrack?) throws(E) -> R in try body(&t) }
+        }
+    }
+
+    @inline(__always)
+    private func withReceive<R: Sendable>(_ kind: MediaKind, _ body: (inout ReceiveTrack?) -> R) -> R {
+        switch kind {
+        case .audio: audioReceive.withLock { body(&$0) }
+        case .video: videoReceive.withLock { body(&$0) }
+        }
+    }
+}

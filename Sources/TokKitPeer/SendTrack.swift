@@ -1,0 +1,51 @@
+import TokKitRTP
+
+/// The sending half of one media section: negotiated SSRC and payload type, the next sequence number, the
+/// SR counters and a preallocated packet buffer. Guarded by its own lock in ``PeerConnection``; used on the
+/// caller's media thread (and by the RTCP timer for the counters).
+struct SendTrack {
+    static let capacity = 1500
+
+    let kind: MediaKind
+    let ssrc: UInt32
+    let payloadType: UInt8
+    var sequenceNumber = UInt16.random(in: 0...UInt16.max)
+    var lastTimestamp: UInt32 = 0
+    var packets: UInt64 = 0
+    var payloadBytes: UInt64 = 0
+    var senderReports = 0
+    /// LSR values of the SRs we sent (compact NTP), for matching reception reports; the last few.
+    var sentReports: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+    var remoteLost: Int64 = 0
+    var remoteJitter: UInt32 = 0
+    var roundTripTime: Duration?
+    var receptionReports = 0
+    let buffer: UnsafeMutableRawBufferPointer
+
+    init(kind: MediaKind, ssrc: UInt32, payloadType: UInt8) {
+        self.kind = kind
+        self.ssrc = ssrc
+        self.payloadType = payloadType
+        buffer = .allocate(byteCount: Self.capacity + 64, alignment: 8)
+    }
+
+    func deallocate() { buffer.deallocate() }
+
+    mutating func rememberSenderReport(_ compact: UInt32) {
+        sentReports = (compact, sentReports.0, sentReports.1, sentReports.2)
+        senderReports += 1
+    }
+
+    /// Takes a reception report about our stream (RFC 3550 §6.4.1): RTT = A − LSR − DLSR.
+    mutating func apply(_ block: RTCPReportBlock, arrival: UInt32) {
+        receptionReports += 1
+        remoteLost = Int64(block.cumulativeLost)
+        remoteJitter = block.jitter
+        let lsr = block.lastSenderReport
+        guard lsr != 0, lsr == sentReports.0 || lsr == sentReports.1 || lsr == sentReports.2 || lsr == sentReports.3
+        else { return }
+        let rtt = arrival &- lsr &- block.delaySinceLastSenderReport
+        guard rtt < 0x8000_0000 else { return }  // negative: clocks went backwards
+        roundTripTime = RTCPClock.duration(compact: rtt)
+    }
+}
