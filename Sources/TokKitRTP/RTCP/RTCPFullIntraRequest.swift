@@ -11,6 +11,7 @@
 public struct RTCPFullIntraRequest: RTCPPacketProtocol {
     public static let format: UInt8 = 4
 
+    /// One FCI entry (RFC 5104 §4.3.1.1): the media sender asked for a key frame, and the request's sequence number.
     public struct Entry: Hashable, Sendable {
         public var ssrc: UInt32
         public var sequenceNumber: UInt8

@@ -30,6 +30,7 @@ public struct RTPHeaderExtensionElements: Sequence {
         while try iterator.step() != nil {}
     }
 
+    /// Walks the extension elements in wire order, over the packet's own bytes (no copy); valid while they are.
     public struct Iterator: IteratorProtocol {
         let block: UnsafeRawBufferPointer
         let form: RTPHeaderExtensionForm
