@@ -135,9 +135,11 @@ let package = Package(
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
         .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture", "CX11", "CV4L2", "CJPEG"], swiftSettings: strict),
-        .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE"], swiftSettings: strict),
+        .target(name: "TokKitICETestSupport", dependencies: ["TokKitICE"], path: "Tests/TokKitICETestSupport",
+                swiftSettings: strict),
+        .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
-        .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP"], swiftSettings: strict),
+        .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio"], swiftSettings: strict),
         .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer"], swiftSettings: strict),
         .testTarget(name: "TokKitProtocolTests", dependencies: ["TokKitProtocol"], swiftSettings: strict),

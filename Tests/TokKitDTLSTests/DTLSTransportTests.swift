@@ -1,6 +1,7 @@
 import Testing
 @testable import TokKitDTLS
 import TokKitICE
+import TokKitICETestSupport
 import TokKitSRTP
 
 @Suite(.serialized) struct DTLSTransportTests {

@@ -1,6 +1,7 @@
 import Synchronization
 import TokKitDTLS
 import TokKitICE
+import TokKitICETestSupport
 import TokKitSRTP
 
 /// Collects decrypted media (bounded: keeps the first 10 000 packets).

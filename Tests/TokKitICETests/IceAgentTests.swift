@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import TokKitICE
+import TokKitICETestSupport
 
 @Suite(.serialized) struct IceAgentTests {
     @Test func agentsConnectOnLoopbackAndExchangeDatagrams() async throws {

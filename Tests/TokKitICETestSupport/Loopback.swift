@@ -1,12 +1,14 @@
 import Foundation
 import Synchronization
-import Testing
 import TokKitICE
+
+// Loopback helpers shared by the ICE, DTLS (and later) test targets: two agents on 127.0.0.1, event logs, inboxes,
+// bounded polling and thread accounting. Test-only; nothing in Sources depends on it.
 
 /// Polls `condition` until it holds or `timeout` passes (bounded: at most timeout/2 ms polls).
 /// Bounded generously: other suites block the 2-thread cooperative pool (ffmpeg, Chromium, Xvfb waits) and the
 /// candidate forwarders need a pool thread, so under a full parallel run trickle can stall for seconds.
-func eventually(within timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+public func eventually(within timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {
@@ -17,7 +19,7 @@ func eventually(within timeout: Duration = .seconds(60), _ condition: () -> Bool
 }
 
 /// Threads of this process as (tid, name), from /proc/self/task.
-func processThreads() -> [(tid: String, name: String)] {
+public func processThreads() -> [(tid: String, name: String)] {
     let tids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
     return tids.map { tid in
         let comm = (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8)) ?? ""
@@ -27,48 +29,50 @@ func processThreads() -> [(tid: String, name: String)] {
 
 /// How many of the given agents' network threads exist. Counted by name because Swift Testing runs other
 /// suites (and their agents' threads) concurrently.
-func liveNetworkThreads(of agents: [IceAgent]) -> Int {
+public func liveNetworkThreads(of agents: [IceAgent]) -> Int {
     let names = Set(agents.map(\.networkThreadName))
     return processThreads().filter { names.contains($0.name) }.count
 }
 
 /// GLib's process-wide `gmain` worker threads (at most one may exist).
-func glibWorkerCount() -> Int {
+public func glibWorkerCount() -> Int {
     processThreads().filter { $0.name == "gmain" }.count
 }
 
 /// Everything an agent reported, for assertions.
-final class EventLog: Sendable {
-    let events = Mutex<[IceEvent]>([])
-    var states: [IceState] {
+public final class EventLog: Sendable {
+    public init() {}
+    public let events = Mutex<[IceEvent]>([])
+    public var states: [IceState] {
         events.withLock { $0.compactMap { if case .stateChanged(let s) = $0 { s } else { nil } } }
     }
-    var candidates: [IceCandidate] {
+    public var candidates: [IceCandidate] {
         events.withLock { $0.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } } }
     }
-    var gatheringCompletions: Int {
+    public var gatheringCompletions: Int {
         events.withLock { $0.filter { $0 == .gatheringComplete }.count }
     }
 }
 
 /// Collects received datagrams (bounded: keeps the first 10 000).
-final class Inbox: Sendable {
-    let datagrams = Mutex<[[UInt8]]>([])
-    var count: Int { datagrams.withLock { $0.count } }
-    func handler() -> @Sendable (UnsafeRawBufferPointer) -> Void {
+public final class Inbox: Sendable {
+    public init() {}
+    public let datagrams = Mutex<[[UInt8]]>([])
+    public var count: Int { datagrams.withLock { $0.count } }
+    public func handler() -> @Sendable (UnsafeRawBufferPointer) -> Void {
         { [self] bytes in datagrams.withLock { if $0.count < 10_000 { $0.append(Array(bytes)) } } }
     }
 }
 
 /// Two agents on 127.0.0.1 whose candidates trickle to each other through their event streams.
-final class AgentPair: Sendable {
-    let controlling: IceAgent
-    let controlled: IceAgent
-    let controllingLog = EventLog()
-    let controlledLog = EventLog()
+public final class AgentPair: Sendable {
+    public let controlling: IceAgent
+    public let controlled: IceAgent
+    public let controllingLog = EventLog()
+    public let controlledLog = EventLog()
     private let forwarders: Mutex<[Task<Void, Never>]> = Mutex([])
 
-    init() throws {
+    public init() throws {
         controlling = try IceAgent(role: .controlling, configuration: .loopback)
         controlled = try IceAgent(role: .controlled, configuration: .loopback)
         forwarders.withLock {
@@ -91,17 +95,17 @@ final class AgentPair: Sendable {
     }
 
     /// Exchanges credentials and gathers on both sides.
-    func start() throws {
+    public func start() throws {
         try controlling.setRemoteCredentials(controlled.localCredentials)
         try controlled.setRemoteCredentials(controlling.localCredentials)
         try controlling.gatherCandidates()
         try controlled.gatherCandidates()
     }
 
-    func bothConnected() -> Bool { controlling.state == .connected && controlled.state == .connected }
+    public func bothConnected() -> Bool { controlling.state == .connected && controlled.state == .connected }
 
     /// Closes both agents and waits for the forwarding tasks (their streams finish on close).
-    func close() async {
+    public func close() async {
         controlling.close()
         controlled.close()
         for t in forwarders.withLock({ $0 }) { await t.value }
