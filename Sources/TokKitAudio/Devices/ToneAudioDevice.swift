@@ -1,0 +1,89 @@
+import Synchronization
+
+/// An ``AudioDevice`` for demos and tests: capture is a sine tone, render records what the bus offers into a
+/// WAV file (when a file is given). One 10 ms period per tick of each side's own clock (`tone-capture` /
+/// `tone-render` threads), so it behaves like a sound card running in real time.
+///
+/// A subscriber that hears the tone of a publisher using this device proves the whole audio path: capture →
+/// Opus → RTP → SRTP → decode → mix → render. Control calls come from one thread at a time and never from inside
+/// a bus callback; the getters may be read from any thread.
+public final class ToneAudioDevice: AudioDevice {
+    /// The tone's frequency in Hz.
+    public let frequency: Double
+    /// Peak sample value of the tone.
+    public let amplitude: Int16
+    /// The WAV file rendered into, if any.
+    public let renderFile: String?
+    public let captureFormat: AudioFormat
+    public let renderFormat: AudioFormat
+
+    private let bus = AudioBusSlot()
+    private let capture: AudioDeviceSide<GeneratedCaptureWorker>
+    private let render: AudioDeviceSide<FileRenderWorker>
+
+    /// A device capturing a `frequency` Hz sine of peak `amplitude` (about -12 dBFS by default) and, when
+    /// `renderFile` is given, recording what it plays there. Without a render file, rendering is not available.
+    public init(frequency: Double = 440, amplitude: Int16 = 8_000, format: AudioFormat = .voice,
+                renderFile: String? = nil) {
+        self.frequency = frequency
+        self.amplitude = amplitude
+        self.renderFile = renderFile
+        captureFormat = format
+        renderFormat = format
+        capture = AudioDeviceSide(threadName: "tone-capture", pacing: .clock, bus: bus)
+        render = AudioDeviceSide(threadName: "tone-render", pacing: .clock, bus: bus)
+    }
+
+    public func setAudioBus(_ bus: (any AudioBus)?) { self.bus.set(bus) }
+
+    // MARK: Rendering
+
+    public var isRenderingAvailable: Bool { renderFile != nil }
+
+    public func initializeRendering() throws(AudioDeviceError) {
+        guard let renderFile else { throw .noSuchDevice("(no render file)") }
+        guard renderFormat.isSupported else { throw .unsupportedFormat(renderFormat) }
+        let format = renderFormat
+        try render.initialize { () throws(AudioDeviceError) in
+            do throws(WAVError) {
+                return FileRenderWorker(writer: try WAVWriter(path: renderFile, format: format))
+            } catch {
+                throw .invalidFile(path: renderFile, reason: error.description)
+            }
+        }
+    }
+
+    public var isRenderingInitialized: Bool { render.isInitialized }
+    public func startRendering() throws(AudioDeviceError) { try render.start() }
+    public func stopRendering() { render.stop() }
+    public var isRendering: Bool { render.isRunning }
+    public var estimatedRenderDelay: Duration { .zero }
+    /// Frames written to the render file so far.
+    public var renderedFrames: Int { render.worker?.writer.framesWritten ?? 0 }
+
+    // MARK: Capture
+
+    public var isCaptureAvailable: Bool { true }
+
+    public func initializeCapture() throws(AudioDeviceError) {
+        guard captureFormat.isSupported else { throw .unsupportedFormat(captureFormat) }
+        let format = captureFormat, signal = GeneratedCaptureWorker.Signal.tone(frequency: frequency, amplitude: amplitude)
+        try capture.initialize { () throws(AudioDeviceError) in
+            GeneratedCaptureWorker(format: format, signal: signal, seed: 1)
+        }
+    }
+
+    public var isCaptureInitialized: Bool { capture.isInitialized }
+    public func startCapture() throws(AudioDeviceError) { try capture.start() }
+    public func stopCapture() { capture.stop() }
+    public var isCapturing: Bool { capture.isRunning }
+    public var estimatedCaptureDelay: Duration { .zero }
+
+    /// Periods moved so far.
+    public var statistics: AudioDeviceStatistics {
+        var s = AudioDeviceStatistics()
+        s.capturedPeriods = capture.counters.periods.load(ordering: .relaxed)
+        s.renderedPeriods = render.counters.periods.load(ordering: .relaxed)
+        return s
+    }
+}
