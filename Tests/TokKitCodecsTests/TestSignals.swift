@@ -10,24 +10,32 @@ enum TestSignals {
         (84, 184, 198), (65, 100, 212), (35, 212, 114), (16, 128, 128),
     ]
 
-    /// Frame `index` of the pattern: vertical bars plus a 1/6-height white block that moves 8 px per frame, with
-    /// capture timestamps spaced as at `fps`.
+    /// Frame `index` of the pattern: vertical bars plus a 1/6-height white block that moves 8 px per frame, over a
+    /// bottom quarter of fine noise texture that scrolls 4 px per frame (so that the encoder has real work and rate
+    /// control is busy), with capture timestamps spaced as at `fps`. Filled row by row (fast even in debug builds).
     static func colourBars(width: Int, height: Int, index: Int, fps: Int = 30, pool: VideoFramePool) throws -> VideoFrame {
         let frame = try pool.makeFrame(
             format: .i420(width: width, height: height), timestamp: .milliseconds(1000 * index / fps))
         let block = max(8, height / 6)
         let bx = (index * 8) % max(1, width - block), by = (index * 4) % max(1, height - block)
         frame.withMutablePlanes { p in
-            let s = frame.format.bytesPerRow
             for plane in 0..<3 {
-                let w = plane == 0 ? width : (width + 1) / 2, h = frame.format.rows(inPlane: plane)
-                let shift = plane == 0 ? 0 : 1
-                for row in 0..<h {
-                    for col in 0..<w {
-                        let (x, y) = (col << shift, row << shift)
-                        var (yv, u, v) = bars[min(7, x * 8 / width)]
-                        if x >= bx, x < bx + block, y >= by, y < by + block { (yv, u, v) = (235, 128, 128) }
-                        p[plane][row * s[plane] + col] = plane == 0 ? yv : plane == 1 ? u : v
+                let shift = plane == 0 ? 0 : 1, stride = frame.format.bytesPerRow[plane]
+                let w = plane == 0 ? width : (width + 1) / 2
+                let base = p[plane].baseAddress!.assumingMemoryBound(to: UInt8.self)
+                for row in 0..<frame.format.rows(inPlane: plane) {
+                    let line = base + row * stride, y = row << shift
+                    for bar in 0..<8 {
+                        let from = (bar * width / 8) >> shift, to = min(w, ((bar + 1) * width / 8 + shift) >> shift)
+                        let c = bars[bar]
+                        line.advanced(by: from).update(repeating: plane == 0 ? c.0 : plane == 1 ? c.1 : c.2, count: to - from)
+                    }
+                    if plane == 0, y >= height * 3 / 4 {
+                        let noise = textureRow(y, offset: 4 * index)
+                        noise.withUnsafeBufferPointer { line.update(from: $0.baseAddress!, count: width) }
+                    }
+                    if y >= by, y < by + block {
+                        line.advanced(by: bx >> shift).update(repeating: plane == 0 ? 235 : 128, count: (block + shift) >> shift)
                     }
                 }
             }
@@ -35,23 +43,43 @@ enum TestSignals {
         return frame
     }
 
+    /// 256 rows of 2048 deterministic noise samples in 16...235, computed once.
+    private static let noise: [[UInt8]] = (0..<256).map { y in
+        (0..<2048).map { x in
+            var h = UInt32(truncatingIfNeeded: x &* 374_761_393 &+ y &* 668_265_263)
+            h = (h ^ (h >> 13)) &* 1_274_126_177
+            return UInt8(16 + (h ^ (h >> 16)) % 220)
+        }
+    }
+
+    /// Row `y` of the noise texture from column `offset` on (wrapping), at least 1280 samples.
+    static func textureRow(_ y: Int, offset: Int) -> ArraySlice<UInt8> {
+        let start = offset % 768
+        return noise[y % 256][start..<(start + 1280)]
+    }
+
     /// Peak signal-to-noise ratio of the Y planes, in dB (100 for identical planes).
     static func psnrY(_ a: VideoFrame, _ b: VideoFrame) -> Double {
         precondition(a.format.width == b.format.width && a.format.height == b.format.height)
         let w = a.format.width, h = a.format.height
         let sa = a.format.bytesPerRow[0], sb = b.format.bytesPerRow[0]
-        var sum = 0.0
+        var sum = 0
         a.withPlanes { pa in
             b.withPlanes { pb in
+                let ya = pa[0].baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let yb = pb[0].baseAddress!.assumingMemoryBound(to: UInt8.self)
                 for row in 0..<h {
+                    var rowSum = 0
+                    let ra = ya + row * sa, rb = yb + row * sb
                     for col in 0..<w {
-                        let d = Double(pa[0][row * sa + col]) - Double(pb[0][row * sb + col])
-                        sum += d * d
+                        let d = Int(ra[col]) &- Int(rb[col])
+                        rowSum &+= d &* d
                     }
+                    sum += rowSum
                 }
             }
         }
-        let mse = sum / Double(w * h)
+        let mse = Double(sum) / Double(w * h)
         return mse == 0 ? 100 : 10 * log10(255 * 255 / mse)
     }
 
