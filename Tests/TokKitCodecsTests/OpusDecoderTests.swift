@@ -2,22 +2,43 @@ import Testing
 import TokKitCodecs
 
 @Suite struct OpusDecoderTests {
-    @Test func fecRebuildsALostPacketFromTheNextOne() throws {
-        // 5 % expected loss makes the encoder spend bits on in-band FEC (LBRR) in each packet.
-        let settings = OpusEncoderSettings(expectedPacketLoss: 10)
-        let packets = try OpusEncoderTests.packets(frequency: 440, settings: settings, frames: 50)
-        let decoder = try OpusDecoder()
-        var pcm = [Int16](repeating: 0, count: 960)
-        for packet in packets[..<30] {
-            _ = try packet.withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } }
+    /// 440 Hz for frames 0..<30, then 1000 Hz: concealment can only continue the old tone, while FEC data in packet
+    /// 31 carries the lost frame 30 itself, at the new one.
+    @Test func fecRebuildsALostPacketFromTheNextOneWherePLCCannot() throws {
+        let encoder = try OpusEncoder(settings: OpusEncoderSettings(expectedPacketLoss: 10))
+        var packets: [[UInt8]] = []
+        var buffer = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketSize)
+        for f in 0..<40 {
+            let pcm = TestSignals.sine(frequency: f < 30 ? 440 : 1000, start: f * 960, count: 960)
+            let n = try pcm.withUnsafeBufferPointer { p in try buffer.withUnsafeMutableBytes { try encoder.encode(p, into: $0) } }
+            packets.append(Array(buffer[..<n]))
         }
-        // Packet 30 is lost; 31 has arrived.
-        let n = try packets[31].withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decodeMissing(using: p, into: $0) } }
+        func receive(_ range: Range<Int>, _ decoder: OpusDecoder) throws {
+            var pcm = [Int16](repeating: 0, count: 960)
+            for packet in packets[range] {
+                _ = try packet.withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } }
+            }
+        }
+        // Packet 30 is lost. With packet 31 at hand, FEC rebuilds it.
+        let withFEC = try OpusDecoder()
+        try receive(0..<30, withFEC)
+        var rebuilt = [Int16](repeating: 0, count: 960)
+        let n = try packets[31].withUnsafeBytes { p in try rebuilt.withUnsafeMutableBufferPointer { try withFEC.decodeMissing(using: p, into: $0) } }
         #expect(n == 960)
-        #expect(TestSignals.rms(pcm[...]) > 3_000, "FEC gives audio, not silence")
-        #expect(abs(TestSignals.dominantFrequency(in: pcm[...], low: 400, high: 480) - 440) <= 6)
-        let next = try packets[31].withUnsafeBytes { p in try pcm.withUnsafeMutableBufferPointer { try decoder.decode(p, into: $0) } }
-        #expect(next == 960)
+        // Without it, PLC extrapolates.
+        let withPLC = try OpusDecoder()
+        try receive(0..<30, withPLC)
+        var concealed = [Int16](repeating: 0, count: 960)
+        #expect(try concealed.withUnsafeMutableBufferPointer { try withPLC.decodeMissing(using: nil, into: $0) } == 960)
+
+        let tail = 480...  // the second half of the lost frame, past any cross-fade
+        let fecNew = TestSignals.power(at: 1000, in: rebuilt[tail]), fecOld = TestSignals.power(at: 440, in: rebuilt[tail])
+        let plcNew = TestSignals.power(at: 1000, in: concealed[tail]), plcOld = TestSignals.power(at: 440, in: concealed[tail])
+        #expect(TestSignals.rms(rebuilt[tail]) > 2_000, "FEC gives audio, not silence")
+        #expect(fecNew > 10 * fecOld, "FEC carries the lost frame's 1000 Hz tone")
+        #expect(plcNew < plcOld, "PLC, lacking the packet, continues 440 Hz")
+        // The stream goes on normally.
+        try receive(31..<40, withFEC)
     }
 
     @Test func concealmentFillsExactlyTheLostDuration() throws {
