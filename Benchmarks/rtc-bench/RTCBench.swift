@@ -100,7 +100,7 @@ import TokKitSDP
             frame[0] = 0x10  // key frame: every frame decodable on its own
             frame.replaceSubrange(3 ..< 10, with: [0x9D, 0x01, 0x2A, 0x80, 0x02, 0xE0, 0x01])
             let count = packetizer.packetCount(frameLength: size)
-            try measure("VP8 packetize \(size / 1000) KB frame (\(count) packets)", iterations: 20_000) {
+            measure("VP8 packetize \(size / 1000) KB frame (\(count) packets)", iterations: 20_000) {
                 frame.withUnsafeBytes { bytes in
                     var total = 0
                     packetizer.packetize(bytes) { payload, _ in total &+= payload.count }
