@@ -141,7 +141,7 @@ let package = Package(
                           path: "Benchmarks/renderers-bench", swiftSettings: strict),
         .executableTarget(name: "rtc-bench", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Benchmarks/rtc-bench",
                           swiftSettings: strict),
-        .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP"],
+        .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP", "TokKitRTP"],
                           path: "Benchmarks/transport-bench", swiftSettings: strict),
         .executableTarget(name: "signaling-chat", dependencies: [
                               "TokKit", "TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -156,6 +156,10 @@ let package = Package(
         .testTarget(name: "TokKitCaptureTests", dependencies: ["TokKitCapture", "CX11", "CV4L2", "CJPEG"], swiftSettings: strict),
         .target(name: "TokKitICETestSupport", dependencies: ["TokKitICE"], path: "Tests/TokKitICETestSupport",
                 swiftSettings: strict),
+        .target(name: "TokKitChromiumSupport", dependencies: [
+                    .product(name: "WSClient", package: "swift-websocket"), .product(name: "Logging", package: "swift-log"),
+                    .product(name: "NIOWebSocket", package: "swift-nio"),
+                ], path: "Tests/TokKitChromiumSupport", swiftSettings: strict),
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "TokKitICETestSupport"], swiftSettings: strict),
@@ -176,8 +180,9 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
-        .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
-        .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP"], swiftSettings: strict),
+        .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP", "TokKitChromiumSupport"], swiftSettings: strict),
+        .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP", "TokKitChromiumSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
     ]
