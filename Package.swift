@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "TokKitAudio", dependencies: ["TokKitMedia", "CALSA"], swiftSettings: strict),
 
         // MARK: Media pipelines (devices ↔ codecs ↔ peer connections)
-        .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitRTP", "TokKitPeer"],
+        .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitCodecs", "TokKitRTP", "TokKitPeer"],
                 swiftSettings: strict),
 
         // MARK: Sessions
@@ -142,6 +142,9 @@ let package = Package(
                           path: "Benchmarks/codecs-bench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["TokKit", "TokKitServer"],
                           path: "Benchmarks/signal-bench", swiftSettings: strict),
+        .executableTarget(name: "call-bench",
+                          dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP"],
+                          path: "Benchmarks/call-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
@@ -172,7 +175,8 @@ let package = Package(
         .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
-        .testTarget(name: "TokKitStreamingTests", dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP"],
+        .testTarget(name: "TokKitStreamingTests",
+                    dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
                     swiftSettings: strict),
     ]
 )
