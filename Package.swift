@@ -75,6 +75,10 @@ let package = Package(
         .target(name: "TokKitCapture", dependencies: ["TokKitMedia", "CV4L2", "CX11", "CYUV"], swiftSettings: strict),
         .target(name: "TokKitAudio", dependencies: ["TokKitMedia", "CALSA"], swiftSettings: strict),
 
+        // MARK: Media pipelines (devices ↔ codecs ↔ peer connections)
+        .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitCodecs", "TokKitRTP", "TokKitPeer"],
+                swiftSettings: strict),
+
         // MARK: Sessions
         .target(name: "TokKitProtocol", swiftSettings: strict),
         .target(
@@ -150,6 +154,9 @@ let package = Package(
                           path: "Benchmarks/codecs-bench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["TokKit", "TokKitServer"],
                           path: "Benchmarks/signal-bench", swiftSettings: strict),
+        .executableTarget(name: "call-bench",
+                          dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP"],
+                          path: "Benchmarks/call-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
@@ -185,5 +192,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
+        .testTarget(name: "TokKitStreamingTests",
+                    dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
+                    swiftSettings: strict),
     ]
 )
