@@ -27,6 +27,8 @@ public final class Publisher: Sendable {
     /// The name given to the stream (at most 1000 characters); fixed once created.
     public let name: String
     private let state: Mutex<State>
+    /// The encoders and the peers they send to.
+    let media = PublisherMedia()
 
     public init(
         name: String = "", publishAudio: Bool = true, publishVideo: Bool = true, videoType: StreamVideoType = .camera,

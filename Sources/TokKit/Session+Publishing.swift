@@ -221,3 +221,17 @@ extension Session {
         }
     }
 }
+
+// MARK: - Lookups for the media layer
+
+extension Session {
+    /// This client's publisher of stream `streamId`, while published.
+    func publisher(streamId: String) -> Publisher? {
+        state.withLock { $0.publishers[streamId] }
+    }
+
+    /// This client's subscriber `subscriberId`, while subscribed.
+    func subscriber(subscriberId: String) -> Subscriber? {
+        state.withLock { $0.subscribers[subscriberId] }
+    }
+}

@@ -32,6 +32,8 @@ public final class Subscriber: Sendable {
     }
 
     private let state: Mutex<State>
+    /// The decoders and the peer they receive from.
+    let media = SubscriberMedia()
 
     public init(stream: Stream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
                 videoRender: (any VideoRender)? = nil, delegate: (any SubscriberDelegate)? = nil) {
