@@ -70,6 +70,10 @@ let package = Package(
         .target(name: "TokKitCapture", dependencies: ["TokKitMedia", "CV4L2", "CX11", "CYUV"], swiftSettings: strict),
         .target(name: "TokKitAudio", dependencies: ["TokKitMedia", "CALSA"], swiftSettings: strict),
 
+        // MARK: Media pipelines (devices ↔ codecs ↔ peer connections)
+        .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitRTP", "TokKitPeer"],
+                swiftSettings: strict),
+
         // MARK: Sessions
         .target(name: "TokKitProtocol", swiftSettings: strict),
         .target(
@@ -165,5 +169,7 @@ let package = Package(
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
         .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
+        .testTarget(name: "TokKitStreamingTests", dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP"],
+                    swiftSettings: strict),
     ]
 )

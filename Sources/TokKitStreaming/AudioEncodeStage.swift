@@ -1,0 +1,80 @@
+import TokKitMedia
+
+/// An ``AudioSendPipeline``'s encoder state: the 20 ms mono accumulator, the RTP timestamp clock, the Opus
+/// encoder and its output buffer, all preallocated.
+///
+/// Used only under the pipeline's lock (on the capture thread), which is what makes `@unchecked Sendable` sound.
+struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
+    static let frameLength = AudioSendPipeline.frameLength
+    /// Timestamps are re-anchored to the capture clock when they drift further than this (device stall).
+    static let maximumDrift: UInt32 = 4_800
+
+    let clockMapping: RTPClockMapping
+    private let pcm: UnsafeMutableBufferPointer<Int16>
+    private let packet: UnsafeMutableRawBufferPointer
+    private var filled = 0
+    /// RTP timestamp of the first sample in `pcm`, once anchored.
+    private var timestamp: UInt32?
+
+    init(clockMapping: RTPClockMapping) {
+        self.clockMapping = clockMapping
+        pcm = .allocate(capacity: Self.frameLength)
+        pcm.initialize(repeating: 0)
+        packet = .allocate(byteCount: 1_500, alignment: 16)
+    }
+
+    deinit {
+        pcm.deallocate()
+        packet.deallocate()
+    }
+
+    /// Appends `samples` (`channels` interleaved, stereo averaged to mono); calls `send` with each complete
+    /// encoded packet and its RTP timestamp. When `enabled` is false the samples only advance the clock.
+    mutating func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int, enabled: Bool,
+                        send: (UnsafeRawBufferPointer, UInt32) -> Void) {
+        let frames = samples.count / channels
+        if filled == 0 { anchor(pendingFrames: frames) }
+        var i = 0
+        while i < frames {
+            let n = min(frames - i, Self.frameLength - filled)
+            if channels == 1 {
+                for k in 0..<n { pcm[filled + k] = samples[i + k] }
+            } else {
+                for k in 0..<n {
+                    let l = Int32(samples[2 * (i + k)]), r = Int32(samples[2 * (i + k) + 1])
+                    pcm[filled + k] = Int16(truncatingIfNeeded: (l + r) >> 1)
+                }
+            }
+            filled += n
+            i += n
+            if filled == Self.frameLength {
+                let ts = timestamp ?? clockMapping.timestamp(at: MonotonicClock.now())
+                if enabled, let length = encode() {
+                    send(UnsafeRawBufferPointer(rebasing: packet[0..<length]), ts)
+                }
+                timestamp = ts &+ UInt32(Self.frameLength)
+                filled = 0
+                if i < frames { anchor(pendingFrames: frames - i) }
+            }
+        }
+    }
+
+    /// Checks the running timestamp against the capture clock when a packet starts: the first of the
+    /// `pendingFrames` samples about to be written was captured that long ago.
+    private mutating func anchor(pendingFrames: Int) {
+        let age = Duration.microseconds(Int64(pendingFrames) * 1_000_000 / 48_000)
+        let actual = clockMapping.timestamp(at: MonotonicClock.now() - age)
+        guard let expected = timestamp else {
+            timestamp = actual
+            return
+        }
+        let drift = actual &- expected
+        if min(drift, 0 &- drift) > Self.maximumDrift { timestamp = actual }
+    }
+
+    /// Encodes the full accumulator into `packet`; returns the length, nil on encoder error.
+    private func encode() -> Int? {
+        // Opus encode: needs TokKitCodecs (merged next).
+        nil
+    }
+}

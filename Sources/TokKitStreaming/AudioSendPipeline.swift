@@ -1,0 +1,107 @@
+import Synchronization
+import TokKitMedia
+import TokKitPeer
+
+/// A publisher's audio path: 48 kHz Int16 capture (mono, or stereo downmixed) → 20 ms frames → Opus, encoded
+/// **once** → `sendRTP(.audio, …)` to every attached, connected ``PeerConnection``.
+///
+/// ## Data plane
+/// ``write(_:channels:)`` is called by ``MediaAudioBus`` on the audio device's capture thread, one 10 ms period
+/// at a time (any length works). Samples accumulate in a preallocated 20 ms buffer; each full buffer is
+/// encoded and sent on that same thread (about 0.3 ms of work per 20 ms). RTP timestamps (48 kHz) start from
+/// the capture time of the first sample through ``clockMapping`` and advance by 960 per packet. Nothing is
+/// allocated per packet.
+///
+/// ## Control
+/// ``attach(_:)`` / ``detach(_:)`` at any time, any thread. ``isEnabled`` false (publishAudio = false) drops
+/// captured audio without encoding; the timestamp clock keeps running (RFC 3550 §5.1). ``close()`` detaches
+/// everything; later writes are ignored.
+///
+/// Thread-safe: the encoder state and the peer list are each behind their own lock.
+public final class AudioSendPipeline: Sendable {
+    /// Samples per channel in one Opus packet: 20 ms at 48 kHz.
+    public static let frameLength = 960
+
+    /// The 48 kHz mapping from capture time to RTP timestamp.
+    public let clockMapping: RTPClockMapping
+
+    private struct Control {
+        var closed = false
+        var enabled = true
+        var peers: [PeerConnection] = []
+    }
+
+    private let control = Mutex(Control())
+    private let encoder: Mutex<AudioEncodeStage>
+    private let stats = Mutex(AudioSendStatistics())
+
+    public init(clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 48_000)) {
+        self.clockMapping = clockMapping
+        encoder = Mutex(AudioEncodeStage(clockMapping: clockMapping))
+    }
+
+    /// Whether audio is encoded and sent (the publisher's publishAudio).
+    public var isEnabled: Bool {
+        get { control.withLock { $0.enabled } }
+        set { control.withLock { $0.enabled = newValue } }
+    }
+
+    /// Sends to `peer` from the next packet on. Attaching twice does nothing. Throws ``StreamingError/closed``.
+    public func attach(_ peer: PeerConnection) throws(StreamingError) {
+        try control.withLock { (c: inout Control) throws(StreamingError) in
+            guard !c.closed else { throw .closed }
+            if !c.peers.contains(where: { $0 === peer }) { c.peers.append(peer) }
+        }
+    }
+
+    /// Stops sending to `peer`. Unknown peers are ignored.
+    public func detach(_ peer: PeerConnection) {
+        control.withLock { c in c.peers.removeAll { $0 === peer } }
+    }
+
+    /// The peers attached now.
+    public var peers: [PeerConnection] { control.withLock { $0.peers } }
+
+    /// A snapshot of the counters.
+    public var statistics: AudioSendStatistics {
+        var s = stats.withLock { $0 }
+        s.peers = control.withLock { $0.peers.count }
+        return s
+    }
+
+    /// Detaches every peer; later writes are ignored. Idempotent.
+    public func close() {
+        control.withLock { c in
+            c.closed = true
+            c.peers = []
+        }
+    }
+
+    /// Takes captured 48 kHz samples, interleaved with `channels` channels (1 or 2; others are ignored), on
+    /// the capture thread. Copies them before returning.
+    public func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int) {
+        guard channels == 1 || channels == 2 else { return }
+        let (enabled, peers) = control.withLock { c in (c.enabled && !c.closed, c.peers) }
+        let frames = samples.count / channels
+        stats.withLock { $0.framesCaptured += frames }
+        encoder.withLock { stage in
+            stage.write(samples, channels: channels, enabled: enabled) { payload, timestamp in
+                var sent = 0, failed = 0
+                for peer in peers {
+                    do throws(PeerError) {
+                        try peer.sendRTP(.audio, payload: payload, timestamp: timestamp)
+                        sent += 1
+                    } catch {
+                        failed += 1
+                    }
+                }
+                stats.withLock { s in
+                    s.packetsEncoded += 1
+                    s.bytesEncoded += UInt64(payload.count)
+                    s.packetsSent += sent
+                    s.sendErrors += failed
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// A snapshot of an ``AudioSendPipeline``'s counters.
+///
+/// Value type, usable from any thread.
+public struct AudioSendStatistics: Hashable, Sendable {
+    /// 48 kHz frames (samples per channel) written by the capture side.
+    public var framesCaptured = 0
+    /// Opus packets encoded (20 ms each), once however many peers are attached.
+    public var packetsEncoded = 0
+    /// Encoded bytes.
+    public var bytesEncoded: UInt64 = 0
+    /// RTP packets sent, summed over peers.
+    public var packetsSent = 0
+    /// `sendRTP` calls that failed (peer not connected yet, closed) and encoder errors.
+    public var sendErrors = 0
+    /// Peers currently attached.
+    public var peers = 0
+
+    public init() {}
+}

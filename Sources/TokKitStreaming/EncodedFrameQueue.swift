@@ -1,0 +1,92 @@
+import Dispatch
+import Synchronization
+
+/// A bounded single-producer, single-consumer queue of encoded video frames in preallocated slots: the network
+/// thread copies each complete frame in, the decode thread decodes it in place.
+///
+/// ``push(length:fill:)`` never blocks: when every slot is taken it returns false (the caller drops the frame
+/// and asks for a keyframe). A slot grows only when a frame is larger than any before it (rare, at
+/// keyframes); otherwise nothing is allocated. ``pop(_:)`` blocks until a frame or ``wakeUp()``.
+final class EncodedFrameQueue: Sendable {
+    /// What travels with a frame's bytes.
+    struct Header: Sendable {
+        var rtpTimestamp: UInt32 = 0
+        var receivedAt: Duration = .zero
+        var isKeyframe = false
+    }
+
+    private final class Slot: @unchecked Sendable {
+        // Written only by the producer between reserve and commit, read only by the consumer between
+        // pop and release: the queue's indices make those windows disjoint.
+        var bytes: UnsafeMutableRawBufferPointer
+        var length = 0
+        var header = Header()
+
+        init(capacity: Int) { bytes = .allocate(byteCount: capacity, alignment: 16) }
+        deinit { bytes.deallocate() }
+
+        func reserve(_ count: Int) {
+            guard count > bytes.count else { return }
+            bytes.deallocate()
+            bytes = .allocate(byteCount: max(count, bytes.count * 2), alignment: 16)
+        }
+    }
+
+    private struct Indices {
+        var head = 0
+        var count = 0
+    }
+
+    let capacity: Int
+    private let slots: [Slot]
+    private let indices = Mutex(Indices())
+    private let signal = DispatchSemaphore(value: 0)
+
+    init(capacity: Int = 3, slotBytes: Int = 256 * 1024) {
+        self.capacity = capacity
+        slots = (0..<capacity).map { _ in Slot(capacity: slotBytes) }
+    }
+
+    /// Copies one frame in: `fill` writes `length` bytes into the buffer it gets. False when full.
+    func push(length: Int, header: Header, fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        let index: Int? = indices.withLock { i in i.count == capacity ? nil : (i.head + i.count) % capacity }
+        guard let index else { return false }
+        let slot = slots[index]
+        slot.reserve(length)
+        fill(UnsafeMutableRawBufferPointer(rebasing: slot.bytes[0..<length]))
+        slot.length = length
+        slot.header = header
+        indices.withLock { $0.count += 1 }
+        signal.signal()
+        return true
+    }
+
+    /// Waits for a frame and calls `body` with it (valid only during the call); false when woken empty.
+    @discardableResult
+    func pop(_ body: (UnsafeRawBufferPointer, Header) -> Void) -> Bool {
+        signal.wait()
+        let index: Int? = indices.withLock { i in i.count == 0 ? nil : i.head }
+        guard let index else { return false }
+        let slot = slots[index]
+        body(UnsafeRawBufferPointer(rebasing: slot.bytes[0..<slot.length]), slot.header)
+        indices.withLock { i in
+            i.head = (i.head + 1) % capacity
+            i.count -= 1
+        }
+        return true
+    }
+
+    /// Drops every queued frame (consumer side, or when nothing is consuming).
+    func removeAll() {
+        indices.withLock { i in
+            i.head = (i.head + i.count) % capacity
+            i.count = 0
+        }
+    }
+
+    /// Frames waiting.
+    var count: Int { indices.withLock { $0.count } }
+
+    /// Wakes the consumer without a frame (to stop it).
+    func wakeUp() { signal.signal() }
+}

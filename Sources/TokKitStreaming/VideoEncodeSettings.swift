@@ -1,0 +1,50 @@
+import TokKitMedia
+
+/// What a ``VideoSendPipeline`` encodes: size, frame rate, target bitrate and content tuning.
+///
+/// Frames of any size and format are converted and scaled to ``width`` × ``height`` before encoding.
+/// Value type, usable from any thread.
+public struct VideoEncodeSettings: Hashable, Sendable {
+    /// Encoded width in pixels (positive, even).
+    public var width: Int
+    /// Encoded height in pixels (positive, even).
+    public var height: Int
+    /// The frame rate the encoder plans its rate control for.
+    public var framesPerSecond: Int
+    /// Target bitrate in bits per second.
+    public var bitrate: Int
+    /// `.detail` and `.text` select the encoder's screen-content tuning.
+    public var contentHint: VideoContentHint
+
+    public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, bitrate: Int? = nil,
+                contentHint: VideoContentHint = .none) {
+        self.width = width
+        self.height = height
+        self.framesPerSecond = framesPerSecond
+        self.bitrate = bitrate ?? Self.defaultBitrate(width: width, height: height, framesPerSecond: framesPerSecond)
+        self.contentHint = contentHint
+    }
+
+    /// About 1 Mbps for 640x480 at 30 fps, scaled with the pixel rate (at least 100 kbps, at most 4 Mbps).
+    public static func defaultBitrate(width: Int, height: Int, framesPerSecond: Int) -> Int {
+        let pixelRate = Double(max(width, 0)) * Double(max(height, 0)) * Double(max(framesPerSecond, 0))
+        let bps = pixelRate / (640.0 * 480.0 * 30.0) * 1_000_000
+        return Int(min(max(bps, 100_000), 4_000_000))
+    }
+
+    /// Whether the encoder should use its screen-content tuning.
+    public var isScreenContent: Bool { contentHint == .detail || contentHint == .text }
+
+    /// Throws ``StreamingError/invalidSettings(_:)`` when a value is out of range.
+    public func validate() throws(StreamingError) {
+        guard width > 0, height > 0, width % 2 == 0, height % 2 == 0, width <= 4096, height <= 4096 else {
+            throw .invalidSettings("size \(width)x\(height) must be positive, even and at most 4096")
+        }
+        guard (1...120).contains(framesPerSecond) else {
+            throw .invalidSettings("frame rate \(framesPerSecond) must be 1...120")
+        }
+        guard (10_000...50_000_000).contains(bitrate) else {
+            throw .invalidSettings("bitrate \(bitrate) must be 10 kbps...50 Mbps")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// A snapshot of a ``VideoReceivePipeline``'s counters and rates.
+///
+/// Value type, usable from any thread. Rates are measured over the last whole second.
+public struct VideoReceiveStatistics: Hashable, Sendable {
+    /// Complete frames reassembled from RTP.
+    public var framesReceived = 0
+    /// Frames decoded and rendered.
+    public var framesDecoded = 0
+    /// Of those, keyframes.
+    public var keyframesDecoded = 0
+    /// Frames not rendered: queue full, incomplete, waiting for a keyframe, decode error, disabled.
+    public var framesDropped = 0
+    /// Decoder errors.
+    public var decodeErrors = 0
+    /// Keyframe requests (PLI) sent to the peer.
+    public var keyframeRequests = 0
+    /// Received VP8 payload bytes.
+    public var bytesReceived: UInt64 = 0
+    /// Size of the last decoded frame.
+    public var width = 0
+    public var height = 0
+    /// Decoded frames per second.
+    public var framesPerSecond: Double = 0
+    /// Received bits per second.
+    public var bitrate: Double = 0
+
+    public init() {}
+}

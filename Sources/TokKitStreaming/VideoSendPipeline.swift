@@ -1,0 +1,244 @@
+import Synchronization
+import TokKitMedia
+import TokKitPeer
+
+/// A publisher's video path: capturer → I420 at the encode size → local preview → VP8 (encoded **once**) →
+/// RTP packets → every attached ``PeerConnection`` (one per subscriber).
+///
+/// ## Data plane
+/// The pipeline is the capturer's ``VideoCaptureConsumer``: ``consumeFrame(_:)`` (capturer thread) keeps a
+/// pooled frame as is, or copies a borrowed one, into a one-slot mailbox (newest wins; a replaced frame is
+/// counted as dropped). A named encode thread (`tk-venc-N`) converts and scales it to I420 at the encode size
+/// with ``VideoConverter`` (pooled memory), rotates it upright, renders it to ``previewRenderer``, encodes it
+/// with VP8 and packetizes it once; each packet is sent with `sendRTP(.video, …)` to every attached peer
+/// that is connected. RTP timestamps come from the frame's capture time through ``clockMapping`` (90 kHz).
+/// Nothing is allocated per frame in steady state.
+///
+/// ## Control
+/// ``attach(_:)`` / ``detach(_:)`` at any time, from any thread. A peer that becomes connected, a PLI or FIR
+/// from any peer, ``requestKeyframe()`` and re-enabling all make the next frame a keyframe. ``isEnabled``
+/// false (publishVideo = false) stops encoding and sending; the preview keeps running. Swapping the capturer
+/// (camera swap) needs nothing: point the new capturer's consumer at the same pipeline. ``close()`` joins the
+/// encode thread; the thread keeps the pipeline alive until then, so every pipeline must be closed.
+///
+/// Thread-safe: control state is one lock-guarded value with an explicit ``State``.
+public final class VideoSendPipeline: VideoCaptureConsumer {
+    /// The lifecycle of a pipeline.
+    public enum State: Sendable, Hashable {
+        /// The encode thread is running.
+        case running
+        /// ``close()`` was called. Terminal.
+        case closed
+    }
+
+    /// The 90 kHz mapping from capture time to RTP timestamp used for every packet.
+    public let clockMapping: RTPClockMapping
+    /// The encode thread's name (`tk-venc-N`).
+    public let threadName: String
+
+    private struct Attachment {
+        let peer: PeerConnection
+        var live = false
+        var estimatedBitrate: Int?
+    }
+
+    private struct Control {
+        var state: State = .running
+        var settings: VideoEncodeSettings
+        /// Bumped on every settings change, so the encode thread notices with one comparison.
+        var settingsGeneration = 0
+        var attachments: [Attachment] = []
+        /// The connected peers, rebuilt only when attachments change (the encode thread copies a reference).
+        var livePeers: [PeerConnection] = []
+        var enabled = true
+        var preview: (any VideoRender)?
+    }
+
+    private let control: Mutex<Control>
+    private let keyframeWanted = Atomic<Bool>(true)
+    private let pendingAttach = Atomic<Bool>(false)
+    private let stats = Mutex(VideoSendStatistics())
+    private let mailbox = FrameMailbox()
+    private let copyPool = VideoFramePool(capacity: 3)
+    private let thread = Mutex<MediaThread?>(nil)
+
+    /// Starts the encode thread. Throws ``StreamingError/invalidSettings(_:)`` for settings out of range.
+    public init(settings: VideoEncodeSettings = VideoEncodeSettings(), previewRenderer: (any VideoRender)? = nil,
+                clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 90_000)) throws(StreamingError) {
+        try settings.validate()
+        self.clockMapping = clockMapping
+        control = Mutex(Control(settings: settings, preview: previewRenderer))
+        threadName = PipelineThreadName.next("tk-venc")
+        let t = MediaThread(name: threadName) { [self] me in self.run(me) }
+        thread.withLock { $0 = t }
+    }
+
+    // MARK: - Control
+
+    /// The lifecycle state.
+    public var state: State { control.withLock { $0.state } }
+
+    /// The encode settings in use.
+    public var settings: VideoEncodeSettings { control.withLock { $0.settings } }
+
+    /// Changes the settings; the encode thread applies them before the next frame (a new size or content hint
+    /// restarts the encoder with a keyframe). Throws ``StreamingError/invalidSettings(_:)``.
+    public func update(_ settings: VideoEncodeSettings) throws(StreamingError) {
+        try settings.validate()
+        control.withLock { c in
+            c.settings = settings
+            c.settingsGeneration += 1
+        }
+    }
+
+    /// Whether frames are encoded and sent (the publisher's publishVideo). Turning it on forces a keyframe.
+    public var isEnabled: Bool {
+        get { control.withLock { $0.enabled } }
+        set {
+            let turnedOn = control.withLock { c in
+                defer { c.enabled = newValue }
+                return newValue && !c.enabled
+            }
+            if turnedOn { requestKeyframe() }
+        }
+    }
+
+    /// Where the encode thread shows each frame, upright I420 at the encode size (nil: no preview).
+    public var previewRenderer: (any VideoRender)? {
+        get { control.withLock { $0.preview } }
+        set { control.withLock { $0.preview = newValue } }
+    }
+
+    /// Sends to `peer` from the next frame on (a keyframe once it is connected). Its video feedback (PLI, FIR,
+    /// REMB) is routed to this pipeline. Attaching a peer twice does nothing. Throws ``StreamingError/closed``.
+    public func attach(_ peer: PeerConnection) throws(StreamingError) {
+        let added: Bool = try control.withLock { (c: inout Control) throws(StreamingError) -> Bool in
+            guard c.state == .running else { throw .closed }
+            guard !c.attachments.contains(where: { $0.peer === peer }) else { return false }
+            c.attachments.append(Attachment(peer: peer))
+            return true
+        }
+        guard added else { return }
+        pendingAttach.store(true, ordering: .releasing)
+        installFeedback(on: peer)
+    }
+
+    /// Stops sending to `peer` and releases its feedback handler. Unknown peers are ignored.
+    public func detach(_ peer: PeerConnection) {
+        let removed: Bool = control.withLock { c in
+            guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return false }
+            c.attachments.remove(at: i)
+            c.livePeers = c.attachments.filter(\.live).map(\.peer)
+            return true
+        }
+        if removed { removeFeedback(from: peer) }
+    }
+
+    /// The peers attached now.
+    public var peers: [PeerConnection] { control.withLock { $0.attachments.map(\.peer) } }
+
+    /// Makes the next encoded frame a keyframe.
+    public func requestKeyframe() {
+        keyframeWanted.store(true, ordering: .releasing)
+        stats.withLock { $0.keyframeRequests += 1 }
+    }
+
+    /// A snapshot of the counters and rates.
+    public var statistics: VideoSendStatistics {
+        var s = stats.withLock { $0 }
+        s.peers = control.withLock { $0.attachments.count }
+        return s
+    }
+
+    /// Stops the encode thread (joined unless called from it), detaches every peer. Idempotent.
+    public func close() {
+        let peers: [PeerConnection]? = control.withLock { c in
+            guard c.state == .running else { return nil }
+            c.state = .closed
+            defer { c.attachments = []; c.livePeers = []; c.preview = nil }
+            return c.attachments.map(\.peer)
+        }
+        guard let peers else { return }
+        for peer in peers { removeFeedback(from: peer) }
+        let t = thread.withLock { t in defer { t = nil }; return t }
+        t?.stop()  // sets isStopping first, so the wake-up below ends the loop
+        mailbox.wakeUp()
+        mailbox.clear()
+    }
+
+    // MARK: - VideoCaptureConsumer (capturer thread)
+
+    public func consumeFrame(_ frame: VideoFrame) {
+        stats.withLock { $0.framesCaptured += 1 }
+        let kept: VideoFrame
+        if frame.isBorrowed {
+            do { kept = try frame.copy(using: copyPool) } catch {
+                stats.withLock { $0.framesDropped += 1 }
+                return
+            }
+        } else {
+            kept = frame
+        }
+        if mailbox.put(kept) { stats.withLock { $0.framesDropped += 1 } }
+    }
+
+    // MARK: - Feedback (network thread)
+
+    private func installFeedback(on peer: PeerConnection) {
+        // Filled in with TokKitPeer's feedback handler (PLI/FIR/REMB) once available.
+        _ = peer
+    }
+
+    private func removeFeedback(from peer: PeerConnection) {
+        _ = peer
+    }
+
+    // MARK: - Encode thread
+
+    private func run(_ me: MediaThread) {
+        var stage = VideoEncodeStage(pipeline: self)
+        while !me.isStopping {
+            guard let frame = mailbox.wait() else { continue }
+            if me.isStopping { break }
+            stage.process(frame)
+        }
+    }
+
+    /// One frame's worth of control state, read by the encode thread with one lock.
+    struct FrameControl {
+        var settings: VideoEncodeSettings
+        var settingsGeneration: Int
+        var enabled: Bool
+        var preview: (any VideoRender)?
+        var peers: [PeerConnection]
+        var newlyLive: Bool
+    }
+
+    /// Promotes attached peers that became connected, and returns what the encode thread needs for one frame.
+    func frameControl() -> FrameControl {
+        let checkAttach = pendingAttach.load(ordering: .acquiring)
+        return control.withLock { c in
+            var newlyLive = false
+            if checkAttach {
+                var waiting = false
+                for i in c.attachments.indices where !c.attachments[i].live {
+                    if c.attachments[i].peer.state == .connected {
+                        c.attachments[i].live = true
+                        newlyLive = true
+                    } else {
+                        waiting = true
+                    }
+                }
+                if newlyLive { c.livePeers = c.attachments.filter(\.live).map(\.peer) }
+                if !waiting { pendingAttach.store(false, ordering: .releasing) }
+            }
+            return FrameControl(settings: c.settings, settingsGeneration: c.settingsGeneration, enabled: c.enabled,
+                                preview: c.preview, peers: c.livePeers, newlyLive: newlyLive)
+        }
+    }
+
+    /// Whether a keyframe was asked for since the last call (clears the request).
+    func takeKeyframeRequest() -> Bool { keyframeWanted.exchange(false, ordering: .acquiringAndReleasing) }
+
+    func record(_ update: (inout VideoSendStatistics) -> Void) { stats.withLock { update(&$0) } }
+}

@@ -1,0 +1,31 @@
+/// A snapshot of a ``VideoSendPipeline``'s counters and rates.
+///
+/// Value type, usable from any thread. Rates are measured over the last whole second.
+public struct VideoSendStatistics: Hashable, Sendable {
+    /// Frames handed to the pipeline by the capturer.
+    public var framesCaptured = 0
+    /// Frames the encoder produced (once per frame, however many peers are attached).
+    public var framesEncoded = 0
+    /// Of those, keyframes.
+    public var keyframesEncoded = 0
+    /// Frames not encoded: replaced in the mailbox by a newer one, pool exhausted, conversion or encoder error.
+    public var framesDropped = 0
+    /// Frames rendered to the preview renderer.
+    public var framesPreviewed = 0
+    /// Encoded bytes (VP8 payload, before packetization).
+    public var bytesEncoded: UInt64 = 0
+    /// RTP packets sent, summed over peers.
+    public var packetsSent = 0
+    /// `sendRTP` calls that failed (peer not connected yet, closed).
+    public var sendErrors = 0
+    /// Keyframes asked for (new peer, PLI, FIR, re-enable).
+    public var keyframeRequests = 0
+    /// Encoded frames per second.
+    public var framesPerSecond: Double = 0
+    /// Encoded bits per second.
+    public var bitrate: Double = 0
+    /// Peers currently attached.
+    public var peers = 0
+
+    public init() {}
+}
