@@ -278,7 +278,7 @@ final class MediaLink: Sendable {
         guard live else { return false }
         switch attachment {
         case .publisher(let media): media.attach(peer, audio: context.wantsAudio, video: context.wantsVideo)
-        case .subscriber(let media): media.attach(peer, channel: channel)
+        case .subscriber(let media): media.attach(peer, wantsAudio: context.wantsAudio, wantsVideo: context.wantsVideo)
         }
         return true
     }

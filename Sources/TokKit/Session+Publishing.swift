@@ -16,6 +16,10 @@ extension Session {
         guard status == .connected else { throw .notConnected }
         guard caps.canPublish else { return try failPublish(publisher, .unableToPublish("the token's role may not publish")) }
         let d = try publisher.attach(to: self)
+        do throws(SessionError) { try publisher.startMedia() } catch {
+            publisher.detach(from: self)
+            return try failPublish(publisher, error)
+        }
         let result = await request(
             .publish(.init(name: d.name, hasAudio: d.hasAudio, hasVideo: d.hasVideo, videoType: d.videoType.wire,
                            videoDimensions: d.videoDimensions?.wire)),

@@ -23,7 +23,7 @@ public final class PatternCapturer: VideoCapture {
     }
 
     private let control = Mutex(Control())
-    private let delivered = Atomic<Int>(0)
+    private let counter = FrameCounter()
 
     public init(width: Int = 320, height: Int = 240, framesPerSecond: Double = 30) {
         self.width = width
@@ -34,7 +34,7 @@ public final class PatternCapturer: VideoCapture {
     deinit { stopCapture() }
 
     /// Frames handed to the consumer so far.
-    public var framesDelivered: Int { delivered.load(ordering: .relaxed) }
+    public var framesDelivered: Int { counter.delivered.load(ordering: .relaxed) }
 
     public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
         get { control.withLock { $0.consumer } }
@@ -67,7 +67,7 @@ public final class PatternCapturer: VideoCapture {
         let ready: Bool = control.withLock { c in
             guard c.thread == nil, let pixels = c.buffer, let consumer = c.consumer else { return c.thread != nil }
             let ySize = width * height, cSize = (width / 2) * (height / 2)
-            let delivered = self.delivered
+            let counter = self.counter
             let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: pixels.count, alignment: 64)
             frame.copyBytes(from: pixels)
             let holder = BufferHolder(frame)
@@ -80,7 +80,7 @@ public final class PatternCapturer: VideoCapture {
                     UnsafeRawBufferPointer(rebasing: b[(ySize + cSize)..<(ySize + 2 * cSize)]))
                 else { return false }
                 consumer.consumeFrame(video)
-                delivered.add(1, ordering: .relaxed)
+                counter.delivered.add(1, ordering: .relaxed)
                 return true
             }
             return true
@@ -96,6 +96,11 @@ public final class PatternCapturer: VideoCapture {
     public var isCaptureStarted: Bool { control.withLock { $0.thread != nil } }
 
     public func captureSettings() -> VideoFormat { .i420(width: width, height: height, fps: framesPerSecond) }
+}
+
+/// Frames delivered, shared with the capture thread.
+private final class FrameCounter: Sendable {
+    let delivered = Atomic<Int>(0)
 }
 
 /// Owns the capturer's frame memory for the lifetime of its capture thread.

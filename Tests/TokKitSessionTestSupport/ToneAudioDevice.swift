@@ -20,13 +20,9 @@ public final class ToneAudioDevice: AudioDevice {
         var thread: PeriodicThread?
     }
 
-    private let bus = Mutex<(any AudioBus)?>(nil)
     private let capture = Mutex(Side())
     private let render = Mutex(Side())
-    private let loudPeriods = Atomic<Int>(0)
-    private let renderedPeriods = Atomic<Int>(0)
-    private let crossings = Atomic<Int>(0)
-    private let capturedPeriods = Atomic<Int>(0)
+    private let meters = Meters()
 
     public init(frequency: Double = 440, amplitude: Double = 8_000, threshold: Double = 1_000) {
         self.frequency = frequency
@@ -40,22 +36,22 @@ public final class ToneAudioDevice: AudioDevice {
     }
 
     /// Periods played so far, and those that carried sound.
-    public var periodsRendered: Int { renderedPeriods.load(ordering: .relaxed) }
-    public var soundPeriods: Int { loudPeriods.load(ordering: .relaxed) }
-    public var periodsCaptured: Int { capturedPeriods.load(ordering: .relaxed) }
+    public var periodsRendered: Int { meters.renderedPeriods.load(ordering: .relaxed) }
+    public var soundPeriods: Int { meters.loudPeriods.load(ordering: .relaxed) }
+    public var periodsCaptured: Int { meters.capturedPeriods.load(ordering: .relaxed) }
     /// The frequency of the sound played so far, from its zero crossings (0 before any sound).
     public var measuredFrequency: Double {
         let loud = soundPeriods
-        return loud == 0 ? 0 : Double(crossings.load(ordering: .relaxed)) / 2 / (Double(loud) * 0.01)
+        return loud == 0 ? 0 : Double(meters.crossings.load(ordering: .relaxed)) / 2 / (Double(loud) * 0.01)
     }
 
     public func resetMeasurements() {
-        loudPeriods.store(0, ordering: .relaxed)
-        renderedPeriods.store(0, ordering: .relaxed)
-        crossings.store(0, ordering: .relaxed)
+        meters.loudPeriods.store(0, ordering: .relaxed)
+        meters.renderedPeriods.store(0, ordering: .relaxed)
+        meters.crossings.store(0, ordering: .relaxed)
     }
 
-    public func setAudioBus(_ newBus: (any AudioBus)?) { bus.withLock { $0 = newBus } }
+    public func setAudioBus(_ newBus: (any AudioBus)?) { meters.bus.withLock { $0 = newBus } }
 
     // MARK: Rendering
 
@@ -73,11 +69,10 @@ public final class ToneAudioDevice: AudioDevice {
             let buffer = UnsafeMutableBufferPointer<Int16>.allocate(capacity: samples)
             buffer.initialize(repeating: 0)
             let holder = SampleBuffer(buffer)
-            let bus = self.bus, threshold = self.threshold
-            let loud = loudPeriods, rendered = renderedPeriods, crossings = crossings
+            let meters = self.meters, threshold = self.threshold
             s.thread = PeriodicThread(name: "tone-render", interval: AudioFormat.period) {
                 let b = holder.buffer
-                guard let current = bus.withLock({ $0 }) else { return true }
+                guard let current = meters.bus.withLock({ $0 }) else { return true }
                 current.readRenderData(b)
                 var energy = 0.0
                 var flips = 0
@@ -85,10 +80,10 @@ public final class ToneAudioDevice: AudioDevice {
                     energy += Double(b[i]) * Double(b[i])
                     if i > 0, (b[i - 1] < 0) != (b[i] < 0) { flips += 1 }
                 }
-                rendered.add(1, ordering: .relaxed)
+                meters.renderedPeriods.add(1, ordering: .relaxed)
                 if (energy / Double(b.count)).squareRoot() > threshold {
-                    loud.add(1, ordering: .relaxed)
-                    crossings.add(flips, ordering: .relaxed)
+                    meters.loudPeriods.add(1, ordering: .relaxed)
+                    meters.crossings.add(flips, ordering: .relaxed)
                 }
                 return true
             }
@@ -117,7 +112,7 @@ public final class ToneAudioDevice: AudioDevice {
             let buffer = UnsafeMutableBufferPointer<Int16>.allocate(capacity: samples)
             buffer.initialize(repeating: 0)
             let holder = SampleBuffer(buffer)
-            let bus = self.bus, captured = capturedPeriods
+            let meters = self.meters
             let step = 2 * Double.pi * frequency / Double(format.sampleRate), amplitude = self.amplitude
             s.thread = PeriodicThread(name: "tone-capture", interval: AudioFormat.period) {
                 let b = holder.buffer
@@ -128,8 +123,8 @@ public final class ToneAudioDevice: AudioDevice {
                     if p > 2 * Double.pi { p -= 2 * Double.pi }
                 }
                 holder.phase = p
-                bus.withLock { $0 }?.writeCaptureData(UnsafeBufferPointer(b))
-                captured.add(1, ordering: .relaxed)
+                meters.bus.withLock { $0 }?.writeCaptureData(UnsafeBufferPointer(b))
+                meters.capturedPeriods.add(1, ordering: .relaxed)
                 return true
             }
         }
@@ -139,6 +134,15 @@ public final class ToneAudioDevice: AudioDevice {
         let t = capture.withLock { s in defer { s.thread = nil }; return s.thread }
         t?.stop()
     }
+}
+
+/// The bus and the counters, shared with the device's threads.
+private final class Meters: Sendable {
+    let bus = Mutex<(any AudioBus)?>(nil)
+    let loudPeriods = Atomic<Int>(0)
+    let renderedPeriods = Atomic<Int>(0)
+    let crossings = Atomic<Int>(0)
+    let capturedPeriods = Atomic<Int>(0)
 }
 
 /// Owns one side's sample buffer (and the tone's phase) for the lifetime of its thread; only that thread

@@ -6,6 +6,7 @@
 // Prints `published <streamId>` once the stream exists, `done` when it leaves. Exits by itself after 120 s
 // whatever happens, so it never outlives a crashed test by long.
 import Dispatch
+import Logging
 import TokKit
 import TokKitSessionTestSupport
 
@@ -38,15 +39,15 @@ do {
     let publisher = Publisher(name: "test-peer", videoCapture: capturer)
     try await session.publish(publisher)
     print("published \(publisher.stream?.streamId ?? "?")")
-    fflush(stdout)
+    fflush(nil)
     while readLine() != nil {}
     try? await session.unpublish(publisher)
     await session.disconnect()
     print("done frames=\(capturer.framesDelivered)")
-    fflush(stdout)
+    fflush(nil)
     exit(0)
 } catch {
     print("error \(error)")
-    fflush(stdout)
+    fflush(nil)
     exit(1)
 }
