@@ -51,6 +51,8 @@ let package = Package(
         shim("CNice", pkgConfig: "nice", apt: "libnice-dev"),
         shim("COpenSSL", pkgConfig: "openssl", apt: "libssl-dev"),
         shim("CSRTP", pkgConfig: "libsrtp2", apt: "libsrtp2-dev"),
+        shim("CVPX", pkgConfig: "vpx", apt: "libvpx-dev"),
+        shim("COpus", pkgConfig: "opus", apt: "libopus-dev"),
 
         // MARK: Media primitives
         .target(name: "TokKitMedia", dependencies: ["CYUV", "CTokKitSystem"], swiftSettings: strict),
@@ -66,12 +68,15 @@ let package = Package(
         .target(name: "TokKitRTCFuzz", dependencies: ["TokKitRTP", "TokKitSDP"], path: "Fuzz/Harness",
                 swiftSettings: strict),
 
+        // MARK: Codecs
+        .target(name: "TokKitCodecs", dependencies: ["TokKitMedia", "CVPX", "COpus", "CYUV"], swiftSettings: strict),
+
         // MARK: Devices
         .target(name: "TokKitCapture", dependencies: ["TokKitMedia", "CV4L2", "CX11", "CYUV"], swiftSettings: strict),
         .target(name: "TokKitAudio", dependencies: ["TokKitMedia", "CALSA"], swiftSettings: strict),
 
         // MARK: Media pipelines (devices ↔ codecs ↔ peer connections)
-        .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitRTP", "TokKitPeer"],
+        .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitCodecs", "TokKitRTP", "TokKitPeer"],
                 swiftSettings: strict),
 
         // MARK: Sessions
@@ -134,8 +139,13 @@ let package = Package(
         .executableTarget(name: "signaling-chat", dependencies: [
                               "TokKit", "TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ], path: "Examples/signaling-chat", swiftSettings: strict),
+        .executableTarget(name: "codecs-bench", dependencies: ["TokKitCodecs", "TokKitMedia", "CVPX", "COpus", "CMallocCounter"],
+                          path: "Benchmarks/codecs-bench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["TokKit", "TokKitServer"],
                           path: "Benchmarks/signal-bench", swiftSettings: strict),
+        .executableTarget(name: "call-bench",
+                          dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP"],
+                          path: "Benchmarks/call-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
@@ -168,8 +178,10 @@ let package = Package(
         .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
         .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP"], swiftSettings: strict),
+        .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
-        .testTarget(name: "TokKitStreamingTests", dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP"],
+        .testTarget(name: "TokKitStreamingTests",
+                    dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
                     swiftSettings: strict),
     ]
 )

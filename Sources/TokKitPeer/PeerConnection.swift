@@ -20,6 +20,12 @@ import TokKitSRTP
 /// receive handler. RTCP SR/RR are sent every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``);
 /// received reports feed ``statistics(_:)`` (loss, jitter, round-trip time from LSR/DLSR).
 ///
+/// Feedback (RFC 4585, RFC 5104): PLI, new FIR and REMB about our streams reach the section's feedback handler
+/// (``setFeedbackHandler(_:_:)``); ``requestKeyframe()`` sends a PLI about the peer's video. Video is
+/// retransmitted on NACK: every packet sent is kept (unprotected) in a 512-packet history and sent again with its
+/// sequence number when the peer NACKs it. On the receiving side, gaps in the peer's video sequence numbers are
+/// NACKed at once and then every 20 ms (checked on each video packet and on the RTCP timer), up to 10 times.
+///
 /// Threading: every method may be called from any thread. Signalling state is guarded by one lock with an
 /// explicit state enum; ICE/DTLS events are followed by one task each. ``sendRTP(_:payload:timestamp:marker:)``
 /// runs on the caller's (media) thread under that section's lock and allocates nothing. Receive handlers run on
@@ -27,6 +33,8 @@ import TokKitSRTP
 public final class PeerConnection: Sendable {
     /// Receives one decrypted RTP packet of a section, on the network thread; valid only during the call.
     public typealias RTPHandler = @Sendable (borrowing RTPPacketView) -> Void
+    /// Receives RTCP feedback about one of our sections, on the network thread; must not block.
+    public typealias FeedbackHandler = @Sendable (RTCPFeedback) -> Void
 
     /// The local media and network configuration.
     public let configuration: PeerConfiguration
@@ -44,6 +52,11 @@ public final class PeerConnection: Sendable {
     private let videoReceive = Mutex<ReceiveTrack?>(nil)
     private let audioHandler = Mutex<RTPHandler?>(nil)
     private let videoHandler = Mutex<RTPHandler?>(nil)
+    private let audioFeedback = Mutex<FeedbackHandler?>(nil)
+    private let videoFeedback = Mutex<FeedbackHandler?>(nil)
+    /// Test hook: returns true for an outgoing video sequence number that should be "lost" (kept in the send
+    /// history, not sent), to exercise NACK and retransmission.
+    let outgoingVideoLoss = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
 
     /// Signalling and connection state.
     private struct Control: ~Copyable {
@@ -164,6 +177,8 @@ public final class PeerConnection: Sendable {
         for task in tasks { task.cancel() }
         audioHandler.withLock { $0 = nil }
         videoHandler.withLock { $0 = nil }
+        audioFeedback.withLock { $0 = nil }
+        videoFeedback.withLock { $0 = nil }
         audioSend.withLock { t in t?.deallocate(); t = nil }
         videoSend.withLock { t in t?.deallocate(); t = nil }
         if changed { continuation.yield(.stateChanged(.closed)) }
@@ -180,6 +195,41 @@ public final class PeerConnection: Sendable {
         case .video: videoHandler.withLock { $0 = handler }
         }
     }
+
+    /// Sets the handler for RTCP feedback about our stream on the `kind` section (network thread): PLI and new
+    /// FIR (send a key frame), REMB (video). `nil` ignores them. NACKs are handled inside.
+    public func setFeedbackHandler(_ kind: MediaKind, _ handler: FeedbackHandler?) {
+        switch kind {
+        case .audio: audioFeedback.withLock { $0 = handler }
+        case .video: videoFeedback.withLock { $0 = handler }
+        }
+    }
+
+    /// Sends a picture loss indication (RFC 4585 §6.3.1) about the peer's video stream now: the peer should send
+    /// a key frame. Throws ``PeerError/notConnected`` before DTLS-SRTP is up, ``PeerError/noSuchTrack(_:)`` when
+    /// we receive no video or do not know its SSRC yet. Allocates nothing; callers rate-limit (a frame assembler
+    /// asks at most every few hundred milliseconds).
+    public func requestKeyframe() throws(PeerError) {
+        guard let dtls = transport.withLock({ $0 }), dtls.state == .connected else { throw .notConnected }
+        let sender = feedbackSSRC
+        let failure: PeerError? = withReceive(.video) { track -> PeerError? in
+            // No copy of the track: it would share `scratch` and make the write below copy it.
+            guard let media = track?.ssrc else { return .noSuchTrack(.video) }
+            let sent: PeerError? = track!.scratch.withUnsafeMutableBytes { buffer -> PeerError? in
+                do throws(RTPError) {
+                    let length = try RTCPPictureLossIndication(senderSSRC: sender, mediaSSRC: media).write(into: buffer)
+                    do throws(DTLSError) { try dtls.sendRTCP(buffer, length: length) } catch { return .dtls(error) }
+                } catch { return .rtp(error) }
+                return nil
+            }
+            if sent == nil { track!.keyFrameRequestsSent += 1 }
+            return sent
+        }
+        if let failure { throw failure }
+    }
+
+    /// The SSRC our feedback packets are sent from.
+    private var feedbackSSRC: UInt32 { configuration.videoSSRC ?? configuration.audioSSRC ?? 1 }
 
     /// The largest payload ``sendRTP(_:payload:timestamp:marker:)`` takes.
     public static let maximumPayloadLength = SendTrack.capacity - RTPPacketView.fixedHeaderLength
@@ -200,8 +250,12 @@ public final class PeerConnection: Sendable {
                 length = try header.write(payload: payload, into: UnsafeMutableRawBufferPointer(
                     rebasing: t.buffer[0..<SendTrack.capacity]))
             } catch { throw .rtp(error) }
+            if let history = t.history {
+                try? history.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
+            }
+            let lost = kind == .video && outgoingVideoLoss.withLock { $0?(header.sequenceNumber) ?? false }
             do throws(DTLSError) {
-                try dtls.sendRTP(t.buffer, length: length)
+                if !lost { try dtls.sendRTP(t.buffer, length: length) }
             } catch .notConnected {
                 throw .notConnected
             } catch { throw .dtls(error) }
@@ -263,12 +317,17 @@ public final class PeerConnection: Sendable {
             s.remoteJitter = Double(t.remoteJitter) / Double(kind.clockRate)
             s.roundTripTime = t.roundTripTime
             s.receptionReportsReceived = t.receptionReports
+            s.packetsRetransmitted = t.retransmissions
+            s.nacksReceived = t.nacksReceived
+            s.keyFrameRequestsReceived = t.keyFrameRequestsReceived
         }
         withReceive(kind) { track in
             guard let t = track else { return }
             s.packetsReceived = t.packets
             s.bytesReceived = t.payloadBytes
             s.senderReportsReceived = t.senderReports
+            s.nacksSent = t.nacksSent
+            s.keyFrameRequestsSent = t.keyFrameRequestsSent
             if let r = t.statistics {
                 s.packetsLost = r.cumulativeLost
                 s.jitter = Double(r.jitter.value) / Double(kind.clockRate)
@@ -434,6 +493,7 @@ public final class PeerConnection: Sendable {
         ice.schedule(after: interval) { [weak self] in
             guard let self, self.state == .connected else { return }
             try? self.sendReports()
+            self.sendDueNACKs()
             self.scheduleReports()
         }
     }
@@ -458,6 +518,10 @@ public final class PeerConnection: Sendable {
                 guard track?.accepts(ssrc: ssrc, payloadType: pt) == true else { return false }
                 track!.update(ssrc: ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
                               payloadLength: view.payloadLength, arrivalNanoseconds: now)
+                if let nack = track!.nack {
+                    nack.observe(view.sequenceNumber, now: now)
+                    if nack.missingCount > 0 { sendDueNACK(&track!, now: now) }
+                }
                 return true
             }
             if hit { matched = kind }
@@ -489,6 +553,23 @@ public final class PeerConnection: Sendable {
                 }
                 blocks = sr.reports
             case .receiverReport(let rr): blocks = rr.reports
+            case .pictureLossIndication(let pli):
+                receiveKeyFrameRequest(ssrc: pli.mediaSSRC, .pictureLoss, firSequence: nil)
+                continue
+            case .fullIntraRequest(let fir):
+                for entry in fir.entries {
+                    receiveKeyFrameRequest(ssrc: entry.ssrc, .fullIntraRequest, firSequence: entry.sequenceNumber)
+                }
+                continue
+            case .receiverEstimatedMaximumBitrate(let remb):
+                let ours = withSend(.video) { $0?.ssrc }
+                if let ours, remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) {
+                    videoFeedback.withLock { $0 }?(.receiverEstimatedMaximumBitrate(remb.bitrate))
+                }
+                continue
+            case .genericNACK(let nack):
+                retransmit(nack)
+                continue
             default: continue
             }
             for block in blocks {
@@ -499,6 +580,64 @@ public final class PeerConnection: Sendable {
                     }
                 }
             }
+        }
+    }
+
+    // MARK: - Feedback (network thread)
+
+    /// Sends the NACK due for the video receive track; called with its lock held.
+    private func sendDueNACK(_ track: inout ReceiveTrack, now: UInt64) {
+        guard let dtls = transport.withLock({ $0 }) else { return }
+        track.sendDueNACK(senderSSRC: feedbackSSRC, now: now) { buffer, length in
+            try? dtls.sendRTCP(buffer, length: length)
+        }
+    }
+
+    /// Sends the NACKs due now (RTCP timer: retries while no video packet arrives).
+    private func sendDueNACKs() {
+        let now = RTCPClock.monotonicNanoseconds()
+        withReceive(.video) { track in
+            guard track != nil else { return }
+            sendDueNACK(&track!, now: now)
+        }
+    }
+
+    /// A PLI or FIR entry naming `ssrc`: counts it and tells the section's handler (a FIR only when its command
+    /// sequence number is new, RFC 5104 §4.3.1.2).
+    private func receiveKeyFrameRequest(ssrc: UInt32, _ feedback: RTCPFeedback, firSequence: UInt8?) {
+        for kind in MediaKind.allCases {
+            let fresh = withSend(kind) { track -> Bool in
+                guard let t = track, t.ssrc == ssrc else { return false }
+                if let firSequence {
+                    if t.lastFullIntraRequest == firSequence { return false }
+                    track!.lastFullIntraRequest = firSequence
+                }
+                track!.keyFrameRequestsReceived += 1
+                return true
+            }
+            guard fresh else { continue }
+            let handler = kind == .audio ? audioFeedback.withLock { $0 } : videoFeedback.withLock { $0 }
+            handler?(feedback)
+        }
+    }
+
+    /// Resends every NACKed packet of our video stream still in the history (same sequence number, RFC 4585
+    /// §6.2.1; libsrtp allows the repeated protection with `allow_repeat_tx`).
+    private func retransmit(_ nack: RTCPGenericNACK) {
+        guard let dtls = transport.withLock({ $0 }) else { return }
+        withSend(.video) { track in
+            guard let t = track, t.ssrc == nack.mediaSSRC, let history = t.history else { return }
+            track!.nacksReceived += 1
+            var sent: UInt64 = 0
+            for item in nack.items {
+                for bit in -1 ..< 16 where bit < 0 || item.lostBitmask & (1 << bit) != 0 {
+                    let sequence = item.packetID &+ UInt16(bit + 1)
+                    guard let packet = history.packet(sequenceNumber: sequence) else { continue }
+                    t.buffer.copyMemory(from: packet)
+                    if (try? dtls.sendRTP(t.buffer, length: packet.count)) != nil { sent += 1 }
+                }
+            }
+            track!.retransmissions += sent
         }
     }
 

@@ -1,8 +1,9 @@
 import TokKitRTP
 
 /// The sending half of one media section: negotiated SSRC and payload type, the next sequence number, the
-/// SR counters and a preallocated packet buffer. Guarded by its own lock in ``PeerConnection``; used on the
-/// caller's media thread (and by the RTCP timer for the counters).
+/// SR counters, a preallocated packet buffer and, for video, the history of sent packets that NACKs are answered
+/// from. Guarded by its own lock in ``PeerConnection``; used on the caller's media thread (and on the network
+/// thread for RTCP feedback and by the RTCP timer for the counters).
 struct SendTrack {
     static let capacity = 1500
 
@@ -20,6 +21,14 @@ struct SendTrack {
     var remoteJitter: UInt32 = 0
     var roundTripTime: Duration?
     var receptionReports = 0
+    /// Video only: the last packets sent, unprotected, for retransmission (RFC 4585 §6.2.1, same SSRC and
+    /// sequence number: no RTX is negotiated).
+    let history: RTPSendHistory?
+    var retransmissions: UInt64 = 0
+    var nacksReceived = 0
+    var keyFrameRequestsReceived = 0
+    /// Command sequence number of the last FIR acted on (RFC 5104 §4.3.1.2: repeats carry the same one).
+    var lastFullIntraRequest: UInt8?
     let buffer: UnsafeMutableRawBufferPointer
 
     init(kind: MediaKind, ssrc: UInt32, payloadType: UInt8) {
@@ -27,6 +36,7 @@ struct SendTrack {
         self.ssrc = ssrc
         self.payloadType = payloadType
         buffer = .allocate(byteCount: Self.capacity + 64, alignment: 8)
+        history = kind == .video ? try? RTPSendHistory(capacity: 512, maximumPacketSize: Self.capacity) : nil
     }
 
     func deallocate() { buffer.deallocate() }

@@ -25,6 +25,14 @@ public struct TrackStatistics: Sendable, Hashable {
     public var senderReportsSent: Int = 0
     public var senderReportsReceived: Int = 0
     public var receptionReportsReceived: Int = 0
+    /// Packets of our stream sent again because the peer NACKed them (same sequence number; video only).
+    public var packetsRetransmitted: UInt64 = 0
+    /// Generic NACK packets received about our stream / sent about the peer's.
+    public var nacksReceived: Int = 0
+    public var nacksSent: Int = 0
+    /// PLI or new FIR received about our stream / PLI sent about the peer's.
+    public var keyFrameRequestsReceived: Int = 0
+    public var keyFrameRequestsSent: Int = 0
 
     public init() {}
 }

@@ -18,6 +18,10 @@ public enum RTPError: Error, Hashable, Sendable, CustomStringConvertible {
         case goodbye = "BYE"
         case feedback = "feedback packet"
         case feedbackControlInformation = "feedback control information"
+        case vp8PayloadDescriptor = "VP8 payload descriptor"
+        case vp8PayloadHeader = "VP8 payload header"
+        case vp8Frame = "VP8 frame"
+        case opusPacket = "Opus packet"
     }
 
     /// The version field is not 2 (RFC 3550 §5.1, §6.4.1).
@@ -40,6 +44,9 @@ public enum RTPError: Error, Hashable, Sendable, CustomStringConvertible {
     case bufferTooSmall(needed: Int, available: Int)
     /// An RFC 4585 application-layer feedback packet carries an identifier this module does not decode.
     case unknownApplicationFeedback(identifier: UInt32)
+    /// A received field holds a value its specification forbids (e.g. an Opus frame count of 0, a VP8 key frame
+    /// without its start code).
+    case invalidField(Element, field: String, value: Int)
 
     public var description: String {
         switch self {
@@ -53,6 +60,7 @@ public enum RTPError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .valueOutOfRange(f, v): "\(f) value \(v) cannot be encoded"
         case let .bufferTooSmall(n, a): "buffer of \(a) bytes is too small, \(n) needed"
         case let .unknownApplicationFeedback(i): "unknown application feedback identifier 0x\(String(i, radix: 16))"
+        case let .invalidField(e, f, v): "\(e.rawValue): invalid \(f) \(v)"
         }
     }
 }

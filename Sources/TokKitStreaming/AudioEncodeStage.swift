@@ -1,3 +1,4 @@
+import TokKitCodecs
 import TokKitMedia
 
 /// An ``AudioSendPipeline``'s encoder state: the 20 ms mono accumulator, the RTP timestamp clock, the Opus
@@ -12,6 +13,7 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     let clockMapping: RTPClockMapping
     private let pcm: UnsafeMutableBufferPointer<Int16>
     private let packet: UnsafeMutableRawBufferPointer
+    private let encoder: OpusEncoder?
     private var filled = 0
     /// RTP timestamp of the first sample in `pcm`, once anchored.
     private var timestamp: UInt32?
@@ -20,7 +22,8 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
         self.clockMapping = clockMapping
         pcm = .allocate(capacity: Self.frameLength)
         pcm.initialize(repeating: 0)
-        packet = .allocate(byteCount: 1_500, alignment: 16)
+        packet = .allocate(byteCount: OpusEncoder.maximumPacketSize, alignment: 16)
+        encoder = try? OpusEncoder(settings: OpusEncoderSettings())
     }
 
     deinit {
@@ -74,7 +77,11 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
 
     /// Encodes the full accumulator into `packet`; returns the length, nil on encoder error.
     private func encode() -> Int? {
-        // Opus encode: needs TokKitCodecs (merged next).
-        nil
+        guard let encoder else { return nil }
+        do throws(CodecError) {
+            return try encoder.encode(UnsafeBufferPointer(pcm), into: packet)
+        } catch {
+            return nil
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import TokKitCodecs
 import TokKitMedia
 import TokKitPeer
 import TokKitRTP
@@ -24,11 +25,15 @@ public final class AudioReceivePipeline: Sendable {
 
     private let enabledFlag = Atomic<Bool>(true)
     private let closedFlag = Atomic<Bool>(false)
-    let stats = Mutex(AudioReceiveStatistics())
+    private let stats = Mutex(AudioReceiveStatistics())
+    private let jitter: Mutex<AudioJitterBuffer>
+    private let decoder: Mutex<AudioDecodeStage>
 
     /// Installs itself as `peer`'s `.audio` receive handler.
     public init(peer: PeerConnection) {
         self.peer = peer
+        jitter = Mutex(AudioJitterBuffer())
+        decoder = Mutex(AudioDecodeStage())
         peer.setReceiveHandler(.audio) { [weak self] packet in self?.receive(packet) }
     }
 
@@ -57,8 +62,14 @@ public final class AudioReceivePipeline: Sendable {
             stats.withLock { $0.packetsDropped += 1 }
             return
         }
-        // Jitter buffer insert: needs TokKitRTP's AudioJitterBuffer (merged next).
-        stats.withLock { $0.packetsReceived += 1 }
+        let (sequenceNumber, timestamp, payload) = (packet.sequenceNumber, packet.timestamp, packet.payload)
+        let accepted = jitter.withLock { j in
+            j.insert(sequenceNumber: sequenceNumber, timestamp: timestamp, payload: payload)
+        }
+        stats.withLock { s in
+            s.packetsReceived += 1
+            if !accepted { s.packetsDropped += 1 }
+        }
     }
 
     // MARK: - Render thread (called by AudioMixer)
@@ -67,7 +78,27 @@ public final class AudioReceivePipeline: Sendable {
     /// nothing to play.
     func read(into output: UnsafeMutableBufferPointer<Int16>) -> Bool {
         guard isEnabled, !isClosed else { return false }
-        // Opus decode / FEC / PLC: needs TokKitCodecs (merged next).
-        return false
+        var decoded = 0, concealed = 0, failed = 0
+        let audible = decoder.withLock { stage in
+            stage.read(into: output) { decode in
+                jitter.withLock { j in
+                    switch j.next() {
+                    case .packet(let payload):
+                        if decode(payload, false) { decoded += 1 } else { failed += 1 }
+                    case .missing(let next):
+                        if decode(next ?? UnsafeRawBufferPointer(start: nil, count: 0), true) { concealed += 1 }
+                    case nil:
+                        break
+                    }
+                }
+            }
+        }
+        stats.withLock { s in
+            s.packetsDecoded += decoded
+            s.packetsConcealed += concealed
+            s.packetsDropped += failed
+            if audible { s.periodsMixed += 1 }
+        }
+        return audible
     }
 }

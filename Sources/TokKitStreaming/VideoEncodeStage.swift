@@ -1,5 +1,7 @@
+import TokKitCodecs
 import TokKitMedia
 import TokKitPeer
+import TokKitRTP
 
 /// The work of a ``VideoSendPipeline``'s encode thread for one frame: convert, scale and rotate to upright
 /// I420 at the encode size, preview, encode once, packetize once, send to every connected peer.
@@ -8,11 +10,17 @@ import TokKitPeer
 struct VideoEncodeStage {
     unowned let pipeline: VideoSendPipeline
     private let converter = VideoConverter(pool: VideoFramePool(capacity: 6))
+    private var encoder: VP8Encoder?
+    private var encoderSettings: VideoEncodeSettings?
     private var generation = -1
+    private let packetizer: VP8Packetizer
     private var meter = RateMeter()
 
     init(pipeline: VideoSendPipeline) {
         self.pipeline = pipeline
+        do throws(RTPError) { packetizer = try VP8Packetizer() } catch {
+            preconditionFailure("the default VP8 packet size is valid: \(error)")
+        }
     }
 
     mutating func process(_ frame: VideoFrame) {
@@ -29,11 +37,70 @@ struct VideoEncodeStage {
             pipeline.record { $0.framesPreviewed += 1 }
         }
         guard control.enabled, !control.peers.isEmpty else { return }
-        if control.newlyLive { pipeline.requestKeyframe() }
         if control.settingsGeneration != generation {
             generation = control.settingsGeneration
+            configure(control.settings)
         }
-        // VP8 encode + packetize + send: needs TokKitCodecs / TokKitRTP VP8 (merged next).
+        if let cap = pipeline.takeBitrateCap(), let settings = encoderSettings {
+            try? encoder?.setBitrate(min(settings.bitrate, cap))
+        }
+        guard let encoder else {
+            pipeline.record { $0.framesDropped += 1 }
+            return
+        }
+        let force = pipeline.takeKeyframeRequest() || control.newlyLive
+        let timestamp = pipeline.clockMapping.timestamp(at: image.timestamp)
+        var produced = false
+        do throws(CodecError) {
+            try encoder.encode(image, forceKeyframe: force) { encoded in
+                produced = true
+                send(encoded, timestamp: timestamp, to: control.peers)
+            }
+        } catch {
+            pipeline.record { $0.framesDropped += 1 }
+            return
+        }
+        if !produced { pipeline.record { $0.framesDropped += 1 } }  // rate control skipped it (screen tuning)
+    }
+
+    /// Packetizes `encoded` once and sends every packet to every peer.
+    private mutating func send(_ encoded: EncodedVideoFrame, timestamp: UInt32, to peers: [PeerConnection]) {
+        var sent = 0, failed = 0
+        packetizer.packetize(encoded.bytes) { payload, marker in
+            for peer in peers {
+                do throws(PeerError) {
+                    try peer.sendRTP(.video, payload: payload, timestamp: timestamp, marker: marker)
+                    sent += 1
+                } catch {
+                    failed += 1
+                }
+            }
+        }
+        let refreshed = meter.record(bytes: encoded.bytes.count, at: MonotonicClock.now())
+        let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
+        pipeline.record { s in
+            s.framesEncoded += 1
+            if encoded.isKeyframe { s.keyframesEncoded += 1 }
+            s.bytesEncoded += UInt64(encoded.bytes.count)
+            s.packetsSent += sent
+            s.sendErrors += failed
+            if refreshed { (s.framesPerSecond, s.bitrate) = (fps, bps) }
+        }
+    }
+
+    /// (Re)creates the encoder for new settings; only a bitrate change keeps it.
+    private mutating func configure(_ settings: VideoEncodeSettings) {
+        if let encoder, let old = encoderSettings, old.width == settings.width, old.height == settings.height,
+           old.contentHint == settings.contentHint, old.framesPerSecond == settings.framesPerSecond {
+            try? encoder.setBitrate(settings.bitrate)
+            encoderSettings = settings
+            return
+        }
+        encoder = try? VP8Encoder(settings: VP8EncoderSettings(
+            width: settings.width, height: settings.height, framesPerSecond: settings.framesPerSecond,
+            bitrate: settings.bitrate, contentHint: settings.contentHint))
+        encoderSettings = settings
+        pipeline.requestKeyframe()
     }
 
     /// `frame` as upright I420 of the encode size, in pooled memory (or `frame` itself when it already is).

@@ -1,4 +1,5 @@
 import Synchronization
+import TokKitCodecs
 import TokKitMedia
 import TokKitPeer
 import TokKitRTP
@@ -51,15 +52,29 @@ public final class VideoReceivePipeline: Sendable {
 
     private let control: Mutex<Control>
     private let enabledFlag = Atomic<Bool>(true)
-    let queue = EncodedFrameQueue()
-    let stats = Mutex(VideoReceiveStatistics())
+    /// The network thread's VP8 reassembly (touched only by the peer's receive handler, under this lock).
+    private let assembler: Mutex<Reassembly>
+
+    /// Lets the assembler live in a `Mutex`; only ever used under that lock, hence `@unchecked Sendable`.
+    private struct Reassembly: ~Copyable, @unchecked Sendable {
+        let assembler: VP8FrameAssembler
+    }
+    /// Set after a decode error: frames are dropped until the next keyframe.
+    private let awaitingKeyframe = Atomic<Bool>(false)
+    private let queue = EncodedFrameQueue()
+    private let stats = Mutex(VideoReceiveStatistics())
     private let thread = Mutex<MediaThread?>(nil)
+    /// Set by ``close()`` before it wakes and joins the thread.
+    private let closing = Atomic<Bool>(false)
 
     /// Installs itself as `peer`'s `.video` receive handler and starts the decode thread.
     public init(peer: PeerConnection, renderer: (any VideoRender)?,
                 onFirstFrame: (@Sendable (VideoFormat) -> Void)? = nil) {
         self.peer = peer
         control = Mutex(Control(renderer: renderer, onFirstFrame: onFirstFrame))
+        do throws(RTPError) { assembler = Mutex(Reassembly(assembler: try VP8FrameAssembler())) } catch {
+            preconditionFailure("the default VP8 assembler configuration is valid: \(error)")
+        }
         threadName = PipelineThreadName.next("tk-vdec")
         let t = MediaThread(name: threadName) { [self] me in self.run(me) }
         thread.withLock { $0 = t }
@@ -73,9 +88,11 @@ public final class VideoReceivePipeline: Sendable {
     public var isEnabled: Bool {
         get { enabledFlag.load(ordering: .acquiring) }
         set {
+            // Frames skipped while off break the reference chain: resume at a keyframe.
+            if !newValue { awaitingKeyframe.store(true, ordering: .releasing) }
             let was = enabledFlag.exchange(newValue, ordering: .acquiringAndReleasing)
             control.withLock { $0.enabled = newValue }
-            if newValue && !was { requestKeyframe() }
+            if newValue && !was { requestKeyframe(force: true) }
         }
     }
 
@@ -94,6 +111,8 @@ public final class VideoReceivePipeline: Sendable {
     /// A snapshot of the counters and rates.
     public var statistics: VideoReceiveStatistics { stats.withLock { $0 } }
 
+    func record(_ update: (inout VideoReceiveStatistics) -> Void) { stats.withLock { update(&$0) } }
+
     /// Removes the receive handler and joins the decode thread (unless called from it). Idempotent.
     public func close() {
         let first = control.withLock { c in
@@ -102,42 +121,97 @@ public final class VideoReceivePipeline: Sendable {
         }
         guard first else { return }
         peer.setReceiveHandler(.video, nil)
+        closing.store(true, ordering: .releasing)
+        queue.wakeUp()
         let t = thread.withLock { t in defer { t = nil }; return t }
         t?.stop()
-        queue.wakeUp()
     }
 
     // MARK: - Network thread
 
     private func receive(_ packet: borrowing RTPPacketView) {
-        // VP8 frame assembly: needs TokKitRTP's VP8FrameAssembler (merged next).
         let length = UInt64(packet.payloadLength)
-        stats.withLock { $0.bytesReceived += length }
+        let (sequenceNumber, timestamp, marker, payload) = (packet.sequenceNumber, packet.timestamp, packet.marker,
+                                                            packet.payload)
+        let now = MonotonicClock.now()
+        let enabled = enabledFlag.load(ordering: .relaxed)
+        var needKeyframe = false, received = 0, dropped = 0
+        assembler.withLock { state in
+            let assembler = state.assembler
+            _ = try? assembler.insert(sequenceNumber: sequenceNumber, timestamp: timestamp, marker: marker,
+                                      payload: payload)
+            while let event = assembler.next() {
+                switch event {
+                case .keyFrameNeeded:
+                    needKeyframe = true
+                case .frame(let frame):
+                    received += 1
+                    guard enabled else { dropped += 1; continue }
+                    if frame.isKeyFrame {
+                        awaitingKeyframe.store(false, ordering: .relaxed)
+                    } else if awaitingKeyframe.load(ordering: .relaxed) {
+                        dropped += 1
+                        continue
+                    }
+                    let header = EncodedFrameQueue.Header(rtpTimestamp: frame.timestamp, receivedAt: now,
+                                                          isKeyframe: frame.isKeyFrame)
+                    let queued = queue.push(length: frame.bytes.count, header: header) { target in
+                        target.copyMemory(from: frame.bytes)
+                    }
+                    if !queued {
+                        // The decoder fell behind: the reference chain is broken until a keyframe.
+                        dropped += 1
+                        awaitingKeyframe.store(true, ordering: .relaxed)
+                        needKeyframe = true
+                    }
+                }
+            }
+        }
+        stats.withLock { s in
+            s.bytesReceived += length
+            s.framesReceived += received
+            s.framesDropped += dropped
+        }
+        if needKeyframe && enabled { requestKeyframe() }
     }
 
     // MARK: - Keyframe requests
 
     private let lastKeyframeRequest = Atomic<Int64>(Int64.min / 2)
 
-    /// Asks the peer for a keyframe unless one was asked for within ``keyframeRequestInterval``.
-    func requestKeyframe() {
+    /// Asks the peer for a keyframe unless one was asked for within ``keyframeRequestInterval`` (`force`:
+    /// regardless).
+    func requestKeyframe(force: Bool = false) {
         let now = MonotonicClock.now().nanoseconds
         let last = lastKeyframeRequest.load(ordering: .relaxed)
-        guard now - last >= Self.keyframeRequestInterval.nanoseconds,
-              lastKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
-        else { return }
+        if force {
+            lastKeyframeRequest.store(now, ordering: .relaxed)
+        } else {
+            guard now - last >= Self.keyframeRequestInterval.nanoseconds,
+                  lastKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+            else { return }
+        }
         stats.withLock { $0.keyframeRequests += 1 }
-        // peer.requestKeyframe(): TokKitPeer feedback (merged next).
+        try? peer.requestKeyframe()  // a PLI; fails only before the peer's SSRC is known or after close
     }
 
     // MARK: - Decode thread
 
     private func run(_ me: MediaThread) {
-        while !me.isStopping {
+        var stage = VideoDecodeStage(pipeline: self)
+        while !closing.load(ordering: .acquiring) {
             queue.pop { bytes, header in
-                _ = (bytes, header)
+                guard !closing.load(ordering: .acquiring) else { return }
+                stage.decode(bytes, header)
             }
         }
+    }
+
+    /// A decode error: skip to the next keyframe and ask for one.
+    func decodeFailed() {
+        awaitingKeyframe.store(true, ordering: .relaxed)
+        stats.withLock { s in s.decodeErrors += 1; s.framesDropped += 1 }
+        requestKeyframe()
     }
 
     /// Control state the decode thread reads once per frame.

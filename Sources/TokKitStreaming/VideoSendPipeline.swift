@@ -57,10 +57,14 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let control: Mutex<Control>
     private let keyframeWanted = Atomic<Bool>(true)
     private let pendingAttach = Atomic<Bool>(false)
+    /// The lowest receiver estimate (REMB) over the peers, and whether the encode thread has seen it.
+    private let bitrateCap = Mutex<(value: Int?, changed: Bool)>((nil, false))
     private let stats = Mutex(VideoSendStatistics())
     private let mailbox = FrameMailbox()
     private let copyPool = VideoFramePool(capacity: 3)
     private let thread = Mutex<MediaThread?>(nil)
+    /// Set by ``close()`` before it wakes and joins the thread.
+    private let closing = Atomic<Bool>(false)
 
     /// Starts the encode thread. Throws ``StreamingError/invalidSettings(_:)`` for settings out of range.
     public init(settings: VideoEncodeSettings = VideoEncodeSettings(), previewRenderer: (any VideoRender)? = nil,
@@ -125,13 +129,17 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
 
     /// Stops sending to `peer` and releases its feedback handler. Unknown peers are ignored.
     public func detach(_ peer: PeerConnection) {
-        let removed: Bool = control.withLock { c in
-            guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return false }
+        // (found, whether it had a bitrate estimate, the lowest estimate of the peers left)
+        let removed: (found: Bool, hadEstimate: Bool, cap: Int?) = control.withLock { c in
+            guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return (false, false, nil) }
+            let hadEstimate = c.attachments[i].estimatedBitrate != nil
             c.attachments.remove(at: i)
             c.livePeers = c.attachments.filter(\.live).map(\.peer)
-            return true
+            return (true, hadEstimate, c.attachments.compactMap(\.estimatedBitrate).min())
         }
-        if removed { removeFeedback(from: peer) }
+        guard removed.found else { return }
+        removeFeedback(from: peer)
+        if removed.hadEstimate { bitrateCap.withLock { $0 = (removed.cap, true) } }
     }
 
     /// The peers attached now.
@@ -141,6 +149,18 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     public func requestKeyframe() {
         keyframeWanted.store(true, ordering: .releasing)
         stats.withLock { $0.keyframeRequests += 1 }
+    }
+
+    /// Caps the bitrate by `peer`'s receiver estimate (REMB); the encoder follows the lowest estimate of all
+    /// peers, never above ``VideoEncodeSettings/bitrate``.
+    public func receiverEstimatedBitrate(_ bitsPerSecond: Int, from peer: PeerConnection) {
+        let cap: Int?? = control.withLock { c in
+            guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return nil }
+            c.attachments[i].estimatedBitrate = bitsPerSecond
+            return c.attachments.compactMap(\.estimatedBitrate).min()
+        }
+        guard let cap else { return }
+        bitrateCap.withLock { $0 = (cap, true) }
     }
 
     /// A snapshot of the counters and rates.
@@ -160,9 +180,10 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         }
         guard let peers else { return }
         for peer in peers { removeFeedback(from: peer) }
-        let t = thread.withLock { t in defer { t = nil }; return t }
-        t?.stop()  // sets isStopping first, so the wake-up below ends the loop
+        closing.store(true, ordering: .releasing)
         mailbox.wakeUp()
+        let t = thread.withLock { t in defer { t = nil }; return t }
+        t?.stop()
         mailbox.clear()
     }
 
@@ -185,21 +206,29 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     // MARK: - Feedback (network thread)
 
     private func installFeedback(on peer: PeerConnection) {
-        // Filled in with TokKitPeer's feedback handler (PLI/FIR/REMB) once available.
-        _ = peer
+        peer.setFeedbackHandler(.video) { [weak self, weak peer] feedback in
+            guard let self else { return }
+            switch feedback {
+            case .pictureLoss, .fullIntraRequest:
+                self.requestKeyframe()
+            case .receiverEstimatedMaximumBitrate(let bps):
+                guard let peer else { return }
+                self.receiverEstimatedBitrate(Int(clamping: bps), from: peer)
+            }
+        }
     }
 
     private func removeFeedback(from peer: PeerConnection) {
-        _ = peer
+        peer.setFeedbackHandler(.video, nil)
     }
 
     // MARK: - Encode thread
 
     private func run(_ me: MediaThread) {
         var stage = VideoEncodeStage(pipeline: self)
-        while !me.isStopping {
+        while !closing.load(ordering: .acquiring) {
             guard let frame = mailbox.wait() else { continue }
-            if me.isStopping { break }
+            if closing.load(ordering: .acquiring) { break }
             stage.process(frame)
         }
     }
@@ -234,6 +263,15 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             }
             return FrameControl(settings: c.settings, settingsGeneration: c.settingsGeneration, enabled: c.enabled,
                                 preview: c.preview, peers: c.livePeers, newlyLive: newlyLive)
+        }
+    }
+
+    /// The new bitrate cap (`Int.max` for none) when it changed since the last call.
+    func takeBitrateCap() -> Int? {
+        bitrateCap.withLock { c in
+            guard c.changed else { return nil }
+            c.changed = false
+            return c.value ?? .max
         }
     }
 

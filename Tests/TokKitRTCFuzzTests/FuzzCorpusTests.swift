@@ -16,6 +16,7 @@ import TokKitRTCFuzz
         case "rtcp": fuzzRTCP
         case "demux": fuzzDemultiplexer
         case "sdp": fuzzSDP
+        case "vp8": fuzzVP8
         default: nil
         }
     }
@@ -29,7 +30,7 @@ import TokKitRTCFuzz
             .sorted { $0.path < $1.path }
     }
 
-    @Test(arguments: ["rtp", "rtcp", "demux", "sdp"])
+    @Test(arguments: ["rtp", "rtcp", "demux", "sdp", "vp8"])
     func seedsAndRegressionsPass(target: String) throws {
         let run = try #require(Self.harness(target))
         let seeds = try Self.inputs("seeds", target)

@@ -1,0 +1,283 @@
+import Foundation
+import Synchronization
+import TokKitCodecs
+import TokKitMedia
+import TokKitPeer
+import TokKitSDP
+import TokKitStreaming
+
+// A loopback call in one process: 640x480 at 30 fps VP8 (~1 Mbps) + Opus, both directions, over 127.0.0.1
+// PeerConnections, through TokKitStreaming's pipelines. Prints one "name value unit" line per figure.
+//
+//   swift run -c release call-bench [--duration SECONDS]      (default 20)
+//
+// Figures: process CPU as % of one core, frames per second delivered, capture-to-render latency p50/p99,
+// bytes per second; the codec work alone on the same frames (baseline) and the call/baseline ratio; the CPU
+// of one publisher with 1, 2, 3 subscribers; encodes per published frame (must be 1).
+
+let arguments = CommandLine.arguments
+let duration: Double = {
+    if let i = arguments.firstIndex(of: "--duration"), i + 1 < arguments.count, let d = Double(arguments[i + 1]), d > 0 {
+        return d
+    }
+    return 20
+}()
+let width = 640, height = 480, fps = 30
+
+func report(_ name: String, _ value: Double, _ unit: String) {
+    print(name, value.isFinite ? String(format: "%.2f", value) : "nan", unit)
+}
+
+/// Process CPU seconds (user + system) so far.
+func processCPU() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p + 0.5))]
+}
+
+// MARK: - Source material
+
+/// 30 NV12 frames of a moving gradient with a bouncing block (camera-like content), prebuilt once.
+let sourceFrames: [[UInt8]] = (0..<30).map { n in
+    var bytes = [UInt8](repeating: 128, count: width * height * 3 / 2)
+    let bx = (n * 17) % (width - 96), by = (n * 11) % (height - 96)
+    for y in 0..<height {
+        for x in 0..<width {
+            var v = UInt8(truncatingIfNeeded: (x + y + n * 4) / 4 + 16)
+            if x >= bx && x < bx + 96 && y >= by && y < by + 96 { v = 235 - v / 4 }
+            bytes[y * width + x] = v
+        }
+    }
+    for i in 0..<(width * height / 4) {
+        bytes[width * height + 2 * i] = UInt8(truncatingIfNeeded: 100 + (i / width + n) % 56)
+        bytes[width * height + 2 * i + 1] = UInt8(truncatingIfNeeded: 140 - (i % width) % 40)
+    }
+    return bytes
+}
+let nv12 = VideoFormat.nv12(width: width, height: height, fps: Double(fps))
+
+/// Hands out borrowed NV12 frames, as a V4L2 camera does from its mmap'ed buffers.
+func withSourceFrame(_ n: Int, timestamp: Duration, _ body: (VideoFrame) -> Void) {
+    sourceFrames[n % sourceFrames.count].withUnsafeBytes { raw in
+        let y = UnsafeRawBufferPointer(rebasing: raw[0..<(width * height)])
+        let uv = UnsafeRawBufferPointer(rebasing: raw[(width * height)...])
+        guard let frame = try? VideoFrame(format: nv12, borrowing: y, uv, timestamp: timestamp) else { return }
+        body(frame)
+    }
+}
+
+/// 10 ms of a 440 Hz tone at 48 kHz mono, period `n`.
+func tone(_ n: Int) -> [Int16] {
+    (0..<480).map { i in Int16(8_000 * sin(2 * Double.pi * 440 * Double(n * 480 + i) / 48_000)) }
+}
+let tonePeriods = (0..<100).map(tone)
+
+// MARK: - Baseline: the codec work alone
+
+/// Per second of one direction: 30 × (NV12→I420 + VP8 encode + VP8 decode) + 50 × (Opus encode + decode).
+func baselineCPUPerSecond(seconds: Double) throws -> Double {
+    let converter = VideoConverter(pool: VideoFramePool(capacity: 3))
+    let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: width, height: height, framesPerSecond: fps,
+                                                              bitrate: 1_000_000))
+    let decoder = try VP8Decoder(poolCapacity: 2)
+    let opus = try OpusEncoder(settings: OpusEncoderSettings())
+    let opusDecoder = try OpusDecoder()
+    var packet = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketSize)
+    var pcm = [Int16](repeating: 0, count: 960)
+    let frames = Int(seconds * Double(fps))
+    let start = processCPU()
+    var decodeFailures = 0
+    for n in 0..<frames {
+        withSourceFrame(n, timestamp: .milliseconds(33 * n)) { frame in
+            guard let i420 = try? converter.convert(frame, to: .i420) else { return }
+            try? encoder.encode(i420) { encoded in
+                do throws(CodecError) { _ = try decoder.decode(encoded.bytes) } catch { decodeFailures += 1 }
+            }
+        }
+        // 50 Opus packets per 30 frames.
+        for k in 0..<((n * 5 + 5) / 3 - (n * 5) / 3) {
+            let input = (tonePeriods[(2 * (n + k)) % 100] + tonePeriods[(2 * (n + k) + 1) % 100])
+            let length = input.withUnsafeBufferPointer { src in
+                packet.withUnsafeMutableBytes { (try? opus.encode(src, into: $0)) ?? 0 }
+            }
+            packet.withUnsafeBytes { p in
+                pcm.withUnsafeMutableBufferPointer { out in
+                    _ = try? opusDecoder.decode(UnsafeRawBufferPointer(rebasing: p[0..<length]), into: out)
+                }
+            }
+        }
+    }
+    if decodeFailures > 0 { print("# baseline: \(decodeFailures) decode failures") }
+    return (processCPU() - start) / seconds
+}
+
+// MARK: - The call
+
+/// One direction of media: a publisher's pipelines sending to a set of subscribers' pipelines.
+final class Direction: Sendable {
+    let video: VideoSendPipeline
+    let audio: AudioSendPipeline
+    let bus: MediaAudioBus
+    let peers: Mutex<[(publisher: PeerConnection, subscriber: PeerConnection)]> = Mutex([])
+    let receivers = Mutex<[VideoReceivePipeline]>([])
+    let audioReceivers = Mutex<[AudioReceivePipeline]>([])
+    let latencies = Mutex<[Double]>([])
+    let capture: Mutex<PeriodicThread?> = Mutex(nil)
+    let audioClock: Mutex<PeriodicThread?> = Mutex(nil)
+    let frameNumber = Atomic<Int>(0)
+    let audioPeriod = Atomic<Int>(0)
+
+    init() throws {
+        video = try VideoSendPipeline(settings: VideoEncodeSettings(width: width, height: height, framesPerSecond: fps))
+        audio = AudioSendPipeline()
+        bus = try MediaAudioBus()
+        bus.add(audio)
+        latencies.withLock { $0.reserveCapacity(200_000) }
+    }
+
+    /// Connects one more subscriber: a publisher/subscriber PeerConnection pair and receive pipelines.
+    func addSubscriber() async throws {
+        let publisher = try PeerConnection(configuration: PeerConfiguration(rtcpInterval: .seconds(1)))
+        let subscriber = try PeerConnection(configuration: PeerConfiguration(audioSSRC: nil, videoSSRC: nil))
+        let offer = try SessionDescription(parsing: try publisher.createOffer().sdp)
+        let answer = try SessionDescription(parsing: try subscriber.createAnswer(for: offer).sdp)
+        try publisher.setRemoteDescription(answer)
+        trickle(publisher, to: subscriber)
+        trickle(subscriber, to: publisher)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(publisher.state == .connected && subscriber.state == .connected) {
+            guard ContinuousClock.now < deadline else { throw BenchError.notConnected }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let mapping = video.clockMapping
+        let receiver = VideoReceivePipeline(peer: subscriber, renderer: nil)
+        receiver.frameObserver = { [self] info in
+            let captured = mapping.time(of: info.rtpTimestamp, near: info.renderedAt)
+            let ms = Double((info.renderedAt - captured).nanoseconds) / 1e6
+            latencies.withLock { l in if l.count < l.capacity { l.append(ms) } }
+        }
+        let audioReceiver = AudioReceivePipeline(peer: subscriber)
+        bus.mixer.add(audioReceiver)
+        receivers.withLock { $0.append(receiver) }
+        audioReceivers.withLock { $0.append(audioReceiver) }
+        peers.withLock { $0.append((publisher, subscriber)) }
+        try video.attach(publisher)
+        try audio.attach(publisher)
+    }
+
+    /// Starts the 30 fps "camera" and the 10 ms "sound card" (capture and playback) threads.
+    func start() {
+        capture.withLock {
+            $0 = PeriodicThread(name: "bench-camera", interval: .nanoseconds(1_000_000_000 / Int64(fps))) { [self] in
+                let n = frameNumber.add(1, ordering: .relaxed).newValue
+                withSourceFrame(n, timestamp: MonotonicClock.now()) { video.consumeFrame($0) }
+                return true
+            }
+        }
+        // Owned by the audio thread alone; freed never (one buffer per benchmark direction).
+        nonisolated(unsafe) let playback = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 480)
+        audioClock.withLock {
+            $0 = PeriodicThread(name: "bench-audio", interval: .milliseconds(10)) { [self] in
+                let n = audioPeriod.add(1, ordering: .relaxed).newValue
+                tonePeriods[n % 100].withUnsafeBufferPointer { bus.writeCaptureData($0) }
+                bus.readRenderData(playback)
+                return true
+            }
+        }
+    }
+
+    func stop() {
+        capture.withLock { $0 }?.stop()
+        audioClock.withLock { $0 }?.stop()
+    }
+
+    func close() {
+        stop()
+        video.close()
+        audio.close()
+        receivers.withLock { $0 }.forEach { $0.close() }
+        audioReceivers.withLock { $0 }.forEach { $0.close() }
+        peers.withLock { $0 }.forEach { $0.publisher.close(); $0.subscriber.close() }
+    }
+
+    var framesDecoded: Int { receivers.withLock { $0 }.map(\.statistics.framesDecoded).reduce(0, +) }
+    var bytesSent: UInt64 {
+        peers.withLock { $0 }.map { $0.publisher.statistics(.video).bytesSent + $0.publisher.statistics(.audio).bytesSent }
+            .reduce(0, +)
+    }
+}
+
+enum BenchError: Error { case notConnected }
+
+func trickle(_ from: PeerConnection, to: PeerConnection) {
+    Task {
+        for await event in from.events {
+            switch event {
+            case .localCandidate(let c): try? to.addRemoteCandidate(c)
+            case .gatheringComplete: try? to.addRemoteEndOfCandidates()
+            case .stateChanged: break
+            }
+        }
+    }
+}
+
+/// Runs `directions` for `seconds` after a 1 s warm-up; returns (CPU fraction of one core, decoded frames/s
+/// per direction, bytes/s, latencies in ms).
+func measure(_ directions: [Direction], seconds: Double) async throws -> (cpu: Double, fps: Double, bytes: Double,
+                                                                          latency: [Double]) {
+    directions.forEach { $0.start() }
+    try await Task.sleep(for: .seconds(1))
+    directions.forEach { d in d.latencies.withLock { $0.removeAll(keepingCapacity: true) } }
+    let frames0 = directions.map(\.framesDecoded), bytes0 = directions.map(\.bytesSent)
+    let cpu0 = processCPU(), wall0 = MonotonicClock.now()
+    try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+    let cpu = processCPU() - cpu0, wall = (MonotonicClock.now() - wall0).seconds
+    let frames = zip(directions.map(\.framesDecoded), frames0).map { Double($0 - $1) }
+    let bytes = zip(directions.map(\.bytesSent), bytes0).map { Double($0 - $1) }
+    directions.forEach { $0.stop() }
+    let latency = directions.flatMap { d in d.latencies.withLock { $0 } }.sorted()
+    let receivers = directions.map { $0.receivers.withLock { $0.count } }.reduce(0, +)
+    return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency)
+}
+
+// MARK: - Main
+
+let baseline = try baselineCPUPerSecond(seconds: min(duration, 10)) * 2  // both directions
+report("baseline_codec_cpu", baseline * 100, "%core")
+
+// Two-way call: A publishes to B, B publishes to A.
+let forward = try Direction(), backward = try Direction()
+try await forward.addSubscriber()
+try await backward.addSubscriber()
+let call = try await measure([forward, backward], seconds: duration)
+report("call_cpu", call.cpu * 100, "%core")
+report("call_vs_codec_ratio", call.cpu / baseline, "x")
+report("call_fps_delivered", call.fps, "fps")
+report("call_latency_p50", percentile(call.latency, 0.5), "ms")
+report("call_latency_p99", percentile(call.latency, 0.99), "ms")
+report("call_bytes_per_second", call.bytes, "B/s")
+forward.close()
+backward.close()
+
+// One publisher, 1...3 subscribers.
+let fan = try Direction()
+var previous: Double?
+let fanSeconds = max(duration / 4, 2)
+for k in 1...3 {
+    try await fan.addSubscriber()
+    let run = try await measure([fan], seconds: fanSeconds)
+    report("publisher_\(k)_subscribers_cpu", run.cpu * 100, "%core")
+    if let previous { report("extra_subscriber_\(k)_cpu", (run.cpu - previous) * 100, "%core") }
+    previous = run.cpu
+}
+let encoded = Double(fan.video.statistics.framesEncoded)
+let decodedMax = Double(fan.receivers.withLock { $0 }.map(\.statistics.framesDecoded).max() ?? 0)
+let firstSubscriberFrames = Double(fan.receivers.withLock { $0 }.first?.statistics.framesDecoded ?? 0)
+report("encodes_per_published_frame", encoded / max(firstSubscriberFrames, decodedMax, 1), "x")
+fan.close()

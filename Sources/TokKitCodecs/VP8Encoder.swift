@@ -1,0 +1,195 @@
+import CVPX
+import TokKitMedia
+
+/// A libvpx VP8 encoder configured for real-time calls (see ``VP8EncoderSettings`` for the tuning).
+///
+/// Threading: not `Sendable`. Create, use and drop it on one thread (the publisher's encode thread); libvpx is
+/// not thread-safe per context. Cross-thread requests (a PLI or FIR arriving on the network thread) must be
+/// relayed to that thread, which then calls ``requestKeyframe()``.
+///
+/// Steady state allocates nothing per frame: the context, configuration and `vpx_image_t` wrapper are allocated
+/// once, the frame's planes are wrapped in place, and compressed output is lent to the caller straight from
+/// libvpx's packet.
+public final class VP8Encoder {
+    /// The settings in force (``setBitrate(_:)`` updates ``VP8EncoderSettings/bitrate``).
+    public private(set) var settings: VP8EncoderSettings
+
+    private let context: UnsafeMutablePointer<vpx_codec_ctx_t>
+    private let config: UnsafeMutablePointer<vpx_codec_enc_cfg_t>
+    private let image: UnsafeMutablePointer<vpx_image_t>
+    private var keyframeRequested = false
+    private var firstTimestamp: Duration?
+    private var lastPTS: vpx_codec_pts_t = -1
+
+    /// RTP's video clock: timestamps reach libvpx in 90 kHz ticks.
+    private static let clockRate: Int64 = 90_000
+
+    /// Creates and configures the encoder.
+    ///
+    /// - Throws: ``CodecError/invalidSettings(_:)`` for out-of-range settings, ``CodecError/libvpx(operation:status:detail:)``
+    ///   when libvpx rejects the configuration.
+    public init(settings: VP8EncoderSettings) throws(CodecError) {
+        try settings.validate()
+        self.settings = settings
+        context = .allocate(capacity: 1)
+        context.initialize(to: vpx_codec_ctx_t())
+        config = .allocate(capacity: 1)
+        config.initialize(to: vpx_codec_enc_cfg_t())
+        image = .allocate(capacity: 1)
+        image.initialize(to: vpx_image_t())
+        var initialized = false
+        do throws(CodecError) {
+            try Self.check("vpx_codec_enc_config_default", tokkit_vpx_vp8_enc_config_default(config), nil)
+            Self.configure(config, settings)
+            try Self.check("vpx_codec_enc_init", tokkit_vpx_vp8_enc_init(context, config), context)
+            initialized = true
+            try applyControls()
+        } catch {
+            if initialized { vpx_codec_destroy(context) }
+            Self.free(context, config, image)
+            throw error
+        }
+    }
+
+    deinit {
+        vpx_codec_destroy(context)
+        Self.free(context, config, image)
+    }
+
+    /// Encodes one I420 frame of the configured size and lends each compressed frame to `body` (normally one;
+    /// none when rate control drops the frame, which only screen-content tuning allows).
+    ///
+    /// The frame's ``VideoFrame/timestamp`` drives rate control, so it must advance with capture time.
+    /// - Parameter forceKeyframe: encode a keyframe (so does a pending ``requestKeyframe()``).
+    /// - Throws: ``CodecError/unsupportedFormat(expected:actual:)`` for any other pixel format or size (nothing is
+    ///   encoded), ``CodecError/libvpx(operation:status:detail:)`` if libvpx fails.
+    public func encode(_ frame: VideoFrame, forceKeyframe: Bool = false, _ body: (EncodedVideoFrame) -> Void) throws(CodecError) {
+        let format = frame.format
+        guard format.pixelFormat == .i420, format.width == settings.width, format.height == settings.height else {
+            throw .unsupportedFormat(expected: settings.frameFormat, actual: format)
+        }
+        let pts = nextPTS(for: frame.timestamp)
+        let duration = UInt(Self.clockRate) / UInt(settings.framesPerSecond)
+        let flags: vpx_enc_frame_flags_t = (forceKeyframe || keyframeRequested) ? TOKKIT_VPX_EFLAG_FORCE_KF : 0
+        try frame.withPlanes { (planes) throws(CodecError) in
+            let img = image
+            let y = UnsafeMutablePointer(mutating: planes[0].baseAddress!.assumingMemoryBound(to: UInt8.self))
+            vpx_img_wrap(img, VPX_IMG_FMT_I420, UInt32(format.width), UInt32(format.height), 1, y)
+            img.pointee.planes.1 = UnsafeMutablePointer(mutating: planes[1].baseAddress!.assumingMemoryBound(to: UInt8.self))
+            img.pointee.planes.2 = UnsafeMutablePointer(mutating: planes[2].baseAddress!.assumingMemoryBound(to: UInt8.self))
+            img.pointee.stride.0 = Int32(format.bytesPerRow[0])
+            img.pointee.stride.1 = Int32(format.bytesPerRow[1])
+            img.pointee.stride.2 = Int32(format.bytesPerRow[2])
+            try Self.check(
+                "vpx_codec_encode", vpx_codec_encode(context, img, pts, duration, flags, TOKKIT_VPX_DL_REALTIME), context)
+        }
+        keyframeRequested = false
+        var iterator: vpx_codec_iter_t?
+        while let packet = vpx_codec_get_cx_data(context, &iterator) {
+            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let data = packet.pointee.data.frame
+            body(EncodedVideoFrame(
+                bytes: UnsafeRawBufferPointer(start: data.buf, count: data.sz),
+                isKeyframe: data.flags & TOKKIT_VPX_FRAME_IS_KEY != 0,
+                width: settings.width, height: settings.height, timestamp: frame.timestamp))
+        }
+    }
+
+    /// Makes the next ``encode(_:forceKeyframe:_:)`` produce a keyframe (on a PLI or FIR from a receiver).
+    public func requestKeyframe() {
+        keyframeRequested = true
+    }
+
+    /// Changes the target bitrate (bits/s) from the next frame on, e.g. after a REMB or a congestion estimate.
+    ///
+    /// - Throws: ``CodecError/invalidSettings(_:)`` outside 1000...100000000, ``CodecError/libvpx(operation:status:detail:)``
+    ///   if libvpx rejects it (the previous rate stays).
+    public func setBitrate(_ bitsPerSecond: Int) throws(CodecError) {
+        var updated = settings
+        updated.bitrate = bitsPerSecond
+        try updated.validate()
+        let previous = config.pointee.rc_target_bitrate
+        config.pointee.rc_target_bitrate = UInt32(bitsPerSecond / 1000)
+        do throws(CodecError) {
+            try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
+        } catch {
+            config.pointee.rc_target_bitrate = previous
+            throw error
+        }
+        settings = updated
+    }
+
+    // MARK: - Configuration
+
+    /// WebRTC's real-time VP8 configuration (libvpx_vp8_encoder.cc), applied to libvpx's defaults.
+    private static func configure(_ c: UnsafeMutablePointer<vpx_codec_enc_cfg_t>, _ s: VP8EncoderSettings) {
+        c.pointee.g_w = UInt32(s.width)
+        c.pointee.g_h = UInt32(s.height)
+        c.pointee.g_threads = UInt32(s.threads)
+        c.pointee.g_timebase = vpx_rational(num: 1, den: Int32(clockRate))
+        c.pointee.g_lag_in_frames = 0
+        c.pointee.g_pass = VPX_RC_ONE_PASS
+        c.pointee.g_error_resilient = s.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
+        c.pointee.rc_end_usage = VPX_CBR
+        c.pointee.rc_target_bitrate = UInt32(s.bitrate / 1000)
+        c.pointee.rc_resize_allowed = 0
+        c.pointee.rc_dropframe_thresh = s.isScreenContent ? 30 : 0
+        c.pointee.rc_min_quantizer = s.isScreenContent ? 12 : 2
+        c.pointee.rc_max_quantizer = 56
+        c.pointee.rc_undershoot_pct = 100
+        c.pointee.rc_overshoot_pct = 15
+        c.pointee.rc_buf_initial_sz = 500
+        c.pointee.rc_buf_optimal_sz = 600
+        c.pointee.rc_buf_sz = 1000
+        c.pointee.kf_mode = VPX_KF_AUTO
+        c.pointee.kf_min_dist = 0
+        c.pointee.kf_max_dist = UInt32(s.keyframeMaxInterval)
+    }
+
+    private func applyControls() throws(CodecError) {
+        let s = settings
+        try control(VP8E_SET_CPUUSED, int: s.cpuUsed)
+        try control(VP8E_SET_STATIC_THRESHOLD, uint: 1)
+        try control(VP8E_SET_NOISE_SENSITIVITY, uint: 0)
+        try control(VP8E_SET_TOKEN_PARTITIONS, int: Int(VP8_ONE_TOKENPARTITION.rawValue))
+        // WebRTC's MaxIntraTarget: half the optimal buffer, scaled by frame rate, at least 3x a frame's budget.
+        try control(VP8E_SET_MAX_INTRA_BITRATE_PCT, uint: max(300, 600 / 2 * s.framesPerSecond / 10))
+        try control(VP8E_SET_SCREEN_CONTENT_MODE, uint: s.contentHint == .text ? 2 : s.isScreenContent ? 1 : 0)
+    }
+
+    private func control(_ id: vp8e_enc_control_id, int value: Int) throws(CodecError) {
+        try Self.check("vpx_codec_control(\(id.rawValue))", tokkit_vpx_control_int(context, Int32(id.rawValue), Int32(value)), context)
+    }
+
+    private func control(_ id: vp8e_enc_control_id, uint value: Int) throws(CodecError) {
+        try Self.check(
+            "vpx_codec_control(\(id.rawValue))", tokkit_vpx_control_uint(context, Int32(id.rawValue), UInt32(value)), context)
+    }
+
+    /// 90 kHz ticks since the first frame, strictly increasing even if timestamps stall or go back.
+    private func nextPTS(for timestamp: Duration) -> vpx_codec_pts_t {
+        let first = firstTimestamp ?? timestamp
+        firstTimestamp = first
+        let (seconds, attoseconds) = (timestamp - first).components
+        let ticks = seconds * Self.clockRate + attoseconds / (1_000_000_000_000_000_000 / Self.clockRate)
+        lastPTS = max(ticks, lastPTS + 1)
+        return lastPTS
+    }
+
+    static func check(
+        _ operation: String, _ code: vpx_codec_err_t, _ context: UnsafeMutablePointer<vpx_codec_ctx_t>?
+    ) throws(CodecError) {
+        guard code != VPX_CODEC_OK else { return }
+        let detail = context.flatMap { vpx_codec_error_detail($0) }.map { String(cString: $0) } ?? ""
+        throw .libvpx(operation: operation, status: VPXStatus(code), detail: detail)
+    }
+
+    private static func free(
+        _ context: UnsafeMutablePointer<vpx_codec_ctx_t>, _ config: UnsafeMutablePointer<vpx_codec_enc_cfg_t>,
+        _ image: UnsafeMutablePointer<vpx_image_t>
+    ) {
+        context.deallocate()
+        config.deallocate()
+        image.deallocate()
+    }
+}

@@ -1,0 +1,13 @@
+/// RTCP feedback about one of our sending sections that the media pipeline acts on (RFC 4585, RFC 5104, REMB).
+///
+/// Generic NACKs (RFC 4585 §6.2.1) are not reported: ``PeerConnection`` answers them itself by retransmitting
+/// from its send history. Value type, usable from any thread.
+public enum RTCPFeedback: Sendable, Hashable {
+    /// Picture loss indication (RFC 4585 §6.3.1): the peer lost decoder state; send a key frame.
+    case pictureLoss
+    /// Full intra request (RFC 5104 §4.3.1), a new request (repeats with the same command sequence number are
+    /// filtered): send a key frame.
+    case fullIntraRequest
+    /// Receiver estimated maximum bitrate in bits per second (draft-alvestrand-rmcat-remb) covering our stream.
+    case receiverEstimatedMaximumBitrate(UInt64)
+}

@@ -1,0 +1,267 @@
+/// A small playout buffer for audio packets (Opus over RTP, RFC 7587), ordered by sequence number.
+///
+/// The network thread calls ``insert(sequenceNumber:timestamp:payload:)`` for every packet; the audio thread calls
+/// ``pop()`` once per frame interval and gets the next packet, ``Output/missing(sequenceNumber:following:)`` when
+/// that packet is lost while later ones are here (decode Opus in-band FEC from `following`, or conceal), or
+/// ``Output/empty`` when there is nothing to play (pre-roll, underrun, DTX: play silence or conceal).
+///
+/// Delay: playout starts (and restarts after an underrun) once ``Configuration/targetDelay`` worth of packets is
+/// buffered; when more than ``Configuration/maximumDelay`` accumulates (a burst after a stall, a clock running
+/// fast) the oldest packets are discarded down to the target. Late packets (older than the playout point) and
+/// duplicates are dropped. A packet far ahead of the window (a big gap, a sender restart) resynchronizes the buffer
+/// on it, as does a long run of packets that all look late (sequence numbers restarted backwards).
+///
+/// Memory: ``Configuration/capacity`` slots of ``Configuration/maximumPacketSize`` bytes, allocated at init; insert
+/// copies into a slot, nothing is allocated per packet. Threading: not thread-safe. Guard an instance with a lock
+/// (a `Mutex`) when the network and audio threads share it; both calls are short and never block.
+public final class AudioJitterBuffer {
+    /// Bounds and delays of a buffer.
+    public struct Configuration: Hashable, Sendable {
+        /// Slots (packets held), at least the maximum delay in packets.
+        public var capacity: Int
+        /// Largest payload accepted.
+        public var maximumPacketSize: Int
+        /// Duration of one packet: ``AudioJitterBuffer/pop()`` is called once per frame interval.
+        public var frameDuration: Duration
+        /// Delay playout starts with. Default 40 ms (two 20 ms packets).
+        public var targetDelay: Duration
+        /// Delay above which old packets are discarded. Default 120 ms.
+        public var maximumDelay: Duration
+
+        public init(capacity: Int = 32, maximumPacketSize: Int = 1500, frameDuration: Duration = .milliseconds(20),
+                    targetDelay: Duration = .milliseconds(40), maximumDelay: Duration = .milliseconds(120)) {
+            self.capacity = capacity
+            self.maximumPacketSize = maximumPacketSize
+            self.frameDuration = frameDuration
+            self.targetDelay = targetDelay
+            self.maximumDelay = maximumDelay
+        }
+    }
+
+    /// One buffered packet; ``bytes`` is valid until the next call to any method of the buffer.
+    public struct Packet {
+        public let bytes: UnsafeRawBufferPointer
+        public let sequenceNumber: UInt16
+        public let timestamp: UInt32
+    }
+
+    /// What ``pop()`` returns.
+    public enum Output {
+        /// The next packet to decode.
+        case packet(Packet)
+        /// Packet `sequenceNumber` is lost; `following` is the next one when it is here (for Opus FEC). It stays
+        /// buffered and comes out of the next ``AudioJitterBuffer/pop()``.
+        case missing(sequenceNumber: UInt16, following: Packet?)
+        /// Nothing to play this interval (pre-roll, underrun or discontinuous transmission).
+        case empty
+    }
+
+    /// What ``insert(sequenceNumber:timestamp:payload:)`` did.
+    public enum Insertion: Hashable, Sendable {
+        case stored
+        /// Already buffered.
+        case duplicate
+        /// Older than the playout point (or than the window): dropped.
+        case late
+        /// Far from the window: everything buffered was dropped and playout restarts from this packet.
+        case resynchronized
+    }
+
+    /// Running counts, for statistics.
+    public struct Counters: Hashable, Sendable {
+        public var packetsStored = 0
+        public var packetsDuplicate = 0
+        public var packetsLate = 0
+        /// Packets discarded to bring the delay back to the target.
+        public var packetsDiscarded = 0
+        /// ``Output/missing(sequenceNumber:following:)`` results.
+        public var packetsMissing = 0
+        /// Times playout ran dry and went back to pre-roll.
+        public var underruns = 0
+        public var resynchronizations = 0
+        public init() {}
+    }
+
+    private struct Slot {
+        var sequence: Int64?
+        var timestamp: UInt32 = 0
+        var length = 0
+    }
+
+    public let configuration: Configuration
+    public private(set) var counters = Counters()
+    /// Packets currently buffered.
+    public private(set) var count = 0
+    /// Packets buffered before playout starts.
+    public let targetPackets: Int
+    /// Packets buffered above which the oldest are discarded.
+    public let maximumPackets: Int
+
+    private let slots: UnsafeMutableBufferPointer<Slot>
+    private let storage: UnsafeMutableRawBufferPointer
+    private var unwrapper = SequenceNumberUnwrapper()
+    /// The next sequence number to play (a lower bound while pre-rolling); nil before the first packet.
+    private var next: Int64?
+    private var newest: Int64 = 0
+    private var playing = false
+    private var hasPlayed = false
+    private var consecutiveLate = 0
+
+    /// Throws ``RTPError/valueOutOfRange(field:value:)`` when the delays or sizes do not fit together.
+    public init(_ configuration: Configuration = Configuration()) throws(RTPError) {
+        func nanoseconds(_ d: Duration) -> Int64 {
+            d.components.seconds &* 1_000_000_000 &+ d.components.attoseconds / 1_000_000_000
+        }
+        let frame = nanoseconds(configuration.frameDuration)
+        guard frame > 0 else { throw .valueOutOfRange(field: "jitter buffer frame duration", value: Int(frame)) }
+        let target = max(1, Int((max(0, nanoseconds(configuration.targetDelay)) + frame - 1) / frame))
+        let maximum = max(target + 1, Int(max(0, nanoseconds(configuration.maximumDelay)) / frame))
+        guard configuration.capacity >= maximum, configuration.capacity <= 4096 else {
+            throw .valueOutOfRange(field: "jitter buffer capacity", value: configuration.capacity)
+        }
+        guard configuration.maximumPacketSize >= 1 else {
+            throw .valueOutOfRange(field: "jitter buffer packet size", value: configuration.maximumPacketSize)
+        }
+        self.configuration = configuration
+        targetPackets = target
+        maximumPackets = maximum
+        slots = .allocate(capacity: configuration.capacity)
+        slots.initialize(repeating: Slot())
+        storage = .allocate(byteCount: configuration.capacity * configuration.maximumPacketSize, alignment: 8)
+    }
+
+    deinit {
+        slots.deallocate()
+        storage.deallocate()
+    }
+
+    /// Copies one packet's payload in. Throws for an empty payload or one larger than
+    /// ``Configuration/maximumPacketSize``.
+    @discardableResult
+    public func insert(sequenceNumber: UInt16, timestamp: UInt32,
+                       payload: UnsafeRawBufferPointer) throws(RTPError) -> Insertion {
+        try require(.payload, 1, payload.count)
+        guard payload.count <= configuration.maximumPacketSize else {
+            throw .invalidField(.payload, field: "audio packet length", value: payload.count)
+        }
+        let sequence = unwrapper.unwrap(sequenceNumber)
+        let capacity = Int64(configuration.capacity)
+        guard let start = next else {
+            next = sequence
+            newest = sequence
+            return store(sequence, timestamp, payload)
+        }
+        if sequence < start {
+            if !hasPlayed && sequence > newest - capacity {
+                next = sequence  // reordered before playout ever started: widen the pre-roll backwards
+            } else {
+                counters.packetsLate += 1
+                consecutiveLate += 1
+                guard consecutiveLate > configuration.capacity else { return .late }
+                resynchronize(at: sequenceNumber)
+                _ = store(unwrapper.unwrap(sequenceNumber), timestamp, payload)
+                return .resynchronized
+            }
+        }
+        consecutiveLate = 0
+        if sequence >= next! + capacity {
+            resynchronize(at: nil)
+            next = sequence
+            newest = sequence
+            _ = store(sequence, timestamp, payload)
+            return .resynchronized
+        }
+        if slots[index(sequence)].sequence == sequence {
+            counters.packetsDuplicate += 1
+            return .duplicate
+        }
+        if sequence > newest { newest = sequence }
+        return store(sequence, timestamp, payload)
+    }
+
+    /// The output for this frame interval.
+    public func pop() -> Output {
+        guard var position = next else { return .empty }
+        if !playing {
+            guard count >= targetPackets else { return .empty }
+            // Start with the oldest buffered packet.
+            while position <= newest && slots[index(position)].sequence != position { position += 1 }
+            playing = true
+            hasPlayed = true
+        }
+        // Too much delay: drop the oldest down to the target.
+        if newest - position + 1 > Int64(maximumPackets) {
+            let keep = newest - Int64(targetPackets) + 1
+            while position < keep {
+                if release(position) { counters.packetsDiscarded += 1 }
+                position += 1
+            }
+        }
+        if position > newest {
+            next = position
+            playing = false
+            counters.underruns += 1
+            return .empty
+        }
+        next = position + 1
+        if let packet = take(position) { return .packet(packet) }
+        counters.packetsMissing += 1
+        return .missing(sequenceNumber: UInt16(truncatingIfNeeded: position), following: peek(position + 1))
+    }
+
+    // MARK: - Internals
+
+    @inline(__always)
+    private func index(_ sequence: Int64) -> Int {
+        let capacity = Int64(configuration.capacity)
+        return Int(((sequence % capacity) + capacity) % capacity)
+    }
+
+    private func store(_ sequence: Int64, _ timestamp: UInt32, _ payload: UnsafeRawBufferPointer) -> Insertion {
+        let i = index(sequence)
+        if slots[i].sequence != nil { count -= 1 }  // a stale packet outside the window
+        storage.put(payload, at: i * configuration.maximumPacketSize)
+        slots[i] = Slot(sequence: sequence, timestamp: timestamp, length: payload.count)
+        count += 1
+        counters.packetsStored += 1
+        return .stored
+    }
+
+    private func peek(_ sequence: Int64) -> Packet? {
+        let slot = slots[index(sequence)]
+        guard slot.sequence == sequence else { return nil }
+        return Packet(bytes: UnsafeRawBufferPointer(storage).slice(index(sequence) * configuration.maximumPacketSize,
+                                                                   slot.length),
+                      sequenceNumber: UInt16(truncatingIfNeeded: sequence), timestamp: slot.timestamp)
+    }
+
+    private func take(_ sequence: Int64) -> Packet? {
+        guard let packet = peek(sequence) else { return nil }
+        _ = release(sequence)
+        return packet
+    }
+
+    /// Empties the slot of `sequence` if it holds it.
+    private func release(_ sequence: Int64) -> Bool {
+        let i = index(sequence)
+        guard slots[i].sequence == sequence else { return false }
+        slots[i].sequence = nil
+        count -= 1
+        return true
+    }
+
+    /// Drops everything; with `restart`, also forgets the sequence number history (a sender restart).
+    private func resynchronize(at restart: UInt16?) {
+        for i in slots.indices { slots[i].sequence = nil }
+        count = 0
+        playing = false
+        consecutiveLate = 0
+        counters.resynchronizations += 1
+        if let restart {
+            unwrapper = SequenceNumberUnwrapper()
+            let sequence = unwrapper.unwrap(restart)
+            next = sequence
+            newest = sequence
+        }
+    }
+}

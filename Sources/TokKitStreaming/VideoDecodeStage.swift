@@ -1,0 +1,63 @@
+import TokKitCodecs
+import TokKitMedia
+
+/// The work of a ``VideoReceivePipeline``'s decode thread for one frame: VP8 decode into a pooled I420
+/// frame stamped with its capture time in this process's clock, render, report.
+///
+/// Owned by the decode thread (not `Sendable`); nothing is allocated per frame.
+struct VideoDecodeStage {
+    unowned let pipeline: VideoReceivePipeline
+    private var decoder: VP8Decoder?
+    /// The first frame's RTP timestamp and arrival: later frames are placed on the local clock by RTP delta.
+    private var anchor: (rtp: UInt32, time: Duration)?
+    private var meter = RateMeter()
+
+    init(pipeline: VideoReceivePipeline) {
+        self.pipeline = pipeline
+        decoder = try? VP8Decoder(poolCapacity: 4)
+    }
+
+    mutating func decode(_ bytes: UnsafeRawBufferPointer, _ header: EncodedFrameQueue.Header) {
+        guard pipeline.isEnabled, let decoder else {
+            pipeline.record { $0.framesDropped += 1 }
+            return
+        }
+        let time = localTime(of: header)
+        let frame: VideoFrame?
+        do throws(CodecError) {
+            frame = try decoder.decode(bytes, timestamp: time)
+        } catch .poolExhausted {
+            pipeline.record { $0.framesDropped += 1 }  // decoded (references intact), only not shown
+            return
+        } catch {
+            pipeline.decodeFailed()
+            return
+        }
+        guard let frame else { return }
+        let (renderer, observer) = pipeline.frameTargets()
+        renderer?.renderVideoFrame(frame)
+        let renderedAt = MonotonicClock.now()
+        let refreshed = meter.record(bytes: bytes.count, at: renderedAt)
+        let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
+        pipeline.record { s in
+            s.framesDecoded += 1
+            if header.isKeyframe { s.keyframesDecoded += 1 }
+            s.width = frame.format.width
+            s.height = frame.format.height
+            if refreshed { (s.framesPerSecond, s.bitrate) = (fps, bps) }
+        }
+        observer?(RenderedFrameInfo(rtpTimestamp: header.rtpTimestamp, receivedAt: header.receivedAt,
+                                    renderedAt: renderedAt, isKeyframe: header.isKeyframe))
+        if let first = pipeline.firstFrameRendered() { first(frame.format) }
+    }
+
+    /// The frame's capture time on this process's clock: the first frame's arrival plus the RTP time since.
+    private mutating func localTime(of header: EncodedFrameQueue.Header) -> Duration {
+        guard let anchor else {
+            anchor = (header.rtpTimestamp, header.receivedAt)
+            return header.receivedAt
+        }
+        let ticks = Int64(Int32(bitPattern: header.rtpTimestamp &- anchor.rtp))
+        return anchor.time + .microseconds(ticks * 1_000 / 90)
+    }
+}

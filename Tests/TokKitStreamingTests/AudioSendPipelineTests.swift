@@ -1,0 +1,84 @@
+import Testing
+import TokKitICETestSupport
+import TokKitMedia
+import TokKitPeer
+@testable import TokKitStreaming
+
+/// Tones through the whole audio path: bus capture side → AudioSendPipeline → Opus → peer A → peer B →
+/// AudioReceivePipeline → AudioMixer → bus render side.
+@Suite("AudioSendPipeline", .serialized) struct AudioSendPipelineTests {
+    /// Plays `tones` (one publisher each) for `periods` × 10 ms through one mixer, pacing capture and render
+    /// one 20 ms packet at a time; returns the mixed output.
+    static func call(tones: [Double], periods: Int = 100, captureChannels: Int = 1) async throws -> [Int16] {
+        var pairs: [LoopbackPeers] = []
+        for _ in tones { pairs.append(try await LoopbackPeers.connect()) }
+        defer { pairs.forEach { $0.close() } }
+        let mixer = AudioMixer()
+        let capture = AudioFormat(numberOfChannels: captureChannels)
+        let buses = try tones.map { _ in try MediaAudioBus(captureFormat: capture, renderFormat: .voice, mixer: mixer) }
+        let senders = tones.map { _ in AudioSendPipeline() }
+        let receivers = pairs.map { AudioReceivePipeline(peer: $0.subscriber) }
+        defer { senders.forEach { $0.close() }; receivers.forEach { $0.close() } }
+        for i in tones.indices {
+            buses[i].add(senders[i])
+            try senders[i].attach(pairs[i].publisher)
+            mixer.add(receivers[i])
+        }
+        var output: [Int16] = []
+        var period = [Int16](repeating: 0, count: 480)
+        for p in 0..<periods {
+            for i in tones.indices {
+                let mono = Tone.samples(tones[i], count: 480, offset: p * 480)
+                let interleaved = captureChannels == 1 ? mono : mono.flatMap { [$0, $0] }
+                interleaved.withUnsafeBufferPointer { buses[i].writeCaptureData($0) }
+            }
+            if p % 2 == 1 {  // a packet is complete: wait for it to arrive everywhere, then play 20 ms
+                let expected = (p + 1) / 2
+                let arrived = await eventually(within: .seconds(20)) {
+                    receivers.allSatisfy { $0.statistics.packetsReceived >= expected }
+                }
+                try #require(arrived, "packets \(receivers.map { $0.statistics.packetsReceived }) of \(expected)")
+                for _ in 0..<2 {
+                    period.withUnsafeMutableBufferPointer { _ = buses[0].readRenderData($0) }
+                    output += period
+                }
+            }
+        }
+        #expect(senders.allSatisfy { $0.statistics.packetsEncoded == periods / 2 })
+        return output
+    }
+
+    @Test func a440HzToneArrivesAs440Hz() async throws {
+        let output = try await Self.call(tones: [440])
+        let tail = output.suffix(9_600)  // the last 200 ms, past the jitter buffer's start-up
+        #expect(Tone.dominant(tail) == 440, "dominant \(Tone.dominant(tail)) Hz")
+        #expect(tail.map { abs(Int($0)) }.max() ?? 0 > 4_000, "the tone lost most of its level")
+    }
+
+    @Test func stereoCaptureIsDownmixed() async throws {
+        let output = try await Self.call(tones: [1_000], captureChannels: 2)
+        #expect(Tone.dominant(output.suffix(9_600)) == 1_000)
+    }
+
+    @Test func disabledSendsNothing() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let sender = AudioSendPipeline()
+        defer { sender.close() }
+        try sender.attach(peers.publisher)
+        sender.isEnabled = false
+        let tone = Tone.samples(440, count: 960, offset: 0)
+        tone.withUnsafeBufferPointer { sender.write($0, channels: 1) }
+        #expect(sender.statistics.packetsEncoded == 0 && peers.publisher.statistics(.audio).packetsSent == 0)
+        sender.isEnabled = true
+        tone.withUnsafeBufferPointer { sender.write($0, channels: 1) }
+        #expect(sender.statistics.packetsEncoded == 1 && peers.publisher.statistics(.audio).packetsSent == 1)
+    }
+
+    @Test func unsupportedFormatsAreTypedErrors() {
+        #expect(throws: StreamingError.unsupportedAudioFormat(AudioFormat(sampleRate: 16_000))) {
+            _ = try MediaAudioBus(captureFormat: AudioFormat(sampleRate: 16_000))
+        }
+        #expect(throws: StreamingError.self) { _ = try MediaAudioBus(renderFormat: AudioFormat(numberOfChannels: 6)) }
+    }
+}

@@ -1,0 +1,156 @@
+import Synchronization
+import Testing
+import TokKitICETestSupport
+import TokKitMedia
+import TokKitPeer
+@testable import TokKitStreaming
+
+/// Publisher → peer A → peer B → subscriber over 127.0.0.1, with a numbered colour-bar pattern: every frame is
+/// identified on arrival and compared with its regenerated original.
+@Suite("VideoSendPipeline", .serialized) struct VideoSendPipelineTests {
+    static let source = (width: 640, height: 480)
+    static let encoded = VideoEncodeSettings(width: 320, height: 240, framesPerSecond: 30, bitrate: 600_000)
+    /// Bars and blocks survive VP8 at 600 kbps almost untouched; 30 dB Y-PSNR is a clearly visible defect.
+    static let minimumPSNR = 30.0
+
+    /// Feeds frames `numbers` one at a time, each after the previous one went through the encode thread
+    /// (the preview counts them), so none is replaced in the mailbox; with `renderers`, also after each of
+    /// them rendered it (lockstep: the receive queue never overflows, which would need a PLI to recover).
+    static func publish(_ pipeline: VideoSendPipeline, _ numbers: Range<Int>, start: Duration,
+                        renderers: [CountingRenderer] = []) async throws {
+        for n in numbers {
+            let before = pipeline.statistics.framesPreviewed, rendered = renderers.map(\.count)
+            pipeline.consumeFrame(try TestPattern.frame(n, width: source.width, height: source.height,
+                                                        timestamp: start + .milliseconds(33 * n)))
+            let done = await eventually(within: .seconds(20)) { pipeline.statistics.framesPreviewed > before }
+            try #require(done, "frame \(n) never reached the encode thread")
+            let shown = await eventually(within: .seconds(20)) {
+                zip(renderers, rendered).allSatisfy { $0.count > $1 }
+            }
+            try #require(shown, "frame \(n) rendered by \(renderers.map(\.count)) of \(rendered)")
+        }
+    }
+
+    final class Preview: VideoRender {
+        let frames = Atomic<Int>(0)
+        func renderVideoFrame(_ frame: VideoFrame) { frames.add(1, ordering: .relaxed) }
+    }
+
+    @Test func framesArriveIdentifiedAtTheEncodeSizeAndAboveThePSNRThreshold() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let preview = Preview()
+        let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: preview)
+        defer { sender.close() }
+        let renderer = CountingRenderer(width: 320, height: 240)
+        let firstFrame = Mutex<VideoFormat?>(nil)
+        let receiver = VideoReceivePipeline(peer: peers.subscriber, renderer: renderer) { format in
+            firstFrame.withLock { $0 = format }
+        }
+        defer { receiver.close() }
+        try sender.attach(peers.publisher)
+
+        let count = 40
+        try await Self.publish(sender, 0..<count, start: MonotonicClock.now(), renderers: [renderer])
+        #expect(await eventually(within: .seconds(20)) { renderer.count == count }, "rendered \(renderer.count)")
+
+        let seen = renderer.seen.withLock { $0 }
+        #expect(seen.map(\.number) == Array(0..<count), "frames out of order or misidentified")
+        #expect(seen.allSatisfy { $0.width == 320 && $0.height == 240 })
+        let worst = seen.map(\.psnr).min() ?? 0
+        #expect(worst >= Self.minimumPSNR, "worst Y-PSNR \(worst) dB")
+        #expect(firstFrame.withLock { $0 }?.width == 320)
+        #expect(receiver.state == .rendering)
+        #expect(preview.frames.load(ordering: .relaxed) == count)
+
+        let sent = sender.statistics, got = receiver.statistics
+        #expect(sent.framesEncoded == count && sent.framesDropped == 0)
+        #expect(sent.keyframesEncoded >= 1 && sent.sendErrors == 0)
+        #expect(got.framesDecoded == count && got.decodeErrors == 0 && got.keyframesDecoded >= 1)
+        #expect(got.width == 320 && got.height == 240)
+    }
+
+    @Test func twoSubscribersShareOneEncodePerFrame() async throws {
+        let a = try await LoopbackPeers.connect(), b = try await LoopbackPeers.connect()
+        defer { a.close(); b.close() }
+        let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
+        defer { sender.close() }
+        let renderers = [CountingRenderer(width: 320, height: 240), CountingRenderer(width: 320, height: 240)]
+        let receivers = [VideoReceivePipeline(peer: a.subscriber, renderer: renderers[0]),
+                         VideoReceivePipeline(peer: b.subscriber, renderer: renderers[1])]
+        defer { receivers.forEach { $0.close() } }
+        try sender.attach(a.publisher)
+        try sender.attach(b.publisher)
+        try sender.attach(b.publisher)  // twice: ignored
+        #expect(sender.statistics.peers == 2)
+
+        let count = 20
+        try await Self.publish(sender, 0..<count, start: MonotonicClock.now(), renderers: renderers)
+        #expect(await eventually(within: .seconds(20)) { renderers.allSatisfy { $0.count == count } },
+                "rendered \(renderers.map(\.count))")
+        #expect(renderers.allSatisfy { $0.numbers == Array(0..<count) })
+        let stats = sender.statistics
+        #expect(stats.framesEncoded == count, "one encode per published frame, got \(stats.framesEncoded)")
+        #expect(a.publisher.statistics(.video).packetsSent == b.publisher.statistics(.video).packetsSent)
+        #expect(stats.packetsSent == Int(a.publisher.statistics(.video).packetsSent) * 2)
+    }
+
+    @Test func disablingStopsEncodingAndReEnablingResumesWithAKeyframe() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
+        defer { sender.close() }
+        let renderer = CountingRenderer(width: 320, height: 240)
+        let receiver = VideoReceivePipeline(peer: peers.subscriber, renderer: renderer)
+        defer { receiver.close() }
+        try sender.attach(peers.publisher)
+        let start = MonotonicClock.now()
+
+        try await Self.publish(sender, 0..<5, start: start, renderers: [renderer])
+        #expect(await eventually(within: .seconds(20)) { renderer.count == 5 })
+        sender.isEnabled = false
+        let packets = peers.publisher.statistics(.video).packetsSent
+        try await Self.publish(sender, 5..<10, start: start)
+        #expect(sender.statistics.framesEncoded == 5)
+        #expect(peers.publisher.statistics(.video).packetsSent == packets, "sent while disabled")
+
+        let keyframes = sender.statistics.keyframesEncoded
+        sender.isEnabled = true
+        try await Self.publish(sender, 10..<15, start: start, renderers: [renderer])
+        #expect(sender.statistics.keyframesEncoded == keyframes + 1, "re-enabling must start with a keyframe")
+        #expect(await eventually(within: .seconds(20)) { renderer.count == 10 })
+        #expect(renderer.numbers == Array(0..<5) + Array(10..<15))
+    }
+
+    @Test func aPictureLossIndicationMakesAKeyframe() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
+        defer { sender.close() }
+        let renderer = CountingRenderer(width: 320, height: 240)
+        let receiver = VideoReceivePipeline(peer: peers.subscriber, renderer: renderer)
+        defer { receiver.close() }
+        try sender.attach(peers.publisher)
+        let start = MonotonicClock.now()
+        try await Self.publish(sender, 0..<5, start: start, renderers: [renderer])
+        let before = sender.statistics.keyframesEncoded, requests = sender.statistics.keyframeRequests
+        #expect(before == 1)
+
+        try peers.subscriber.requestKeyframe()  // a PLI on the wire
+        #expect(await eventually(within: .seconds(20)) { sender.statistics.keyframeRequests > requests })
+        try await Self.publish(sender, 5..<8, start: start, renderers: [renderer])
+        #expect(sender.statistics.keyframesEncoded == before + 1)
+        #expect(receiver.statistics.keyframesDecoded == before + 1)
+        #expect(renderer.numbers == Array(0..<8))
+    }
+
+    @Test func closeIsIdempotentAndRefusesNewPeers() async throws {
+        let sender = try VideoSendPipeline(settings: Self.encoded)
+        let peer = try PeerConnection()
+        defer { peer.close() }
+        sender.close()
+        sender.close()
+        #expect(sender.state == .closed)
+        #expect(throws: StreamingError.closed) { try sender.attach(peer) }
+    }
+}
