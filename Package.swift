@@ -85,6 +85,7 @@ let package = Package(
             name: "TokKit",
             dependencies: [
                 "TokKitMedia", "TokKitAudio", "TokKitCapture", "TokKitProtocol",
+                "TokKitPeer", "TokKitStreaming",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -171,7 +172,11 @@ let package = Package(
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio"], swiftSettings: strict),
-        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer"], swiftSettings: strict),
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer", "TokKitPeer", "TokKitStreaming", "TokKitSessionTestSupport"], swiftSettings: strict),
+        .target(name: "TokKitSessionTestSupport", dependencies: ["TokKitMedia"], path: "Tests/TokKitSessionTestSupport",
+                swiftSettings: strict),
+        .executableTarget(name: "tokkit-test-peer", dependencies: ["TokKit", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
+                          path: "Tests/TokKitTestPeer", swiftSettings: strict),
         .testTarget(name: "TokKitProtocolTests", dependencies: ["TokKitProtocol"], swiftSettings: strict),
         .testTarget(
             name: "TokKitServerTests",

@@ -1,3 +1,15 @@
 // The media primitives (VideoFrame, VideoFormat, VideoCapture, VideoRender, AudioDevice, AudioBus, ...)
 // are part of this module's API.
 @_exported import TokKitMedia
+
+// How the WebRTC layer reaches the network (``WebRTCNegotiator/init(ice:)``).
+@_exported import struct TokKitICE.IceConfiguration
+@_exported import struct TokKitICE.IceServer
+@_exported import enum TokKitICE.IceTransportPolicy
+
+// What ``Publisher/statistics`` and ``Subscriber/statistics`` are made of.
+@_exported import struct TokKitStreaming.VideoSendStatistics
+@_exported import struct TokKitStreaming.AudioSendStatistics
+@_exported import struct TokKitStreaming.VideoReceiveStatistics
+@_exported import struct TokKitStreaming.AudioReceiveStatistics
+@_exported import struct TokKitPeer.TrackStatistics

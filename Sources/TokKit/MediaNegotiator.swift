@@ -18,8 +18,8 @@
 /// the messages arrived. Return quickly (hand long work to the media thread). Channel methods may be called
 /// from any thread.
 ///
-/// The default is ``PlaceholderNegotiator``, which exchanges placeholder text so that the signaling path is
-/// complete and testable before the media layer exists.
+/// The default is ``WebRTCNegotiator`` (real media over WebRTC). ``PlaceholderNegotiator`` exchanges placeholder
+/// text instead, for signaling-only use and tests.
 public protocol MediaNegotiator: AnyObject, Sendable {
     func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel)
     func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,

@@ -31,6 +31,9 @@ public struct NegotiationChannel: Sendable {
         session?.negotiationReportedFailure(context, error: error)
     }
 
+    /// The session this negotiation belongs to, while it exists (for the media layer's lookups).
+    var owner: Session? { session }
+
     /// Largest payload, in UTF-8 bytes (the protocol's limit).
     public static let maxPayloadBytes = 60_000
 }

@@ -1,6 +1,6 @@
 /// A ``MediaNegotiator`` that exchanges placeholder text instead of SDP, so that subscriptions complete at the
-/// signaling level before the media layer exists: the publisher's end sends an `offer`, the subscriber's end
-/// answers and reports itself connected.
+/// signaling level without any media (signaling-only clients, tests): the publisher's end sends an `offer`, the
+/// subscriber's end answers and reports itself connected.
 ///
 /// Stateless and thread-safe.
 public final class PlaceholderNegotiator: MediaNegotiator {

@@ -27,6 +27,8 @@ public final class Publisher: Sendable {
     /// The name given to the stream (at most 1000 characters); fixed once created.
     public let name: String
     private let state: Mutex<State>
+    /// The encoders and the peers they send to.
+    let media = PublisherMedia()
 
     public init(
         name: String = "", publishAudio: Bool = true, publishVideo: Bool = true, videoType: StreamVideoType = .camera,
@@ -40,10 +42,12 @@ public final class Publisher: Sendable {
             delegate: delegate))
     }
 
-    /// Whether audio is sent. Changing it while published changes ``Stream/hasAudio`` for everyone.
+    /// Whether audio is sent. Changing it while published stops (resumes) encoding and sending at once and
+    /// changes ``Stream/hasAudio`` for everyone.
     public var publishAudio: Bool {
         get { state.withLock { $0.publishAudio } }
         set {
+            media.setAudioEnabled(newValue)
             change { s in
                 guard s.publishAudio != newValue else { return nil }
                 s.publishAudio = newValue
@@ -52,10 +56,12 @@ public final class Publisher: Sendable {
         }
     }
 
-    /// Whether video is sent. Changing it while published changes ``Stream/hasVideo`` for everyone.
+    /// Whether video is sent. Changing it while published stops (resumes, from a keyframe) encoding and sending
+    /// at once, the preview going on, and changes ``Stream/hasVideo`` for everyone.
     public var publishVideo: Bool {
         get { state.withLock { $0.publishVideo } }
         set {
+            media.setVideoEnabled(newValue)
             change { s in
                 guard s.publishVideo != newValue else { return nil }
                 s.publishVideo = newValue
@@ -64,10 +70,12 @@ public final class Publisher: Sendable {
         }
     }
 
-    /// What the video shows. Changing it while published changes ``Stream/videoType`` for everyone.
+    /// What the video shows; `.screen` tunes the encoder for detail over motion. Changing it while published
+    /// retunes the encoder and changes ``Stream/videoType`` for everyone.
     public var videoType: StreamVideoType {
         get { state.withLock { $0.videoType } }
         set {
+            media.setVideoType(newValue)
             change { s in
                 guard s.videoType != newValue else { return nil }
                 s.videoType = newValue
@@ -89,17 +97,28 @@ public final class Publisher: Sendable {
         }
     }
 
-    /// The source of the published video (camera, screen, custom).
+    /// The source of the published video (camera, screen, custom). Replacing it while published stops the old
+    /// capturer and starts the new one into the same encoder: the stream and its subscribers stay (camera swap).
     public var videoCapture: (any VideoCapture)? {
         get { state.withLock { $0.videoCapture } }
-        set { state.withLock { $0.videoCapture = newValue } }
+        set {
+            state.withLock { $0.videoCapture = newValue }
+            media.replaceCapture(with: newValue)
+        }
     }
 
-    /// Where the local preview is drawn.
+    /// Where the local preview is drawn (upright I420 at the encode size, on the encode thread).
     public var videoRender: (any VideoRender)? {
         get { state.withLock { $0.videoRender } }
-        set { state.withLock { $0.videoRender = newValue } }
+        set {
+            state.withLock { $0.videoRender = newValue }
+            media.setPreview(newValue)
+        }
     }
+
+    /// What the encoders did lately (frame rate and bitrate over the last second, counters); zero while not
+    /// published.
+    public var statistics: PublisherStatistics { media.statistics }
 
     /// Receives this publisher's events (held weakly).
     public var delegate: (any PublisherDelegate)? {
@@ -160,6 +179,17 @@ public final class Publisher: Sendable {
     /// A moderator turned the stream's audio off (the server already updated the stream).
     func applyForcedMute() {
         state.withLock { $0.publishAudio = false }
+        media.setAudioEnabled(false)
+    }
+
+    /// Starts capture and the encoders for a publish. Throws ``SessionError/unableToPublish(_:)`` when the
+    /// capturer cannot start.
+    func startMedia() throws(SessionError) {
+        let setup = state.withLock { s in
+            PublisherMedia.Setup(capture: s.videoCapture, preview: s.videoRender, publishVideo: s.publishVideo,
+                                 publishAudio: s.publishAudio, videoType: s.videoType)
+        }
+        try media.start(setup)
     }
 
     /// The server created (or updated) the stream.
@@ -167,14 +197,16 @@ public final class Publisher: Sendable {
         state.withLock { $0.stream = stream }
     }
 
-    /// Releases the publisher from `session`; returns the stream it had.
+    /// Releases the publisher from `session` and stops its media; returns the stream it had.
     @discardableResult
     func detach(from session: Session) -> Stream? {
-        state.withLock { s in
-            guard s.session === session else { return nil }
+        let released: (Bool, Stream?) = state.withLock { s in
+            guard s.session === session else { return (false, nil) }
             s.session = nil
             defer { s.stream = nil }
-            return s.stream
+            return (true, s.stream)
         }
+        if released.0 { media.stop() }
+        return released.1
     }
 }

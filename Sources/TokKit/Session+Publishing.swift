@@ -16,6 +16,10 @@ extension Session {
         guard status == .connected else { throw .notConnected }
         guard caps.canPublish else { return try failPublish(publisher, .unableToPublish("the token's role may not publish")) }
         let d = try publisher.attach(to: self)
+        do throws(SessionError) { try publisher.startMedia() } catch {
+            publisher.detach(from: self)
+            return try failPublish(publisher, error)
+        }
         let result = await request(
             .publish(.init(name: d.name, hasAudio: d.hasAudio, hasVideo: d.hasVideo, videoType: d.videoType.wire,
                            videoDimensions: d.videoDimensions?.wire)),
@@ -219,5 +223,19 @@ extension Session {
                 endPublisherSide(subscriberId: context.subscriberId, &s)
             }
         }
+    }
+}
+
+// MARK: - Lookups for the media layer
+
+extension Session {
+    /// This client's publisher of stream `streamId`, while published.
+    func publisher(streamId: String) -> Publisher? {
+        state.withLock { $0.publishers[streamId] }
+    }
+
+    /// This client's subscriber `subscriberId`, while subscribed.
+    func subscriber(subscriberId: String) -> Subscriber? {
+        state.withLock { $0.subscribers[subscriberId] }
     }
 }

@@ -55,7 +55,7 @@ public final class Session: Sendable {
             queue: delegateQueue ?? DispatchQueue(label: "TokKit.Session.delegate"),
             bufferLimit: max(1, settings.eventBufferLimit))
         delegateBox = Mutex(WeakSessionDelegate(delegate))
-        negotiatorBox = Mutex(PlaceholderNegotiator())
+        negotiatorBox = Mutex(WebRTCNegotiator())
         negotiationQueue = DispatchQueue(label: "TokKit.Session.negotiation")
     }
 

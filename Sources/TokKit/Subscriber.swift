@@ -32,21 +32,29 @@ public final class Subscriber: Sendable {
     }
 
     private let state: Mutex<State>
+    /// The decoders and the peer they receive from.
+    let media = SubscriberMedia()
 
     public init(stream: Stream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
                 videoRender: (any VideoRender)? = nil, delegate: (any SubscriberDelegate)? = nil) {
         state = Mutex(State(
             stream: stream, subscribeToAudio: subscribeToAudio, subscribeToVideo: subscribeToVideo,
             videoRender: videoRender, delegate: delegate))
+        media.setRenderer(videoRender)
+        media.setVideoEnabled(subscribeToVideo)
+        media.setAudioEnabled(subscribeToAudio)
     }
 
     /// The stream, as the session last described it (property changes update it).
     public var stream: Stream { state.withLock { $0.stream } }
 
-    /// Whether audio is wanted. Local: the media layer stops playing it.
+    /// Whether audio is wanted. Local: turning it off stops decoding and mixing it (silence), on resumes.
     public var subscribeToAudio: Bool {
         get { state.withLock { $0.subscribeToAudio } }
-        set { state.withLock { $0.subscribeToAudio = newValue } }
+        set {
+            state.withLock { $0.subscribeToAudio = newValue }
+            media.setAudioEnabled(newValue)
+        }
     }
 
     /// Whether video is wanted. Turning it off (on) while subscribed reports `subscriberVideoDisabled`
@@ -57,6 +65,7 @@ public final class Subscriber: Sendable {
             let notify: Session? = state.withLock { s in
                 guard s.subscribeToVideo != newValue else { return nil }
                 s.subscribeToVideo = newValue
+                media.setVideoEnabled(newValue)
                 guard s.stream.hasVideo, s.phase.isActive else { return nil }
                 return s.session
             }
@@ -64,11 +73,18 @@ public final class Subscriber: Sendable {
         }
     }
 
-    /// Where decoded video is drawn.
+    /// Where decoded video is drawn (upright I420, on the subscriber's decode thread).
     public var videoRender: (any VideoRender)? {
         get { state.withLock { $0.videoRender } }
-        set { state.withLock { $0.videoRender = newValue } }
+        set {
+            state.withLock { $0.videoRender = newValue }
+            media.setRenderer(newValue)
+        }
     }
+
+    /// What arrives and is decoded (frame rate and bitrate over the last second, size, packets, loss, jitter);
+    /// zero before the media is negotiated.
+    public var statistics: SubscriberStatistics { media.statistics }
 
     /// Receives this subscriber's events (held weakly).
     public var delegate: (any SubscriberDelegate)? {

@@ -5,8 +5,13 @@ import Testing
 @testable import TokKit
 import TokKitAudio
 
-/// The manager is process-wide state: these tests run one at a time and put the default back.
-@Suite(.serialized) struct AudioDeviceManagerTests {
+extension LiveServer {
+/// The manager is process-wide state: these tests run one at a time, and not alongside the media tests (also
+/// under ``LiveServer``), and put the default back.
+@Suite struct AudioDeviceManagerTests {
+    /// Publishers of earlier tests release the device asynchronously.
+    init() async { _ = await MediaTestKit.currentDeviceIdle() }
+
     @Test func withoutASoundCardTheDefaultIsTheNullDevice() throws {
         var template = Array("/tmp/tokkit-cards-XXXXXX".utf8CString)
         let fd = mkstemp(&template)
@@ -73,4 +78,5 @@ import TokKitAudio
             return why.contains("in use")
         }
     }
+}
 }

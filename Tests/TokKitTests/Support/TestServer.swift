@@ -33,16 +33,19 @@ struct TestServer {
         try await server.issueToken(sessionId: sessionId, role: role, connectionData: data).token
     }
 
-    /// A client session for this server's session (not connected yet).
-    func session(url: String? = nil, settings: SessionSettings = .quiet) -> Session {
-        Session(apiKey: Self.apiKey, sessionId: sessionId, serverURL: url ?? self.url, settings: settings)
+    /// A client session for this server's session (not connected yet). Signaling-only (a
+    /// `PlaceholderNegotiator`) unless `media` is true (the default `WebRTCNegotiator`, on loopback).
+    func session(url: String? = nil, settings: SessionSettings = .quiet, media: Bool = false) -> Session {
+        let s = Session(apiKey: Self.apiKey, sessionId: sessionId, serverURL: url ?? self.url, settings: settings)
+        if !media { s.mediaNegotiator = PlaceholderNegotiator() }
+        return s
     }
 
     /// A session connected with a token of `role`, with a recorder attached before connecting.
-    func connected(role: Role = .publisher, data: String = "", url: String? = nil, settings: SessionSettings = .quiet)
-        async throws -> (Session, EventRecorder)
+    func connected(role: Role = .publisher, data: String = "", url: String? = nil, settings: SessionSettings = .quiet,
+                   media: Bool = false) async throws -> (Session, EventRecorder)
     {
-        let s = session(url: url, settings: settings)
+        let s = session(url: url, settings: settings, media: media)
         let recorder = EventRecorder(s)
         try await s.connect(token: try await token(role: role, data: data))
         return (s, recorder)

@@ -1,0 +1,229 @@
+import Dispatch
+import Logging
+import Synchronization
+import TokKitMedia
+import TokKitPeer
+import TokKitStreaming
+
+/// A publisher's media while published: its ``VideoSendPipeline`` (the capturer's consumer; preview to the
+/// publisher's renderer; VP8 encoded once) and its ``AudioSendPipeline`` (fed by ``SharedAudio``), which send to
+/// the peer connection of every subscription.
+///
+/// ## Lifecycle
+/// ``start(_:)`` (from ``Session/publish(_:)``) builds the pipelines and starts the capturer; ``stop()`` (unpublish,
+/// stream destroyed, disconnect) stops the capturer, closes the pipelines and leaves the audio device. Start and
+/// stop run on one serial control queue, so a publisher published again after an unpublish starts after the
+/// previous stop finished. Peers attach and detach at any time; toggles apply at once.
+///
+/// ## Threading
+/// Thread-safe: state is one lock-guarded value with an explicit ``Phase``. ``stop()`` only enqueues (it is called
+/// with the session's lock held and must not wait for media threads).
+final class PublisherMedia: Sendable {
+    enum Phase: Sendable, Equatable { case idle, running, stopping }
+
+    private struct State {
+        var phase = Phase.idle
+        var video: VideoSendPipeline?
+        var audio: AudioSendPipeline?
+        var capture: (any VideoCapture)?
+        var peers: [ObjectIdentifier: PeerConnection] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// Where start, stop and capturer swaps run, one at a time, for every publisher.
+    static let control = DispatchQueue(label: "TokKit.Publisher.media")
+    private static let logger = Logger(label: "TokKit.Publisher")
+
+    var phase: Phase { state.withLock { $0.phase } }
+
+    /// What the publisher wants when it starts.
+    struct Setup: Sendable {
+        var capture: (any VideoCapture)?
+        var preview: (any VideoRender)?
+        var publishVideo: Bool
+        var publishAudio: Bool
+        var videoType: StreamVideoType
+    }
+
+    /// Builds the pipelines and starts capturing. Throws ``SessionError/unableToPublish(_:)`` when the capturer
+    /// cannot start or the encoder settings are invalid; nothing keeps running then.
+    func start(_ setup: Setup) throws(SessionError) {
+        let result: Result<Void, SessionError> = Self.control.sync {
+            guard phase == .idle else { return .failure(.illegalState("the publisher's media is already running")) }
+            var video: VideoSendPipeline?
+            if let capture = setup.capture {
+                do throws(SessionError) {
+                    video = try Self.startVideo(capture, setup)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            let audio = AudioSendPipeline()
+            audio.isEnabled = setup.publishAudio
+            state.withLock { s in
+                s.phase = .running
+                s.video = video
+                s.audio = audio
+                s.capture = setup.capture
+            }
+            SharedAudio.add(audio)
+            return .success(())
+        }
+        try result.get()
+    }
+
+    /// Makes the capturer feed a new video pipeline and starts it.
+    private static func startVideo(_ capture: any VideoCapture, _ setup: Setup) throws(SessionError) -> VideoSendPipeline {
+        let pipeline: VideoSendPipeline
+        do throws(StreamingError) {
+            pipeline = try VideoSendPipeline(settings: encodeSettings(capture.captureSettings(), setup.videoType),
+                                             previewRenderer: setup.preview)
+        } catch {
+            throw .unableToPublish("video encoder: \(error)")
+        }
+        pipeline.isEnabled = setup.publishVideo
+        do throws(VideoCaptureError) {
+            try startCapture(capture, into: pipeline)
+        } catch {
+            pipeline.close()
+            throw .unableToPublish("video capture: \(error)")
+        }
+        return pipeline
+    }
+
+    private static func startCapture(_ capture: any VideoCapture, into pipeline: VideoSendPipeline)
+        throws(VideoCaptureError)
+    {
+        capture.videoCaptureConsumer = pipeline
+        try capture.initCapture()
+        do throws(VideoCaptureError) {
+            // A capturer's format may settle only in initCapture: encode at that size.
+            try? pipeline.update(encodeSettings(capture.captureSettings(), contentHint: pipeline.settings.contentHint))
+            try capture.startCapture()
+        } catch {
+            capture.releaseCapture()
+            throw error
+        }
+    }
+
+    /// Stops capture and closes the pipelines, on the control queue. Idempotent.
+    func stop() {
+        let taken: (VideoSendPipeline?, AudioSendPipeline?, (any VideoCapture)?)? = state.withLock { s in
+            guard s.phase == .running else { return nil }
+            s.phase = .stopping
+            defer { s.video = nil; s.audio = nil; s.capture = nil; s.peers = [:] }
+            return (s.video, s.audio, s.capture)
+        }
+        guard let (video, audio, capture) = taken else { return }
+        Self.control.async { [self] in
+            if let capture {
+                capture.stopCapture()
+                capture.releaseCapture()
+                capture.videoCaptureConsumer = nil
+            }
+            video?.close()
+            if let audio {
+                SharedAudio.remove(audio)
+                audio.close()
+            }
+            state.withLock { $0.phase = .idle }
+        }
+    }
+
+    // MARK: - Peers
+
+    /// Sends to `peer` (audio and/or video, as its subscriber wants).
+    func attach(_ peer: PeerConnection, audio wantsAudio: Bool, video wantsVideo: Bool) {
+        let pipelines: (VideoSendPipeline?, AudioSendPipeline?)? = state.withLock { s in
+            guard s.phase == .running else { return nil }
+            s.peers[ObjectIdentifier(peer)] = peer
+            return (wantsVideo ? s.video : nil, wantsAudio ? s.audio : nil)
+        }
+        guard let (video, audio) = pipelines else { return }
+        try? video?.attach(peer)  // closed meanwhile: the publisher is stopping
+        try? audio?.attach(peer)
+    }
+
+    /// Stops sending to `peer`.
+    func detach(_ peer: PeerConnection) {
+        let pipelines: (VideoSendPipeline?, AudioSendPipeline?) = state.withLock { s in
+            s.peers[ObjectIdentifier(peer)] = nil
+            return (s.video, s.audio)
+        }
+        pipelines.0?.detach(peer)
+        pipelines.1?.detach(peer)
+    }
+
+    /// Peers attached now.
+    var peerCount: Int { state.withLock { $0.peers.count } }
+
+    // MARK: - Publisher properties
+
+    func setVideoEnabled(_ enabled: Bool) { state.withLock { $0.video }?.isEnabled = enabled }
+    func setAudioEnabled(_ enabled: Bool) { state.withLock { $0.audio }?.isEnabled = enabled }
+    func setPreview(_ renderer: (any VideoRender)?) { state.withLock { $0.video }?.previewRenderer = renderer }
+
+    /// Retunes the encoder for `videoType` (`.screen`: detail over motion).
+    func setVideoType(_ videoType: StreamVideoType) {
+        guard let video = state.withLock({ $0.video }) else { return }
+        var settings = video.settings
+        settings.contentHint = Self.contentHint(videoType)
+        try? video.update(settings)
+    }
+
+    /// Replaces the capturer while published: the old one stops, the new one feeds the same pipeline (same
+    /// stream, same peers; the encoder follows a new size). A new capturer that cannot start leaves the stream
+    /// without frames and is reported in the log.
+    func replaceCapture(with new: (any VideoCapture)?) {
+        Self.control.sync {
+            let current: (VideoSendPipeline?, (any VideoCapture)?)? = state.withLock { s in
+                guard s.phase == .running else { return nil }
+                defer { s.capture = new }
+                return (s.video, s.capture)
+            }
+            guard let (video, old) = current, old !== new else { return }
+            if let old {
+                old.stopCapture()
+                old.releaseCapture()
+                old.videoCaptureConsumer = nil
+            }
+            guard let new, let video else { return }
+            do throws(VideoCaptureError) {
+                try Self.startCapture(new, into: video)
+                video.requestKeyframe()
+            } catch {
+                Self.logger.error("the new video capturer could not start: \(error)")
+            }
+        }
+    }
+
+    /// Counters and rates of both pipelines.
+    var statistics: PublisherStatistics {
+        let (video, audio) = state.withLock { ($0.video, $0.audio) }
+        return PublisherStatistics(video: video?.statistics ?? VideoSendStatistics(),
+                                   audio: audio?.statistics ?? AudioSendStatistics())
+    }
+
+    // MARK: - Settings
+
+    static func contentHint(_ videoType: StreamVideoType) -> VideoContentHint {
+        switch videoType {
+        case .screen: .detail
+        case .camera: .motion
+        case .custom: .none
+        }
+    }
+
+    static func encodeSettings(_ format: VideoFormat, _ videoType: StreamVideoType) -> VideoEncodeSettings {
+        encodeSettings(format, contentHint: contentHint(videoType))
+    }
+
+    /// The capture size rounded down to even (at least 2x2, at most 4096), its rate (1...60 fps, 30 when unknown).
+    static func encodeSettings(_ format: VideoFormat, contentHint: VideoContentHint) -> VideoEncodeSettings {
+        func even(_ v: Int) -> Int { min(4096, max(2, v & ~1)) }
+        let rate = format.estimatedFramesPerSecond
+        let fps = rate.isFinite && rate >= 1 ? min(60, Int(rate.rounded())) : 30
+        return VideoEncodeSettings(width: even(format.width), height: even(format.height), framesPerSecond: fps,
+                                   contentHint: contentHint)
+    }
+}

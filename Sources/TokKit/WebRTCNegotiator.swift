@@ -1,0 +1,51 @@
+import Synchronization
+import TokKitICE
+
+/// The ``MediaNegotiator`` that carries real media: one WebRTC ``PeerConnection`` (ICE, DTLS-SRTP, BUNDLEd Opus +
+/// VP8) per subscription, negotiated through the session's relay.
+///
+/// The publisher's end offers (audio and/or video, as the subscriber asked) and sends from the publisher's
+/// encoders; the subscriber's end answers receive-only and feeds its decoders. Both trickle ICE candidates
+/// (`candidate:…` payloads, then an empty `endOfCandidates`). The subscriber's end reports the subscriber
+/// connected when its first media packet arrives, and a failed ICE or DTLS connection as a failure. The remote end
+/// may be another TokKit client or a browser speaking the same relay protocol.
+///
+/// It is the default of every ``Session``; one instance may serve several sessions.
+///
+/// ## Threading
+/// Thread-safe. Its methods run on the calling session's negotiation queue and return quickly: they create the
+/// peer and its description, never wait for ICE.
+public final class WebRTCNegotiator: MediaNegotiator {
+    /// How peers gather candidates (``IceConfiguration/loopback`` for same-machine use and tests).
+    public let ice: IceConfiguration
+    private let links = Mutex<[MediaNegotiationContext: MediaLink]>([:])
+
+    public init(ice: IceConfiguration = .loopback) {
+        self.ice = ice
+    }
+
+    public func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel) {
+        let link = MediaLink(context: context, channel: channel)
+        let previous = links.withLock { $0.updateValue(link, forKey: context) }
+        previous?.end()
+        link.start(ice: ice)
+    }
+
+    public func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
+                            channel: NegotiationChannel) {
+        links.withLock { $0[context] }?.receive(message, ice: ice)
+    }
+
+    public func negotiationDidEnd(_ context: MediaNegotiationContext) {
+        links.withLock { $0.removeValue(forKey: context) }?.end()
+    }
+
+    /// Negotiations in progress or carrying media.
+    public var activeNegotiations: Int { links.withLock { $0.count } }
+
+    /// The link of one negotiation (tests).
+    func link(for context: MediaNegotiationContext) -> MediaLink? { links.withLock { $0[context] } }
+
+    /// Every link (tests).
+    var allLinks: [MediaLink] { links.withLock { Array($0.values) } }
+}

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import Testing
+import TokKitSessionTestSupport
+
+@testable import TokKit
+
+/// What the media tests share: the process's test audio device, a publisher/subscriber pair, and counts of the
+/// process's threads and descriptors.
+enum MediaTestKit {
+    /// The one audio device of the test process: a 440 Hz tone in, analysed out.
+    static let tone = ToneAudioDevice()
+
+    /// Makes ``tone`` the process's audio device, once the previous tests' publishers and subscribers let go of
+    /// the current one (their media stops asynchronously).
+    static func useTone() async throws {
+        _ = await currentDeviceIdle()
+        try AudioDeviceManager.setAudioDevice(tone)
+        tone.resetMeasurements()
+    }
+
+    /// Waits until no publisher or subscriber uses the process's audio device and it stopped.
+    static func currentDeviceIdle() async -> Bool {
+        await eventually {
+            let current = AudioDeviceManager.currentAudioDevice()
+            return SharedAudio.users == (0, 0) && !current.isCapturing && !current.isRendering
+        }
+    }
+
+    /// Waits until no publisher or subscriber uses the audio device any more and it stopped.
+    static func audioIdle() async -> Bool {
+        await eventually {
+            SharedAudio.users == (0, 0) && !tone.isCapturing && !tone.isRendering
+        }
+    }
+
+    /// A/B sessions with media, A publishing a pattern capturer, B subscribed with a counting renderer.
+    struct Pair {
+        let a: Session
+        let b: Session
+        let capturer: PatternCapturer
+        let preview: CountingRenderer
+        let publisher: Publisher
+        let renderer: CountingRenderer
+        let subscriber: Subscriber
+        let delegate: SubscriberRecorder
+        let recorderB: EventRecorder
+
+        func disconnect() async {
+            await a.disconnect()
+            await b.disconnect()
+        }
+    }
+
+    static func pair(_ server: TestServer, width: Int = 320, height: Int = 240, subscribeToAudio: Bool = true)
+        async throws -> Pair
+    {
+        let (a, _) = try await server.connected(media: true)
+        let (b, rb) = try await server.connected(media: true)
+        let capturer = PatternCapturer(width: width, height: height, framesPerSecond: 30)
+        let preview = CountingRenderer()
+        let publisher = Publisher(name: "pattern", videoCapture: capturer, videoRender: preview)
+        try await a.publish(publisher)
+        let streamId = try #require(publisher.stream?.streamId)
+        #expect(await eventually { b.streams[streamId] != nil })
+        let renderer = CountingRenderer()
+        let delegate = SubscriberRecorder()
+        let subscriber = Subscriber(stream: try #require(b.streams[streamId]), subscribeToAudio: subscribeToAudio,
+                                    videoRender: renderer, delegate: delegate)
+        try await b.subscribe(subscriber)
+        return Pair(a: a, b: b, capturer: capturer, preview: preview, publisher: publisher, renderer: renderer,
+                    subscriber: subscriber, delegate: delegate, recorderB: rb)
+    }
+
+    /// Threads of this process.
+    static func threadCount() -> Int { entries("/proc/self/task") }
+
+    /// Open descriptors of this process.
+    static func descriptorCount() -> Int { entries("/proc/self/fd") }
+
+    private static func entries(_ path: String) -> Int {
+        guard let dir = opendir(path) else { return -1 }
+        defer { closedir(dir) }
+        var n = 0
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { n += 1 }
+        }
+        return n
+    }
+}
+
+extension MediaTestKit {
+    /// Waits until exactly these many publishers and subscribers use the audio device.
+    static func audioUsers(senders: Int, receivers: Int) async -> Bool {
+        await eventually { SharedAudio.users == (senders, receivers) }
+    }
+}

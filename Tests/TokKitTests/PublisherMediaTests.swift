@@ -1,0 +1,128 @@
+import Synchronization
+import Testing
+import TokKitSessionTestSupport
+
+@testable import TokKit
+
+extension LiveServer {
+    /// Publisher → subscriber media through the facade: real capture, VP8/Opus, DTLS-SRTP over 127.0.0.1.
+    @Suite struct PublisherMediaTests {
+        @Test func framesArriveAtTheRightSizeWithThePicture() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server)
+
+            #expect(await eventually { p.delegate.events == ["connected"] }, "\(p.delegate.events)")
+            #expect(p.subscriber.isConnected)
+            #expect(await eventually { p.renderer.snapshot.patternFrames >= 20 }, "\(p.renderer.snapshot)")
+            let seen = p.renderer.snapshot
+            #expect(seen.width == 320 && seen.height == 240)
+            // The publisher previews its own video through its renderer.
+            #expect(p.preview.frames > 0 && p.preview.snapshot.width == 320)
+
+            let sent = p.publisher.statistics, received = p.subscriber.statistics
+            #expect(sent.video.framesEncoded > 0 && sent.video.peers == 1 && sent.video.packetsSent > 0)
+            #expect(received.video.framesDecoded > 0 && received.videoTrack.packetsReceived > 0)
+            #expect(received.video.width == 320 && received.video.height == 240)
+
+            await p.disconnect()
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        @Test func publishVideoOffStopsFramesAndOnResumesThem() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server)
+            #expect(await eventually { p.renderer.frames >= 10 })
+
+            p.publisher.publishVideo = false
+            #expect(await eventually { p.delegate.events.contains("videoDisabled(publisherPropertyChanged)") })
+            #expect(await eventually { p.b.streams.values.first?.hasVideo == false })
+            // Frames stop: the count settles (no new frame for 300 ms, checked within a bounded window).
+            #expect(await Self.settles { p.renderer.frames })
+            let stopped = p.renderer.frames
+            #expect(p.preview.frames > 0)  // the preview keeps running
+
+            p.publisher.publishVideo = true
+            #expect(await eventually { p.delegate.events.contains("videoEnabled(publisherPropertyChanged)") })
+            #expect(await eventually { p.renderer.frames >= stopped + 10 })
+            await p.disconnect()
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        @Test func subscribeToVideoOffStopsDecodingAndOnResumesIt() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server)
+            #expect(await eventually { p.renderer.frames >= 10 })
+
+            p.subscriber.subscribeToVideo = false
+            #expect(await eventually { p.delegate.events.contains("videoDisabled(subscriberPropertyChanged)") })
+            #expect(await Self.settles { p.renderer.frames })
+            let stopped = p.renderer.frames
+            p.subscriber.subscribeToVideo = true
+            #expect(await eventually { p.delegate.events.contains("videoEnabled(subscriberPropertyChanged)") })
+            #expect(await eventually { p.renderer.frames >= stopped + 10 })
+            await p.disconnect()
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        @Test func replacingTheCapturerKeepsTheStreamAndFollowsTheNewSize() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server)
+            #expect(await eventually { p.renderer.frames >= 10 })
+            let streamId = p.publisher.stream?.streamId
+
+            let second = PatternCapturer(width: 160, height: 120, framesPerSecond: 30)
+            p.publisher.videoCapture = second
+            #expect(!p.capturer.isCaptureStarted && second.isCaptureStarted)
+            #expect(await eventually { p.renderer.snapshot.width == 160 && p.renderer.snapshot.patternFrames > 0 },
+                    "\(p.renderer.snapshot)")
+            let before = p.renderer.frames
+            #expect(await eventually { p.renderer.frames >= before + 10 })
+            #expect(p.publisher.stream?.streamId == streamId && p.subscriber.isConnected)
+            #expect(p.delegate.events == ["connected"])
+            await p.disconnect()
+            #expect(!second.isCaptureStarted)
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        @Test func screenVideoTypeTunesTheEncoderForDetail() async throws {
+            #expect(PublisherMedia.contentHint(.screen) == .detail)
+            #expect(PublisherMedia.contentHint(.camera) == .motion)
+            let settings = PublisherMedia.encodeSettings(.i420(width: 1279, height: 721, fps: 15), .screen)
+            #expect(settings.width == 1278 && settings.height == 720 && settings.framesPerSecond == 15)
+            #expect(settings.isScreenContent)
+
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server)
+            #expect(await eventually { p.renderer.frames >= 5 })
+            p.publisher.videoType = .screen
+            #expect(await eventually { p.b.streams.values.first?.videoType == .screen })
+            let before = p.renderer.frames
+            #expect(await eventually { p.renderer.frames >= before + 10 })
+            await p.disconnect()
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        /// Whether `value` stops changing for 300 ms, within 5 s.
+        static func settles(_ value: @escaping @Sendable () -> Int) async -> Bool {
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(5)
+            var last = value(), since = clock.now
+            while clock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+                let v = value()
+                if v != last { last = v; since = clock.now } else if clock.now - since >= .milliseconds(300) { return true }
+            }
+            return false
+        }
+    }
+}

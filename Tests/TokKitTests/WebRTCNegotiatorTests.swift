@@ -1,0 +1,94 @@
+import Synchronization
+import Testing
+import TokKitPeer
+import TokKitProtocol
+import TokKitServer
+
+@testable import TokKit
+
+extension LiveServer {
+    /// The WebRTC negotiator through the real server: SDP offer/answer, trickled candidates, DTLS-SRTP, the
+    /// subscriber connected at its first media packet, and peers closed when the subscription ends.
+    @Suite struct WebRTCNegotiatorTests {
+        /// A publishes, B subscribes; returns the publisher-side link once its peer is connected.
+        static func subscribed(_ server: TestServer, wantsAudio: Bool = true, wantsVideo: Bool = true) async throws
+            -> (a: Session, b: Session, publisher: Publisher, subscriber: Subscriber, delegate: SubscriberRecorder,
+                link: MediaLink)
+        {
+            let (a, _) = try await server.connected(media: true)
+            let (b, _) = try await server.connected(media: true)
+            let publisher = Publisher(name: "p")
+            try await a.publish(publisher)
+            let streamId = try #require(publisher.stream?.streamId)
+            #expect(await eventually { b.streams[streamId] != nil })
+            let delegate = SubscriberRecorder()
+            let subscriber = Subscriber(stream: try #require(b.streams[streamId]), subscribeToAudio: wantsAudio,
+                                        subscribeToVideo: wantsVideo, delegate: delegate)
+            try await b.subscribe(subscriber)
+            let negotiator = try #require(a.mediaNegotiator as? WebRTCNegotiator)
+            #expect(await eventually { negotiator.allLinks.first?.peer?.state == .connected },
+                    "publisher-side peer: \(String(describing: negotiator.allLinks.first?.peer?.state))")
+            let link = try #require(negotiator.allLinks.first)
+            return (a, b, publisher, subscriber, delegate, link)
+        }
+
+        @Test func negotiatesAndConnectsTheSubscriberAtTheFirstMediaPacket() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, b, publisher, subscriber, delegate, link) = try await Self.subscribed(server)
+            #expect(link.context.side == .publisher && link.phase == .negotiated)
+            #expect(publisher.media.peerCount == 1)
+            let subscriberLink = try #require((b.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
+            #expect(await eventually { subscriberLink.peer?.state == .connected })
+            // Negotiated, but no media yet: not connected.
+            #expect(!subscriber.isConnected && delegate.events.isEmpty)
+
+            let peer = try #require(link.peer)
+            let payload = [UInt8](repeating: 0x10, count: 100)
+            try payload.withUnsafeBytes { try peer.sendRTP(.video, payload: $0, timestamp: 1, marker: true) }
+            #expect(await eventually { delegate.events == ["connected"] })
+            #expect(subscriber.isConnected)
+            #expect(subscriber.media.peer?.statistics(.video).packetsReceived == 1)
+
+            try await b.unsubscribe(subscriber)
+            #expect(await eventually { link.phase == .ended && subscriberLink.phase == .ended })
+            #expect(peer.state == .closed)
+            #expect(await eventually { publisher.media.peerCount == 0 })
+            #expect((a.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations == 0)
+            await a.disconnect()
+            await b.disconnect()
+        }
+
+        @Test func offersOnlyTheKindsTheSubscriberWants() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, b, _, _, _, link) = try await Self.subscribed(server, wantsAudio: false, wantsVideo: true)
+            let peer = try #require(link.peer)
+            #expect(peer.configuration.audioSSRC == nil && peer.configuration.videoSSRC != nil)
+            let payload = [UInt8](repeating: 0, count: 10)
+            #expect(throws: PeerError.noSuchTrack(.audio)) {
+                try payload.withUnsafeBytes { try peer.sendRTP(.audio, payload: $0, timestamp: 0) }
+            }
+            await a.disconnect()
+            await b.disconnect()
+        }
+
+        @Test func aBadOfferFailsTheSubscriber() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, _) = try await server.connected()  // placeholder text instead of SDP
+            let (b, _) = try await server.connected(media: true)
+            let publisher = Publisher(name: "p")
+            try await a.publish(publisher)
+            let streamId = try #require(publisher.stream?.streamId)
+            #expect(await eventually { b.streams[streamId] != nil })
+            let delegate = SubscriberRecorder()
+            let subscriber = Subscriber(stream: try #require(b.streams[streamId]), delegate: delegate)
+            try await b.subscribe(subscriber)
+            #expect(await eventually { delegate.events == ["failed(1011)", "disconnected"] }, "\(delegate.events)")
+            #expect((b.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations == 0)
+            await a.disconnect()
+            await b.disconnect()
+        }
+    }
+}
