@@ -117,7 +117,7 @@ let package = Package(
         ),
 
         // MARK: Examples (one per tutorial chapter) and benchmarks
-        .executableTarget(name: "demo", dependencies: ["TokKit", "TokKitCapture", "TokKitServer", "TokKitProtocol", .product(name: "Logging", package: "swift-log")],
+        .executableTarget(name: "demo", dependencies: ["TokKit", "TokKitAudio", "TokKitCapture", "TokKitServer", "TokKitProtocol", .product(name: "Logging", package: "swift-log")],
                           path: "Examples/demo", swiftSettings: strict),
         .executableTarget(name: "noise-renderer", dependencies: ["TokKit", "TokKitCapture"],
                           path: "Examples/noise-renderer", swiftSettings: strict),

@@ -1,20 +1,20 @@
-// TokKit demo: everything on one machine, nothing running beforehand.
+// TokKit demo: a real call on one machine, with nothing running beforehand.
 //
-//     swift run demo [--seconds N] [--out DIR]            (defaults: 3 s, ./demo-out)
+//     swift run demo [--seconds N] [--out DIR]            (defaults: 5 s, ./demo-out)
 //
 // 1. Starts the session server in this process on 127.0.0.1 (ephemeral port).
-// 2. Two participants, Alice and Bob, connect with signed tokens, each publishes a stream from a noise
-//    capturer and subscribes to the other's stream (negotiated through the server's relay).
+// 2. Two participants, Alice and Bob, connect with signed tokens. Each publishes a noise camera and a 440 Hz tone
+//    (a ToneAudioDevice stands in for the sound card) and subscribes to the other's stream: the media goes
+//    VP8/Opus over DTLS-SRTP between them, over ICE on 127.0.0.1, negotiated through the server's relay.
 // 3. They chat with signals; each line arrives stamped with its true sender.
-// 4. Each publisher's preview (capturer → I420 → grayscale renderer) runs for N seconds and is written as a PNG;
-//    Alice's is also recorded as a Y4M file that ffmpeg plays.
-// 5. Everyone unpublishes and disconnects, the server stops, the program exits.
-//
-// Media over the network (VP8/Opus over SRTP between the participants) is not wired yet: the transport layers
-// exist (TokKitICE/DTLS/SRTP/RTP/SDP) but the publisher/subscriber media pipeline is the next step.
+// 4. Every second it prints each stream's received frame rate and bitrate; at the end it writes what each one
+//    saw as a grayscale PNG, Alice's view of Bob as a Y4M video, and the mixed audio both heard as a WAV file
+//    whose strongest frequency it reports.
+// 5. Everyone unsubscribes, unpublishes and disconnects, the server stops, the program exits.
 import Foundation
 import Logging
 import TokKit
+import TokKitAudio
 import TokKitCapture
 import TokKitProtocol
 import TokKitServer
@@ -24,26 +24,31 @@ func option(_ name: String) -> String? {
     guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
     return arguments[i + 1]
 }
-let seconds = Int(option("--seconds") ?? "3") ?? 3
+let seconds = min(max(Int(option("--seconds") ?? "5") ?? 5, 1), 3_600)
 let outDir = option("--out") ?? "demo-out"
 try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+func label(_ name: String) -> String { name.padding(toLength: 6, withPad: " ", startingAt: 0) }
 
-/// One participant: a session, a publisher with a noise camera and its preview, chat lines received.
+// One sound "card" for the process: a 440 Hz tone in, what the subscribers play out to a WAV file.
+let audio = ToneAudioDevice(frequency: 440, renderFile: "\(outDir)/heard.wav")
+try AudioDeviceManager.setAudioDevice(audio)
+
+/// One participant: a session, a publisher with a noise camera and its preview.
 final class Participant: Sendable {
     let name: String
     let session: Session
     let publisher: Publisher
-    let preview: LocalPreview
-    let renderer = GrayscaleRenderer()
+    let preview = GrayscaleRenderer()
+    let view = GrayscaleRenderer()
 
     init(name: String, apiKey: String, sessionId: String, serverURL: String, seed: UInt64) {
         self.name = name
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
         session = Session(apiKey: apiKey, sessionId: sessionId, serverURL: serverURL, settings: settings)
-        let camera = NoiseCapturer(width: 320, height: 240, framesPerSecond: 15, seed: seed)
-        publisher = Publisher(name: "\(name)'s noise camera", videoCapture: camera, videoRender: renderer)
-        preview = LocalPreview(capturer: camera, renderer: renderer)
+        publisher = Publisher(
+            name: "\(name)'s camera", videoCapture: NoiseCapturer(width: 320, height: 240, framesPerSecond: 15, seed: seed),
+            videoRender: preview)
     }
 }
 
@@ -69,10 +74,10 @@ for p in everyone {
     listeners.append(Task {
         for await event in events {
             switch event {
-            case .connectionCreated(let c): print("\(p.name.padding(toLength: 6, withPad: " ", startingAt: 0))sees connection \(c.data)")
-            case .streamCreated(let s): print("\(p.name.padding(toLength: 6, withPad: " ", startingAt: 0))sees stream \"\(s.name)\" (video \(s.hasVideo), audio \(s.hasAudio))")
+            case .connectionCreated(let c): print("\(label(p.name))sees connection \(c.data)")
+            case .streamCreated(let s): print("\(label(p.name))sees stream \"\(s.name)\" (video \(s.hasVideo), audio \(s.hasAudio))")
             case .signalReceived(let type, let data, let from) where type == "chat":
-                print("\(p.name.padding(toLength: 6, withPad: " ", startingAt: 0))got chat from \(from?.data ?? "server"): \(data)")
+                print("\(label(p.name))got chat from \(from?.data ?? "server"): \(data)")
             case .disconnected: return
             default: continue
             }
@@ -83,55 +88,58 @@ for p in everyone {
 for p in everyone {
     let token = try await server.issueToken(sessionId: description.sessionId, role: .publisher, connectionData: p.name)
     try await p.session.connect(token: token.token)
-    print("\(p.name.padding(toLength: 6, withPad: " ", startingAt: 0))connected as \(p.session.connection?.connectionId ?? "?")")
+    print("\(label(p.name))connected as \(p.session.connection?.connectionId ?? "?")")
 }
-for p in everyone {
-    try await p.session.publish(p.publisher)
-    try p.preview.start()
-}
+for p in everyone { try await p.session.publish(p.publisher) }
 
 // Subscribe each to the other's stream once it is known.
 func waitForStream(of other: Participant, seenBy p: Participant) async throws -> TokKit.Stream {
-    let deadline = ContinuousClock.now + .seconds(5)
+    let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
         if let s = p.session.streams.values.first(where: { $0.connection.data == other.name }) { return s }
         try await Task.sleep(for: .milliseconds(10))
     }
     throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "\(p.name) never saw \(other.name)'s stream"])
 }
-var subscribers: [(Participant, Subscriber)] = []
+let recorder = try FileRenderer(path: "\(outDir)/alice-sees-bob.y4m")
+var subscribers: [(Participant, Participant, Subscriber)] = []
 for (p, other) in [(alice, bob), (bob, alice)] {
     let stream = try await waitForStream(of: other, seenBy: p)
-    let subscriber = Subscriber(stream: stream)
+    let subscriber = Subscriber(stream: stream, videoRender: p === alice ? TeeRenderer(p.view, recorder) : p.view)
     try await p.session.subscribe(subscriber)
-    subscribers.append((p, subscriber))
-    print("\(p.name.padding(toLength: 6, withPad: " ", startingAt: 0))subscribed to \"\(stream.name)\"")
+    subscribers.append((p, other, subscriber))
+    print("\(label(p.name))subscribed to \"\(stream.name)\"")
 }
 
 try await alice.session.signal(type: "chat", data: "Hi Bob, can you see my noise?")
-try await bob.session.signal(type: "chat", data: "Loud and clear, Alice.")
+try await bob.session.signal(type: "chat", data: "Loud and clear, Alice. And I hear your tone.")
 
-// Let the previews run, recording Alice's to a Y4M file too.
-let recorder = try FileRenderer(path: "\(outDir)/alice-preview.y4m")
-let recording = LocalPreview(capturer: NoiseCapturer(width: 320, height: 240, framesPerSecond: 15, seed: 1), renderer: recorder)
-try recording.start()
-try await Task.sleep(for: .seconds(seconds))
-recording.stop()
-try recorder.close()
-
-for p in everyone {
-    p.preview.stop()
-    let path = "\(outDir)/\(p.name.lowercased())-preview.png"
-    try p.renderer.writeImage(to: path, format: .png)
-    print("\(p.name.padding(toLength: 6, withPad: " ", startingAt: 0))preview: \(p.preview.framesRendered) frames in \(seconds) s (\(String(format: "%.1f", Double(p.preview.framesRendered) / Double(seconds))) fps), last frame written to \(path)")
+// Live figures, once a second.
+for second in 1...seconds {
+    try await Task.sleep(for: .seconds(1))
+    let lines = subscribers.map { p, other, s in
+        let v = s.statistics.video, a = s.statistics.audio
+        return "\(p.name) ← \(other.name): \(String(format: "%4.1f", v.framesPerSecond)) fps "
+            + "\(String(format: "%4.0f", v.bitrate / 1_000)) kbps \(v.width)x\(v.height), "
+            + "audio \(a.packetsDecoded) packets"
+    }
+    print("[\(second)s] " + lines.joined(separator: " | "))
 }
-print("Alice  recording: \(outDir)/alice-preview.y4m (\(recording.framesRendered) frames; try: ffplay \(outDir)/alice-preview.y4m)")
 
-for (p, subscriber) in subscribers { try await p.session.unsubscribe(subscriber) }
+for (p, other, subscriber) in subscribers {
+    try await p.session.unsubscribe(subscriber)
+    let path = "\(outDir)/\(p.name.lowercased())-sees-\(other.name.lowercased()).png"
+    if p.view.frameCount > 0 { try p.view.writeImage(to: path, format: .png) }
+    print("\(label(p.name))received \(p.view.frameCount) frames of \(other.name)'s video"
+          + (p.view.frameCount > 0 ? "; the last one is \(path)" : ""))
+}
+try recorder.close()
+print("Alice  recording of Bob: \(outDir)/alice-sees-bob.y4m (\(recorder.framesWritten) frames; try: ffplay \(outDir)/alice-sees-bob.y4m)")
 for p in everyone {
     try await p.session.unpublish(p.publisher)
     await p.session.disconnect()
 }
 for l in listeners { _ = await l.value }
 await server.stop()
+print("heard   \(outDir)/heard.wav: \(audio.renderedFrames / 480) periods of 10 ms" + (strongestFrequency(of: "\(outDir)/heard.wav").map { ", strongest frequency \($0) Hz" } ?? ""))
 print("done")
