@@ -535,7 +535,8 @@ public final class PeerConnection: Sendable {
         handler?(view)
     }
 
-    private func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
+    /// Handles one decrypted RTCP compound packet (internal for tests).
+    func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
         guard let compound = try? RTCPCompoundPacket(parsing: bytes) else { return }
         let arrival = RTCPClock.ntpNow().compact
         let now = RTCPClock.monotonicNanoseconds()

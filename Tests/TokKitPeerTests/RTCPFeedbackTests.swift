@@ -40,6 +40,37 @@ import TokKitSDP
         for p in pumps { await p.value }
     }
 
+    @Test func newFullIntraRequestsAndREMBReachTheHandlerRepeatsAndOtherSSRCsDoNot() async throws {
+        let (offerer, answerer, pumps) = try await Self.connectedPair()
+        let received = Mutex<[RTCPFeedback]>([])
+        offerer.setFeedbackHandler(.video) { feedback in received.withLock { $0.append(feedback) } }
+        func deliver(_ packets: [RTCPPacket]) throws {
+            let bytes = try RTCPCompoundPacket(packets: packets).serialized()
+            bytes.withUnsafeBytes { offerer.receiveRTCP($0) }
+        }
+        let fir = { (ssrc: UInt32, seq: UInt8) in
+            RTCPPacket.fullIntraRequest(RTCPFullIntraRequest(senderSSRC: 0x4444, entries: [.init(ssrc: ssrc,
+                                                                                          sequenceNumber: seq)]))
+        }
+        try deliver([fir(0x2222, 1)])
+        try deliver([fir(0x2222, 1)])  // a repeat (RFC 5104 §4.3.1.2): no new key frame
+        try deliver([fir(0x9999, 2)])  // someone else's stream
+        try deliver([fir(0x2222, 2),
+                     .receiverEstimatedMaximumBitrate(.init(senderSSRC: 0x4444, bitrate: 750_000, ssrcs: [0x2222])),
+                     .receiverEstimatedMaximumBitrate(.init(senderSSRC: 0x4444, bitrate: 1, ssrcs: [0x9999])),
+                     .pictureLossIndication(.init(senderSSRC: 0x4444, mediaSSRC: 0x9999))])
+        #expect(received.withLock { $0 } == [.fullIntraRequest, .fullIntraRequest,
+                                             .receiverEstimatedMaximumBitrate(750_000)])
+        #expect(offerer.statistics(.video).keyFrameRequestsReceived == 2)
+        // A NACK for packets never sent retransmits nothing.
+        try deliver([.genericNACK(RTCPGenericNACK(senderSSRC: 0x4444, mediaSSRC: 0x2222,
+                                                  lostSequenceNumbers: [1, 2, 3]))])
+        #expect(offerer.statistics(.video).nacksReceived == 1 && offerer.statistics(.video).packetsRetransmitted == 0)
+        offerer.close()
+        answerer.close()
+        for p in pumps { await p.value }
+    }
+
     @Test func droppedVideoPacketsAreNACKedAndRetransmittedUntilEverySequenceNumberArrived() async throws {
         let (offerer, answerer, pumps) = try await Self.connectedPair()
         let count = 200

@@ -125,6 +125,17 @@ import TokKitRTP
         }
     }
 
+    @Test func aTinyMTUSplittingThePayloadHeaderStillAssembles() throws {
+        // 2 bytes of frame per packet: the 3-byte payload header and the key frame header straddle packets.
+        let frames = Self.frames(20, gop: 10, seed: 8).map { Array($0.prefix(50)) }
+        let assembler = try VP8FrameAssembler()
+        var output = Output()
+        try Self.feed(assembler, packetize(frames, with: try VP8Packetizer(maximumPayloadSize: 6), firstSequence: 7),
+                      into: &output)
+        let same = output.frames.map(\.bytes) == frames
+        #expect(same && output.keyFrameRequests == 0, "\(assembler.counters)")
+    }
+
     @Test func aRetransmissionBeforeTheDeadlineCompletesTheFrame() throws {
         let frames = Self.frames(10, gop: 100, seed: 7).map { $0.count < 3000 ? $0 + [UInt8](repeating: 1, count: 3000) : $0 }
         var packets = packetize(frames, with: try VP8Packetizer(), firstSequence: 100)
