@@ -52,7 +52,7 @@ extension LiveServer {
 
             try await b.unsubscribe(subscriber)
             #expect(await eventually { link.phase == .ended && subscriberLink.phase == .ended })
-            #expect(peer.state == .closed)
+            #expect(await eventually { peer.state == .closed })
             #expect(await eventually { publisher.media.peerCount == 0 })
             #expect((a.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations == 0)
             await a.disconnect()
