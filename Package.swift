@@ -94,6 +94,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            resources: [.embedInCode("Browser/tokkit.js"), .embedInCode("Browser/index.html")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -160,5 +161,11 @@ let package = Package(
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP"], swiftSettings: strict),
         .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
+        .testTarget(name: "TokKitBrowserTests", dependencies: [
+                        "TokKit", "TokKitServer", "TokKitProtocol",
+                        .product(name: "Hummingbird", package: "hummingbird"),
+                        .product(name: "HummingbirdTesting", package: "hummingbird"),
+                        .product(name: "Logging", package: "swift-log"),
+                    ], swiftSettings: strict),
     ]
 )
