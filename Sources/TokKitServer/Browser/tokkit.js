@@ -276,6 +276,7 @@ class Session extends Emitter {
    * preview, optional. Resolves with the Publisher once the server created the stream.
    */
   async publish(element, { audio = true, video = true, name = "", width = 640, height = 480 } = {}) {
+    if (this.state !== "connected") throw new TokKitError(1010, "not connected");
     if (typeof element === "string") element = document.getElementById(element);
     const media = await navigator.mediaDevices.getUserMedia({
       audio: audio, video: video ? { width: { ideal: width }, height: { ideal: height } } : false,
@@ -287,7 +288,7 @@ class Session extends Emitter {
       type: "publish", name, hasAudio: Boolean(publisher.audioTrack), hasVideo: Boolean(publisher.videoTrack),
       videoType: "camera",
       ...(settings.width ? { videoDimensions: { width: settings.width, height: settings.height } } : {}),
-    });
+    }).catch((error) => { publisher._destroy("unpublished"); throw error; });
     // The server sends `streamCreated` right after this ack; #streamCreated completes the stream then.
     publisher.stream = { streamId: ack.streamId };
     this.#publishers.add(publisher);
