@@ -33,7 +33,7 @@ import TokKitProtocol
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/javascript; charset=utf-8")
                 #expect(Array(response.body.readableBytesView) == PackageResources.tokkit_js)
-                #expect(String(buffer: response.body).contains("export function initSession("))
+                #expect(String(decoding: response.body.readableBytesView, as: UTF8.self).contains("export function initSession("))
             }
             try await client.execute(uri: "/tokkit.jsx", method: .get) { #expect($0.status == .notFound) }
         }

@@ -52,7 +52,7 @@ import TokKit
         #expect(SDPLines.directions(in: answer) == ["recvonly", "recvonly"])
 
         // Frames keep being decoded at 640x480 in VP8; audio packets arrive in Opus.
-        let first = try await chromium.waitForReport("stats", timeout: .seconds(30)) { $0[int: "framesDecoded"] ?? 0 >= 10 }
+        let first = try await chromium.waitForReport("stats", timeout: .seconds(30)) { ($0[int: "framesDecoded"] ?? 0) >= 10 }
         let firstCount = try #require(first[int: "framesDecoded"])
         let later = try await chromium.waitForReport("stats", timeout: .seconds(30)) {
             ($0[int: "framesDecoded"] ?? 0) >= firstCount + 20

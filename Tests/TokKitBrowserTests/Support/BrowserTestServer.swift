@@ -39,12 +39,13 @@ struct BrowserTestServer {
 
     /// `path` on this server with the session's credentials (and `extra` parameters) in the query string.
     func pageURL(_ path: String, tokens: [String: String], extra: [String: String] = [:]) -> String {
-        var components = URLComponents(string: url + path)!
-        components.queryItems = ([("apiKey", Self.apiKey), ("sessionId", sessionId)] + tokens.sorted { $0.key < $1.key }
-            + extra.sorted { $0.key < $1.key }).map { URLQueryItem(name: $0.0, value: $0.1) }
-        // Tokens are base64url + dots: nothing to escape, but keep `+` safe anyway.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return components.string!
+        var items = [URLQueryItem(name: "apiKey", value: Self.apiKey), URLQueryItem(name: "sessionId", value: sessionId)]
+        for (name, value) in tokens.merging(extra, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key < $1.key }) {
+            items.append(URLQueryItem(name: name, value: value))
+        }
+        var components = URLComponents()
+        components.queryItems = items
+        return url + path + (components.string ?? "")
     }
 
     /// A Swift client connected to the session, its events recorded from before connecting.
