@@ -104,6 +104,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            resources: [.embedInCode("Browser/tokkit.js"), .embedInCode("Browser/index.html")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -200,5 +201,11 @@ let package = Package(
         .testTarget(name: "TokKitStreamingTests",
                     dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "TokKitBrowserTests", dependencies: [
+                        "TokKit", "TokKitServer", "TokKitProtocol",
+                        .product(name: "Hummingbird", package: "hummingbird"),
+                        .product(name: "HummingbirdTesting", package: "hummingbird"),
+                        .product(name: "Logging", package: "swift-log"),
+                    ], swiftSettings: strict),
     ]
 )

@@ -153,6 +153,7 @@ public final class TokKitServer: Service, Sendable {
     private func makeApplication(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
         let router = Router()
         RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
+        BrowserClient(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
         if let directory = configuration.staticDirectory {
             router.add(
                 middleware: FileMiddleware<BasicRequestContext, LocalFileSystem>(

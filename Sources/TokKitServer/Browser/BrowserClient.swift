@@ -1,0 +1,59 @@
+import Hummingbird
+import TokKitProtocol
+
+/// The browser client of Docs/Browser.md, served by the server itself: `tokkit.js` (the JavaScript client) and
+/// `index.html` (a test page: camera + microphone, every stream subscribed, text chat). Both files are compiled
+/// into the server (SwiftPM `embedInCode` resources), so a clean clone and an in-process server serve them with
+/// no file lookup.
+///
+/// Routes: `GET /` and `GET /index.html` (the page), `GET /tokkit.js` (the module). With `quickStart` also the
+/// development route `GET /credentials/{sessionId}`: `{"apiKey", "sessionId", "token"}` with a fresh publisher
+/// token for an EXISTING session (404 / 1005 otherwise), so that a page can join a session created elsewhere.
+///
+/// Stateless and `Sendable`; the file bodies are built once and shared by every response.
+struct BrowserClient: Sendable {
+    let registry: SessionRegistry
+    let authority: TokenAuthority
+    let quickStart: Bool
+
+    /// One served file.
+    struct File: Sendable {
+        let path: String
+        let contentType: String
+        let body: ByteBuffer
+    }
+
+    static let script = File(
+        path: "tokkit.js", contentType: "text/javascript; charset=utf-8",
+        body: ByteBuffer(bytes: PackageResources.tokkit_js))
+    static let page = File(
+        path: "index.html", contentType: "text/html; charset=utf-8",
+        body: ByteBuffer(bytes: PackageResources.index_html))
+
+    func register(on router: Router<BasicRequestContext>) {
+        for (path, file) in [("/", Self.page), ("index.html", Self.page), ("tokkit.js", Self.script)] {
+            router.get(RouterPath(path)) { _, _ in Self.response(file) }
+        }
+        guard quickStart else { return }
+        router.get("credentials/:sessionId") { _, context in
+            await self.credentials(sessionId: context.parameters.get("sessionId") ?? "")
+        }
+    }
+
+    static func response(_ file: File) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: file.body))
+    }
+
+    private func credentials(sessionId: String) async -> Response {
+        do throws(ProtocolError) {
+            _ = try await registry.session(sessionId)
+            let token = try authority.issue(sessionId: sessionId, role: .publisher, now: WallClock.seconds())
+            return JSONResponse.make(
+                SessionCredentials(apiKey: authority.apiKey, sessionId: sessionId, token: token.token))
+        } catch {
+            return RESTFailure(error).response
+        }
+    }
+}

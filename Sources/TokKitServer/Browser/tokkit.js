@@ -1,0 +1,476 @@
+// tokkit.js: the TokKit browser client. An ES module, no dependencies, no build step.
+//
+//   import * as TokKit from "/tokkit.js";
+//   const session = TokKit.initSession(apiKey, sessionId);          // server: this page's origin
+//   session.on("streamCreated", (e) => session.subscribe(e.stream, element));
+//   await session.connect(token);
+//   const publisher = await session.publish(element, { audio: true, video: true });
+//   await session.signal({ type: "chat", data: "hi" });
+//
+// Wire protocol: Docs/Protocol.md (WebSocket /signaling). Media is peer to peer, negotiated through the server:
+// the publisher OFFERS (sendonly, Opus/111 + VP8/96, one BUNDLE transport), each subscriber ANSWERS (recvonly);
+// a `candidate` payload is the SDP attribute value "candidate:..." for m-line 0, `endOfCandidates` is empty.
+
+const PROTOCOL_VERSION = 1;
+const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
+
+/** A refused request or a failed connect: `code` is the protocol's error code (Docs/Protocol.md, 3). */
+export class TokKitError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.name = "TokKitError";
+    this.code = code;
+  }
+}
+
+/** Minimal event emitter: on/off/once, events are plain objects with a `type`. */
+class Emitter {
+  #handlers = new Map();
+  on(type, fn) {
+    if (!this.#handlers.has(type)) this.#handlers.set(type, new Set());
+    this.#handlers.get(type).add(fn);
+    return this;
+  }
+  off(type, fn) {
+    this.#handlers.get(type)?.delete(fn);
+    return this;
+  }
+  once(type, fn) {
+    const wrapper = (e) => { this.off(type, wrapper); fn(e); };
+    return this.on(type, wrapper);
+  }
+  emit(type, fields = {}) {
+    const event = { type, target: this, ...fields };
+    for (const fn of [...(this.#handlers.get(type) ?? [])]) {
+      try { fn(event); } catch (err) { console.error(err); }
+    }
+  }
+}
+
+/** Creates a session object (not connected). `url` defaults to the page's origin (http→ws, path /signaling). */
+export function initSession(apiKey, sessionId, { url = globalThis.location?.origin } = {}) {
+  return new Session(apiKey, sessionId, url);
+}
+
+/** Keeps only `mimeType`'s codecs in a transceiver's preferences (so VP8/96 and Opus/111 are negotiated). */
+function preferCodec(transceiver, kind, mimeType) {
+  const codecs = RTCRtpSender.getCapabilities(kind)?.codecs ?? [];
+  const chosen = codecs.filter((c) => c.mimeType.toLowerCase() === mimeType);
+  if (chosen.length > 0 && transceiver.setCodecPreferences) transceiver.setCodecPreferences(chosen);
+}
+
+/** One RTCPeerConnection for one subscription, with trickle ICE over the session's relay. */
+class Peer {
+  #pending = []; // remote candidates that arrived before the remote description
+  #remoteSet = false;
+
+  constructor(session, streamId, subscriberId) {
+    this.session = session;
+    this.streamId = streamId;
+    this.subscriberId = subscriberId;
+    this.pc = new RTCPeerConnection(PC_CONFIG);
+    this.pc.onicecandidate = ({ candidate }) => {
+      if (candidate === null) this.send("endOfCandidates", "");
+      else if (candidate.candidate && (candidate.sdpMLineIndex ?? 0) === 0) this.send("candidate", candidate.candidate);
+    };
+  }
+
+  send(kind, payload) {
+    this.session._send({ type: "negotiation", streamId: this.streamId, subscriberId: this.subscriberId, kind, payload });
+  }
+
+  async setRemote(type, sdp) {
+    await this.pc.setRemoteDescription({ type, sdp });
+    this.#remoteSet = true;
+    for (const c of this.#pending.splice(0)) await this.#addCandidate(c);
+  }
+
+  async receive(kind, payload) {
+    if (kind === "candidate" || kind === "endOfCandidates") {
+      if (this.#remoteSet) await this.#addCandidate(payload);
+      else this.#pending.push(payload);
+    }
+  }
+
+  async #addCandidate(payload) {
+    try {
+      await this.pc.addIceCandidate({ candidate: payload, sdpMLineIndex: 0 });
+    } catch (err) {
+      if (payload !== "") this.session._log("ignored candidate", payload, String(err));
+    }
+  }
+
+  close() {
+    this.pc.onicecandidate = null;
+    this.pc.close();
+  }
+}
+
+/**
+ * The local camera/microphone, published as a stream. Opens one peer connection (offerer, sendonly) per
+ * subscriber. Events: streamCreated, streamDestroyed, error.
+ */
+class Publisher extends Emitter {
+  stream = null; // the Stream once the server created it
+  #session;
+  #peers = new Map(); // subscriberId → Peer
+
+  constructor(session, mediaStream, element) {
+    super();
+    this.#session = session;
+    this.mediaStream = mediaStream;
+    this.element = element;
+  }
+
+  get streamId() { return this.stream?.streamId; }
+  get audioTrack() { return this.mediaStream.getAudioTracks()[0] ?? null; }
+  get videoTrack() { return this.mediaStream.getVideoTracks()[0] ?? null; }
+
+  /** Mutes/unmutes the sent audio (track.enabled) and tells everyone through the stream's `hasAudio`. */
+  publishAudio(enabled) { return this.#toggle(this.audioTrack, "hasAudio", enabled); }
+  /** Same for video (`hasVideo`); a disabled video track sends black frames. */
+  publishVideo(enabled) { return this.#toggle(this.videoTrack, "hasVideo", enabled); }
+
+  async #toggle(track, property, enabled) {
+    if (track) track.enabled = enabled;
+    if (this.streamId) await this.#session._request({ type: "updateStream", streamId: this.streamId, [property]: enabled });
+  }
+
+  /** The server says a connection subscribed: offer to it. */
+  async _subscribed({ subscriberId, from, subscribeToAudio = true, subscribeToVideo = true }) {
+    const peer = new Peer(this.#session, this.streamId, subscriberId);
+    this.#peers.set(subscriberId, peer);
+    for (const [kind, track, wanted, mime] of [
+      ["audio", this.audioTrack, subscribeToAudio, "audio/opus"],
+      ["video", this.videoTrack, subscribeToVideo, "video/vp8"],
+    ]) {
+      if (!track || !wanted) continue;
+      const transceiver = peer.pc.addTransceiver(track, { direction: "sendonly", streams: [this.mediaStream] });
+      preferCodec(transceiver, kind, mime);
+    }
+    try {
+      await peer.pc.setLocalDescription(await peer.pc.createOffer());
+      peer.send("offer", peer.pc.localDescription.sdp);
+      this.#session._log("offer sent to", from, "for", subscriberId);
+    } catch (err) {
+      this.emit("error", { error: err, subscriberId });
+    }
+  }
+
+  async _negotiation({ subscriberId, kind, payload }) {
+    const peer = this.#peers.get(subscriberId);
+    if (!peer) return;
+    if (kind === "answer") await peer.setRemote("answer", payload);
+    else await peer.receive(kind, payload);
+  }
+
+  _unsubscribed(subscriberId) {
+    this.#peers.get(subscriberId)?.close();
+    this.#peers.delete(subscriberId);
+  }
+
+  /** Peer connections by subscriber id (e.g. for getStats). */
+  get peerConnections() { return new Map([...this.#peers].map(([id, p]) => [id, p.pc])); }
+
+  _destroy(reason) {
+    for (const peer of this.#peers.values()) peer.close();
+    this.#peers.clear();
+    for (const track of this.mediaStream.getTracks()) track.stop();
+    if (this.element) this.element.srcObject = null;
+    if (this.stream) this.emit("streamDestroyed", { stream: this.stream, reason });
+  }
+}
+
+/** A remote stream received over one peer connection (answerer, recvonly). Events: connected, error. */
+class Subscriber extends Emitter {
+  constructor(session, stream, subscriberId, element) {
+    super();
+    this.stream = stream;
+    this.subscriberId = subscriberId;
+    this.element = element;
+    this.mediaStream = new MediaStream();
+    this.peer = new Peer(session, stream.streamId, subscriberId);
+    this.peer.pc.ontrack = ({ track }) => {
+      this.mediaStream.addTrack(track);
+      if (this.element) this.element.srcObject = this.mediaStream;
+    };
+    this.peer.pc.onconnectionstatechange = () => {
+      if (this.peer.pc.connectionState === "connected") this.emit("connected");
+      if (this.peer.pc.connectionState === "failed") this.emit("error", { error: new Error("ICE/DTLS failed") });
+    };
+  }
+
+  get pc() { return this.peer.pc; }
+  getStats() { return this.peer.pc.getStats(); }
+
+  async _negotiation({ kind, payload }) {
+    if (kind !== "offer") return this.peer.receive(kind, payload);
+    try {
+      await this.peer.setRemote("offer", payload);
+      await this.peer.pc.setLocalDescription(await this.peer.pc.createAnswer());
+      this.peer.send("answer", this.peer.pc.localDescription.sdp);
+    } catch (err) {
+      this.emit("error", { error: err });
+    }
+  }
+
+  _destroy() {
+    this.peer.close();
+    if (this.element) this.element.srcObject = null;
+  }
+}
+
+/**
+ * One client's membership in a session. Events: connected, connectionCreated, connectionDestroyed,
+ * streamCreated, streamDestroyed, streamPropertyChanged, signal and signal:<type>, muteForced, exception,
+ * sessionDisconnected. Streams of this client's own publishers are announced on the Publisher, not here.
+ */
+class Session extends Emitter {
+  connection = null; // this client's Connection once connected
+  connections = new Map(); // connectionId → {connectionId, creationTime, data}, this client included
+  streams = new Map(); // streamId → Stream, this client's included
+  #ws = null;
+  #rid = 0;
+  #requests = new Map(); // rid → {resolve, reject}
+  #heartbeat = null;
+  #publishers = new Set();
+  #subscribers = new Map(); // subscriberId → Subscriber
+
+  constructor(apiKey, sessionId, url) {
+    super();
+    this.apiKey = apiKey;
+    this.sessionId = sessionId;
+    this.url = url;
+    this.state = "disconnected"; // → connecting → connected → disconnecting → disconnected
+  }
+
+  /** Opens the signaling socket and joins with `token`; resolves once connected, rejects with TokKitError. */
+  connect(token) {
+    if (this.state !== "disconnected") return Promise.reject(new TokKitError(1015, `cannot connect while ${this.state}`));
+    this.state = "connecting";
+    const wsURL = new URL("/signaling", this.url);
+    wsURL.protocol = wsURL.protocol === "https:" ? "wss:" : "ws:";
+    return new Promise((resolve, reject) => {
+      const ws = (this.#ws = new WebSocket(wsURL));
+      this._connecting = { resolve, reject };
+      ws.onopen = () => ws.send(JSON.stringify({
+        type: "connect", version: PROTOCOL_VERSION, apiKey: this.apiKey, sessionId: this.sessionId, token,
+      }));
+      ws.onmessage = (m) => this.#receive(m.data);
+      ws.onclose = (e) => this.#closed(e);
+    });
+  }
+
+  /** Leaves: unpublishes, drops every subscription, resolves once the socket closed. */
+  disconnect() {
+    if (this.state === "disconnected") return Promise.resolve();
+    const closed = new Promise((resolve) => this.#ws.addEventListener("close", () => resolve(), { once: true }));
+    if (this.state === "connected") this._send({ type: "disconnect" });
+    else this.#ws.close();
+    this.state = "disconnecting";
+    return closed;
+  }
+
+  /**
+   * Captures camera/microphone (getUserMedia) and publishes them. `element`: a <video> (or its id) for the
+   * preview, optional. Resolves with the Publisher once the server created the stream.
+   */
+  async publish(element, { audio = true, video = true, name = "", width = 640, height = 480 } = {}) {
+    if (this.state !== "connected") throw new TokKitError(1010, "not connected");
+    if (typeof element === "string") element = document.getElementById(element);
+    const media = await navigator.mediaDevices.getUserMedia({
+      audio: audio, video: video ? { width: { ideal: width }, height: { ideal: height } } : false,
+    });
+    const publisher = new Publisher(this, media, element ?? null);
+    if (element) { element.muted = true; element.srcObject = media; }
+    const settings = publisher.videoTrack?.getSettings() ?? {};
+    const ack = await this._request({
+      type: "publish", name, hasAudio: Boolean(publisher.audioTrack), hasVideo: Boolean(publisher.videoTrack),
+      videoType: "camera",
+      ...(settings.width ? { videoDimensions: { width: settings.width, height: settings.height } } : {}),
+    }).catch((error) => { publisher._destroy("unpublished"); throw error; });
+    // The server sends `streamCreated` right after this ack; #streamCreated completes the stream then.
+    publisher.stream = { streamId: ack.streamId };
+    this.#publishers.add(publisher);
+    return publisher;
+  }
+
+  /** Stops publishing: the server ends the stream for everyone. */
+  async unpublish(publisher) {
+    this.#publishers.delete(publisher);
+    publisher._destroy("unpublished");
+    if (this.state === "connected" && publisher.streamId) await this._request({ type: "unpublish", streamId: publisher.streamId });
+  }
+
+  /** Subscribes to a remote `stream`; media goes to `element` (a <video> or its id). Resolves with the Subscriber. */
+  async subscribe(stream, element, { subscribeToAudio = true, subscribeToVideo = true } = {}) {
+    if (typeof element === "string") element = document.getElementById(element);
+    const ack = await this._request({ type: "subscribe", streamId: stream.streamId, subscribeToAudio, subscribeToVideo });
+    // Registered before any later message is handled: the offer always follows the ack.
+    const subscriber = new Subscriber(this, stream, ack.subscriberId, element ?? null);
+    this.#subscribers.set(ack.subscriberId, subscriber);
+    return subscriber;
+  }
+
+  async unsubscribe(subscriber) {
+    this.#subscribers.delete(subscriber.subscriberId);
+    subscriber._destroy();
+    if (this.state === "connected") await this._request({ type: "unsubscribe", subscriberId: subscriber.subscriberId });
+  }
+
+  /** Sends a signal to everyone (this client included) or to `to` (a Connection or its id). */
+  signal({ type = "", data = "", to } = {}) {
+    const target = typeof to === "string" ? to : to?.connectionId;
+    return this._request({ type: "signal", signalType: type, data, ...(target ? { to: target } : {}) });
+  }
+
+  // MARK: Wire
+
+  _send(message) {
+    if (this.#ws?.readyState === WebSocket.OPEN) this.#ws.send(JSON.stringify(message));
+  }
+
+  /** Sends `message` with a request id; resolves with the ack, rejects with TokKitError. */
+  _request(message) {
+    if (this.state !== "connected") return Promise.reject(new TokKitError(1010, "not connected"));
+    const rid = ++this.#rid;
+    return new Promise((resolve, reject) => {
+      this.#requests.set(rid, { resolve, reject });
+      this._send({ ...message, rid });
+    });
+  }
+
+  _log(...args) {
+    if (this.debug) console.log("tokkit:", ...args);
+  }
+
+  #receive(text) {
+    let m;
+    try { m = JSON.parse(text); } catch { return; }
+    switch (m.type) {
+      case "connected": return this.#connected(m);
+      case "ack": return this.#settle(m.rid, (r) => r.resolve(m));
+      case "error": return this.#error(m);
+      case "connectionCreated": {
+        const c = this.#connectionFrom(m.connection);
+        this.connections.set(c.connectionId, c);
+        return this.emit("connectionCreated", { connection: c });
+      }
+      case "connectionDestroyed": {
+        const c = this.connections.get(m.connection.id) ?? this.#connectionFrom(m.connection);
+        this.connections.delete(c.connectionId);
+        if (c.connectionId !== this.connection?.connectionId) this.emit("connectionDestroyed", { connection: c, reason: m.reason });
+        return;
+      }
+      case "streamCreated": return this.#streamCreated(m.stream);
+      case "streamDestroyed": return this.#streamDestroyed(m.stream.id, m.reason);
+      case "streamPropertyChanged": {
+        const s = this.streams.get(m.stream.id);
+        if (!s) return;
+        Object.assign(s, this.#streamFrom(m.stream));
+        return this.emit("streamPropertyChanged", { stream: s, changedProperties: m.changed, forced: m.forced });
+      }
+      case "signal": {
+        const from = m.from ? (this.connections.get(m.from) ?? { connectionId: m.from }) : null;
+        const event = { signalType: m.signalType, data: m.data, from };
+        this.emit("signal", event);
+        return this.emit(`signal:${m.signalType}`, event);
+      }
+      case "subscribe": return this.#publisherOf(m.streamId)?._subscribed(m);
+      case "unsubscribe": return this.#publisherOf(m.streamId)?._unsubscribed(m.subscriberId);
+      case "negotiation": {
+        const subscriber = this.#subscribers.get(m.subscriberId);
+        return subscriber ? subscriber._negotiation(m) : this.#publisherOf(m.streamId)?._negotiation(m);
+      }
+      case "muteForced": {
+        const p = this.#publisherOf(m.streamId);
+        if (p?.audioTrack) p.audioTrack.enabled = false;
+        return this.emit("muteForced", { streamId: m.streamId });
+      }
+      default: return; // pong, archive events, and anything newer than this client
+    }
+  }
+
+  #connected(m) {
+    this.state = "connected";
+    this.connection = this.#connectionFrom(m.connection);
+    this.connections.set(this.connection.connectionId, this.connection);
+    for (const c of m.connections) this.connections.set(c.id, this.#connectionFrom(c));
+    this.#heartbeat = setInterval(() => this._send({ type: "ping" }), m.heartbeatInterval);
+    this._connecting?.resolve(this);
+    this._connecting = null;
+    this.emit("connected", { connection: this.connection });
+    for (const c of this.connections.values()) {
+      if (c !== this.connection) this.emit("connectionCreated", { connection: c });
+    }
+    for (const s of m.streams) this.#streamCreated(s);
+  }
+
+  #streamCreated(info) {
+    const publisher = this.#publisherOf(info.id);
+    const stream = Object.assign(publisher?.stream ?? {}, this.#streamFrom(info));
+    this.streams.set(stream.streamId, stream);
+    if (publisher) publisher.emit("streamCreated", { stream });
+    else if (stream.connection.connectionId !== this.connection?.connectionId) this.emit("streamCreated", { stream });
+  }
+
+  #streamDestroyed(streamId, reason) {
+    const stream = this.streams.get(streamId);
+    this.streams.delete(streamId);
+    for (const [id, sub] of this.#subscribers) {
+      if (sub.stream.streamId === streamId) { sub._destroy(); this.#subscribers.delete(id); }
+    }
+    const publisher = this.#publisherOf(streamId);
+    if (publisher) { this.#publishers.delete(publisher); publisher._destroy(reason); }
+    else if (stream) this.emit("streamDestroyed", { stream, reason });
+  }
+
+  #error(m) {
+    const error = new TokKitError(m.code, m.message);
+    if (m.rid !== undefined && this.#requests.has(m.rid)) return this.#settle(m.rid, (r) => r.reject(error));
+    if (this._connecting) { this._connecting.reject(error); this._connecting = null; return; }
+    this.emit("exception", { error });
+  }
+
+  #settle(rid, fn) {
+    const request = this.#requests.get(rid);
+    this.#requests.delete(rid);
+    if (request) fn(request);
+  }
+
+  #closed(event) {
+    clearInterval(this.#heartbeat);
+    const wasConnected = this.connection !== null;
+    this.state = "disconnected";
+    this._connecting?.reject(new TokKitError(1006, `socket closed (${event.code})`));
+    this._connecting = null;
+    for (const r of this.#requests.values()) r.reject(new TokKitError(1010, "disconnected"));
+    this.#requests.clear();
+    for (const p of this.#publishers) p._destroy("clientDisconnected");
+    this.#publishers.clear();
+    for (const s of this.#subscribers.values()) s._destroy();
+    this.#subscribers.clear();
+    this.connections.clear();
+    this.streams.clear();
+    this.connection = null;
+    if (wasConnected) this.emit("sessionDisconnected", { code: event.code });
+  }
+
+  #publisherOf(streamId) {
+    for (const p of this.#publishers) if (p.streamId === streamId) return p;
+    return null;
+  }
+
+  #connectionFrom(info) {
+    return { connectionId: info.id, creationTime: info.creationTime, data: info.data };
+  }
+
+  #streamFrom(info) {
+    return {
+      streamId: info.id,
+      connection: this.connections.get(info.connectionId) ?? { connectionId: info.connectionId },
+      name: info.name, hasAudio: info.hasAudio, hasVideo: info.hasVideo, videoType: info.videoType,
+      videoDimensions: info.videoDimensions ?? null, creationTime: info.creationTime,
+    };
+  }
+}
