@@ -40,7 +40,7 @@ final class SecurePair: Sendable {
     /// Connects ICE (bounded wait) and starts both handshakes.
     func connectICEAndStart() async throws -> Bool {
         try ice.start()
-        guard await eventually(within: .seconds(10), { ice.bothConnected() }) else { return false }
+        guard await eventually(within: .seconds(60), { ice.bothConnected() }) else { return false }
         a.start()
         b.start()
         return true

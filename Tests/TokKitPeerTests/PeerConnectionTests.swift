@@ -20,8 +20,9 @@ import TokKitSDP
         }
     }
 
-    /// Polls `condition` every 5 ms until true or `timeout` passes.
-    static func poll(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
+    /// Polls `condition` every 5 ms until true or `timeout` passes. Generous: in a full parallel run other suites
+    /// hold the 2-thread cooperative pool for many seconds at start-up (worse inside `scripts/test`'s namespace).
+    static func poll(_ timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
