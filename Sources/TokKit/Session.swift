@@ -286,11 +286,13 @@ public final class Session: Sendable {
     }
 
     /// Runs `work` with the negotiator on the negotiation queue.
+    ///
+    /// The negotiator is taken now and held by the work item, not looked up through the session when it runs:
+    /// a session released right after `disconnect()` must still deliver its pending `negotiationDidEnd`s, or
+    /// the media of those negotiations (peers, pipelines, the shared audio device's users) would never end.
     func withNegotiator(_ work: @escaping @Sendable (any MediaNegotiator) -> Void) {
-        negotiationQueue.async { [weak self] in
-            guard let self else { return }
-            work(self.mediaNegotiator)
-        }
+        let negotiator = mediaNegotiator
+        negotiationQueue.async { work(negotiator) }
     }
 }
 

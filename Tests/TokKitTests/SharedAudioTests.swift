@@ -13,8 +13,9 @@ extension LiveServer {
             let server = try await TestServer.start()
             defer { Task { await server.stop() } }
             let p = try await MediaTestKit.pair(server)
-            #expect(tone.isCapturing && tone.isRendering)
-            #expect(SharedAudio.users == (1, 1))
+            // Capture starts with the publisher; rendering once the subscription's media is negotiated.
+            #expect(await eventually { tone.isCapturing && tone.isRendering && SharedAudio.users == (1, 1) },
+                    "users \(SharedAudio.users), capturing \(tone.isCapturing), rendering \(tone.isRendering)")
 
             #expect(await eventually { tone.soundPeriods >= 50 }, "sound periods: \(tone.soundPeriods)")
             // Opus keeps a 440 Hz tone a 440 Hz tone.
