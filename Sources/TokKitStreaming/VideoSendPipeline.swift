@@ -73,7 +73,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         self.clockMapping = clockMapping
         control = Mutex(Control(settings: settings, preview: previewRenderer))
         threadName = PipelineThreadName.next("tk-venc")
-        let t = MediaThread(name: threadName) { [self] me in self.run(me) }
+        let t = MediaThread(name: threadName) { [self] _ in self.run() }
         thread.withLock { $0 = t }
     }
 
@@ -224,7 +224,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
 
     // MARK: - Encode thread
 
-    private func run(_ me: MediaThread) {
+    private func run() {
         var stage = VideoEncodeStage(pipeline: self)
         while !closing.load(ordering: .acquiring) {
             guard let frame = mailbox.wait() else { continue }
