@@ -190,6 +190,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     // MARK: - VideoCaptureConsumer (capturer thread)
 
     public func consumeFrame(_ frame: VideoFrame) {
+        guard !closing.load(ordering: .relaxed) else { return }  // a capturer still running after close()
         stats.withLock { $0.framesCaptured += 1 }
         let kept: VideoFrame
         if frame.isBorrowed {
