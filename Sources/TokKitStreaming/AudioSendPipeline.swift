@@ -14,7 +14,7 @@ import TokKitPeer
 ///
 /// ## Control
 /// ``attach(_:)`` / ``detach(_:)`` at any time, any thread. ``isEnabled`` false (publishAudio = false) drops
-/// captured audio without encoding; the timestamp clock keeps running (RFC 3550 §5.1). ``close()`` detaches
+/// captured audio without encoding (so does having no peer); the timestamp clock keeps running (RFC 3550 §5.1). ``close()`` detaches
 /// everything; later writes are ignored.
 ///
 /// Thread-safe: the encoder state and the peer list are each behind their own lock.
@@ -81,7 +81,7 @@ public final class AudioSendPipeline: Sendable {
     /// the capture thread. Copies them before returning.
     public func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int) {
         guard channels == 1 || channels == 2 else { return }
-        let (enabled, peers) = control.withLock { c in (c.enabled && !c.closed, c.peers) }
+        let (enabled, peers) = control.withLock { c in (c.enabled && !c.closed && !c.peers.isEmpty, c.peers) }
         let frames = samples.count / channels
         stats.withLock { $0.framesCaptured += frames }
         encoder.withLock { stage in

@@ -76,7 +76,7 @@ public final class VideoReceivePipeline: Sendable {
             preconditionFailure("the default VP8 assembler configuration is valid: \(error)")
         }
         threadName = PipelineThreadName.next("tk-vdec")
-        let t = MediaThread(name: threadName) { [self] me in self.run(me) }
+        let t = MediaThread(name: threadName) { [self] _ in self.run() }
         thread.withLock { $0 = t }
         peer.setReceiveHandler(.video) { [weak self] packet in self?.receive(packet) }
     }
@@ -197,7 +197,7 @@ public final class VideoReceivePipeline: Sendable {
 
     // MARK: - Decode thread
 
-    private func run(_ me: MediaThread) {
+    private func run() {
         var stage = VideoDecodeStage(pipeline: self)
         while !closing.load(ordering: .acquiring) {
             queue.pop { bytes, header in

@@ -73,7 +73,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         self.clockMapping = clockMapping
         control = Mutex(Control(settings: settings, preview: previewRenderer))
         threadName = PipelineThreadName.next("tk-venc")
-        let t = MediaThread(name: threadName) { [self] me in self.run(me) }
+        let t = MediaThread(name: threadName) { [self] _ in self.run() }
         thread.withLock { $0 = t }
     }
 
@@ -190,6 +190,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     // MARK: - VideoCaptureConsumer (capturer thread)
 
     public func consumeFrame(_ frame: VideoFrame) {
+        guard !closing.load(ordering: .relaxed) else { return }  // a capturer still running after close()
         stats.withLock { $0.framesCaptured += 1 }
         let kept: VideoFrame
         if frame.isBorrowed {
@@ -224,7 +225,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
 
     // MARK: - Encode thread
 
-    private func run(_ me: MediaThread) {
+    private func run() {
         var stage = VideoEncodeStage(pipeline: self)
         while !closing.load(ordering: .acquiring) {
             guard let frame = mailbox.wait() else { continue }

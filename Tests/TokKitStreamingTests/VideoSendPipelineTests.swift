@@ -152,5 +152,7 @@ import TokKitPeer
         sender.close()
         #expect(sender.state == .closed)
         #expect(throws: StreamingError.closed) { try sender.attach(peer) }
+        sender.consumeFrame(try TestPattern.frame(0, width: 64, height: 32, timestamp: .zero))
+        #expect(sender.statistics.framesCaptured == 0, "a frame after close() must be ignored")
     }
 }
