@@ -202,7 +202,7 @@ let package = Package(
                     dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "TokKitBrowserTests", dependencies: [
-                        "TokKit", "TokKitServer", "TokKitProtocol",
+                        "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitSessionTestSupport",
                         .product(name: "Hummingbird", package: "hummingbird"),
                         .product(name: "HummingbirdTesting", package: "hummingbird"),
                         .product(name: "Logging", package: "swift-log"),
