@@ -237,16 +237,20 @@ import TokKitProtocol
             let (silent, silentConnected) = try await server.join(session)
             let (pinger, _) = try await server.join(session)
             _ = await silent.nextMessage()  // connectionCreated pinger
-            // The pinger pings every 50 ms until the silent one is reported gone (bounded: 400 pings).
+            // The pinger pings every 50 ms until the silent one is reported gone (bounded: 400 pings, 30 s; any
+            // other answer, or none, ends the loop as a failure).
             var sawDestroyed = false
-            for seq in 0..<400 where !sawDestroyed {
+            let deadline = ContinuousClock.now + .seconds(30)
+            pinging: for seq in 0..<400 where !sawDestroyed && ContinuousClock.now < deadline {
                 pinger.send(.ping(.init(seq: seq)))
                 switch await pinger.nextMessage() {
                 case .pong: try await Task.sleep(for: .milliseconds(50))
                 case let .connectionDestroyed(event):
                     #expect(event.connection.id == silentConnected.connection.id && event.reason == .networkDisconnected)
                     sawDestroyed = true
-                default: Issue.record("unexpected message")
+                case let other:
+                    Issue.record("unexpected answer to ping \(seq): \(String(describing: other))")
+                    break pinging
                 }
             }
             #expect(sawDestroyed)
