@@ -149,7 +149,7 @@ let package = Package(
                           swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP", "TokKitRTP"],
                           path: "Benchmarks/transport-bench", swiftSettings: strict),
-        .executableTarget(name: "signaling-chat", dependencies: [
+        .executableTarget(name: "signaling-chat", dependencies: ["ExampleSupport",
                               "TokKit", "TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ], path: "Examples/signaling-chat", swiftSettings: strict),
         .executableTarget(name: "codecs-bench", dependencies: ["TokKitCodecs", "TokKitMedia", "CVPX", "COpus", "CMallocCounter"],

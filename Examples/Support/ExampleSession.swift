@@ -116,12 +116,13 @@ public struct ExampleError: Error, CustomStringConvertible {
 }
 
 /// The tutorial web service's answer (`GET /session`), as in the OpenTok tutorials' sample server.
-struct TutorialCredentials: Decodable {
-    var apiKey: String
-    var sessionId: String
-    var token: String
+public struct TutorialCredentials: Decodable, Sendable {
+    public var apiKey: String
+    public var sessionId: String
+    public var token: String
 
-    static func fetch(from base: String) async throws -> TutorialCredentials {
+    /// Asks the server at `base` (e.g. `http://127.0.0.1:8080`) for a session and a publisher token.
+    public static func fetch(from base: String) async throws -> TutorialCredentials {
         guard let url = URL(string: base.hasSuffix("/") ? base + "session" : base + "/session") else {
             throw ExampleError("bad server URL \(base)")
         }

@@ -8,6 +8,7 @@
 // Ctrl-D leaves the session.
 
 import ArgumentParser
+import ExampleSupport
 import Foundation
 import FoundationNetworking
 import Logging
@@ -108,24 +109,6 @@ struct SignalingChat: AsyncParsableCommand {
 struct ChatLine: Codable {
     var name: String
     var text: String
-}
-
-/// The tutorial web service's answer (`GET /session`), as in the OpenTok tutorials' sample server.
-struct TutorialCredentials: Decodable {
-    var apiKey: String
-    var sessionId: String
-    var token: String
-
-    static func fetch(from base: String) async throws -> TutorialCredentials {
-        guard let url = URL(string: base.hasSuffix("/") ? base + "session" : base + "/session") else {
-            throw ValidationError("bad server URL \(base)")
-        }
-        let (data, response) = try await URLSession.shared.data(from: url)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-            throw ValidationError("\(url) answered \(String(decoding: data, as: UTF8.self))")
-        }
-        return try JSONDecoder().decode(TutorialCredentials.self, from: data)
-    }
 }
 
 /// Lines of standard input, read on a thread of their own; the stream ends at end of file.
