@@ -13,7 +13,8 @@ import TokKitStreaming
 //
 // Figures: process CPU as % of one core, frames per second delivered, capture-to-render latency p50/p99,
 // bytes per second; the codec work alone on the same frames (baseline) and the call/baseline ratio; the CPU
-// of one publisher with 1, 2, 3 subscribers; encodes per published frame (must be 1).
+// of one publisher with 1, 2, 3 subscribers; encodes per published frame (must be 1); and the same call run with
+// aiortc 1.16 right after (Benchmarks/aiortc-call), with TokKit/aiortc ratios of CPU and latency.
 
 let arguments = CommandLine.arguments
 let duration: Double = {
@@ -246,6 +247,35 @@ func measure(_ directions: [Direction], seconds: Double) async throws -> (cpu: D
     return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency)
 }
 
+/// Runs Benchmarks/aiortc-call/aiortc_call.py for `seconds` and returns its "name value unit" figures, or nil (with a
+/// line saying why) when python3 or aiortc is missing or the run fails.
+func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../aiortc-call/aiortc_call.py").standardized.path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", script, "--seconds", String(seconds)]
+    let output = Pipe()
+    process.standardOutput = output
+    do { try process.run() } catch {
+        print("# aiortc: not run (\(error)); install it with scripts/bootstrap --bench")
+        return nil
+    }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        print("# aiortc: exit status \(process.terminationStatus); install it with scripts/bootstrap --bench")
+        return nil
+    }
+    var figures: [String: (value: Double, unit: String)] = [:]
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        let fields = line.split(separator: " ")
+        guard fields.count >= 2, let value = Double(fields[1]) else { continue }
+        figures[String(fields[0])] = (value, fields.count > 2 ? String(fields[2]) : "")
+    }
+    return figures
+}
+
 // MARK: - Main
 
 let baseline = try baselineCPUPerSecond(seconds: min(duration, 10)) * 2  // both directions
@@ -264,6 +294,19 @@ report("call_latency_p99", percentile(call.latency, 0.99), "ms")
 report("call_bytes_per_second", call.bytes, "B/s")
 forward.close()
 backward.close()
+
+// The same job with aiortc 1.16 (Benchmarks/aiortc-call, installed by `scripts/bootstrap --bench`), run right after
+// in this benchmark run so both see the same machine; the ratios compare TokKit with it.
+if let aiortc = runAiortc(seconds: duration) {
+    for (name, figure) in aiortc.sorted(by: { $0.key < $1.key }) { report("aiortc_\(name)", figure.value, figure.unit) }
+    if let cpu = aiortc["cpu"]?.value { report("call_cpu_vs_aiortc", call.cpu * 100 / cpu, "x") }
+    if let p50 = aiortc["latency_p50"]?.value {
+        report("call_latency_p50_vs_aiortc", percentile(call.latency, 0.5) / p50, "x")
+    }
+    if let p99 = aiortc["latency_p99"]?.value {
+        report("call_latency_p99_vs_aiortc", percentile(call.latency, 0.99) / p99, "x")
+    }
+}
 
 // One publisher, 1...3 subscribers.
 let fan = try Direction()
