@@ -1,8 +1,12 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import TokKitMedia
 
 /// A test ``VideoRender`` that counts frames, remembers the last size, and checks each frame against the
-/// ``PatternCapturer`` picture (bright left half, dark right half) by the mean luma of a block in each half.
+/// ``PatternCapturer`` picture (bright left half, dark right half): by the mean luma of a block in each half, and by
+/// the luma PSNR of the whole frame against the picture as it was captured.
 ///
 /// Called on the media thread; the readers may be used from any thread.
 public final class CountingRenderer: VideoRender {
@@ -15,6 +19,10 @@ public final class CountingRenderer: VideoRender {
         /// Mean luma of the last frame's left and right blocks.
         public var leftLuma = 0
         public var rightLuma = 0
+        /// Luma PSNR (dB) of the last frame, and the lowest of all frames, against the captured picture (nil
+        /// before a planar frame arrived; infinite for an exact copy).
+        public var lastPSNR: Double?
+        public var lowestPSNR: Double?
     }
 
     private let state = Mutex(Snapshot())
@@ -36,6 +44,9 @@ public final class CountingRenderer: VideoRender {
                                height: format.height, leftHalf: false))
             }
         }
+        let psnr: Double? = planar ? frame.withPlanes { planes in
+            Self.lumaPSNR(planes[0], stride: format.bytesPerRow[0], width: format.width, height: format.height)
+        } : nil
         let looksRight = planar && abs(left - Int(PatternCapturer.brightLuma)) < 25
             && abs(right - Int(PatternCapturer.darkLuma)) < 25
         state.withLock { s in
@@ -45,7 +56,30 @@ public final class CountingRenderer: VideoRender {
             s.leftLuma = left
             s.rightLuma = right
             if looksRight { s.patternFrames += 1 }
+            if let psnr {
+                s.lastPSNR = psnr
+                s.lowestPSNR = min(s.lowestPSNR ?? psnr, psnr)
+            }
         }
+    }
+
+    /// Luma PSNR of a `width`×`height` plane against the ``PatternCapturer`` picture (RFC-free textbook
+    /// definition: 10·log10(255² / mean squared error)).
+    static func lumaPSNR(_ plane: UnsafeRawBufferPointer, stride: Int, width: Int, height: Int) -> Double {
+        var squared = 0, count = 0
+        for y in 0..<height {
+            let row = y * stride
+            guard row + width <= plane.count else { break }
+            for x in 0..<width {
+                let expected = Int(x < width / 2 ? PatternCapturer.brightLuma : PatternCapturer.darkLuma)
+                let d = Int(plane[row + x]) - expected
+                squared += d * d
+                count += 1
+            }
+        }
+        guard count > 0 else { return 0 }
+        guard squared > 0 else { return .infinity }
+        return 10 * log10(255.0 * 255.0 / (Double(squared) / Double(count)))
     }
 
     /// Mean luma of the block in the middle of the left (or right) half, a quarter of the width wide, half the
