@@ -23,11 +23,13 @@ import TokKitSessionTestSupport
         let stream = try #require(await events.first { $0.streamCreated }, "Swift saw no streamCreated")
         #expect(stream.streamId == published[string: "streamId"])
         let renderer = CountingRenderer(), delegate = InteropSubscriberEvents()
-        try await swift.subscribe(Subscriber(stream: stream, videoRender: renderer, delegate: delegate))
+        let subscriber = Subscriber(stream: stream, videoRender: renderer, delegate: delegate)
+        try await swift.subscribe(subscriber)
 
         #expect(await eventually(timeout: .seconds(20)) { delegate.events.contains("connected") },
                 "subscriber events: \(delegate.events); stderr: \(chromium.stderrTail)")
-        #expect(await eventually(timeout: .seconds(20)) { renderer.frames >= 10 }, "\(renderer.snapshot)")
+        #expect(await eventually(timeout: .seconds(20)) { renderer.frames >= 10 },
+                "\(renderer.snapshot); \(subscriber.statistics.video); \(subscriber.statistics.videoTrack)")
         #expect(renderer.snapshot.width == 640 && renderer.snapshot.height == 480, "\(renderer.snapshot)")
 
         // The window: from one browser sample to the first one 150 frames later, the Swift count read as each

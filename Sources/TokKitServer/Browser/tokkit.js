@@ -112,6 +112,7 @@ class Peer {
  */
 class Publisher extends Emitter {
   stream = null; // the Stream once the server created it
+  degradationPreference = null; // RTCRtpSendParameters.degradationPreference for the video, or the browser's
   #session;
   #peers = new Map(); // subscriberId → Peer
 
@@ -150,6 +151,12 @@ class Publisher extends Emitter {
     }
     try {
       await peer.pc.setLocalDescription(await peer.pc.createOffer());
+      const video = peer.pc.getTransceivers().find((t) => t.sender.track?.kind === "video");
+      if (video && this.degradationPreference) {
+        const parameters = video.sender.getParameters();
+        parameters.degradationPreference = this.degradationPreference;
+        await video.sender.setParameters(parameters);
+      }
       peer.send("offer", peer.pc.localDescription.sdp);
       this.#session._log("offer sent to", from, "for", subscriberId);
     } catch (err) {
@@ -275,13 +282,16 @@ class Session extends Emitter {
    * Captures camera/microphone (getUserMedia) and publishes them. `element`: a <video> (or its id) for the
    * preview, optional. Resolves with the Publisher once the server created the stream.
    */
-  async publish(element, { audio = true, video = true, name = "", width = 640, height = 480 } = {}) {
+  async publish(element, { audio = true, video = true, name = "", width = 640, height = 480,
+                           degradationPreference = null } = {}) {
     if (this.state !== "connected") throw new TokKitError(1010, "not connected");
     if (typeof element === "string") element = document.getElementById(element);
     const media = await navigator.mediaDevices.getUserMedia({
       audio: audio, video: video ? { width: { ideal: width }, height: { ideal: height } } : false,
     });
     const publisher = new Publisher(this, media, element ?? null);
+    // "maintain-resolution" keeps the camera's size when bandwidth or CPU is short (frames drop instead).
+    publisher.degradationPreference = degradationPreference;
     if (element) { element.muted = true; element.srcObject = media; }
     const settings = publisher.videoTrack?.getSettings() ?? {};
     const ack = await this._request({

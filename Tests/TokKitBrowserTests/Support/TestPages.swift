@@ -45,7 +45,7 @@ enum TestPages {
         const announced = new Promise((resolve) => b.on("streamCreated", ({ stream }) => resolve(stream)));
         await a.connect(q.get("tokenA"));
         await b.connect(q.get("tokenB"));
-        const publisher = await a.publish(null, { audio: true, video: true });
+        const publisher = await a.publish(null, { audio: true, video: true, degradationPreference: "maintain-resolution" });
         const stream = await announced;
         report("streamCreated", { streamId: stream.streamId, hasAudio: stream.hasAudio, hasVideo: stream.hasVideo,
                                   width: stream.videoDimensions?.width, height: stream.videoDimensions?.height });
@@ -87,7 +87,7 @@ enum TestPages {
         \(prelude)
         const session = TokKit.initSession(q.get("apiKey"), q.get("sessionId"));
         await session.connect(q.get("token"));
-        const publisher = await session.publish(null, { audio: true, video: true });
+        const publisher = await session.publish(null, { audio: true, video: true, degradationPreference: "maintain-resolution" });
         report("published", { streamId: publisher.streamId });
         for (let seq = 0; seq < 600; seq++) {
           await new Promise((r) => setTimeout(r, 100));
