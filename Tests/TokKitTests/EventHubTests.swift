@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import TokKit
+import TokKitSessionTestSupport
 
 @Suite struct EventHubTests {
     @Test func everyStreamAndTheDelegateQueueSeeTheSameOrder() async {

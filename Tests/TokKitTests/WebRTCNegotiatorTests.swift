@@ -5,6 +5,7 @@ import TokKitProtocol
 import TokKitServer
 
 @testable import TokKit
+import TokKitSessionTestSupport
 
 extension LiveServer {
     /// The WebRTC negotiator through the real server: SDP offer/answer, trickled candidates, DTLS-SRTP, the

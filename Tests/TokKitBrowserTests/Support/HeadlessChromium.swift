@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import TokKitSessionTestSupport
 
 /// A headless Chromium (NOTES.md flags: fake camera/microphone, loopback WebRTC) showing one page, whose
 /// `console.log` lines are read from its stderr. Minimal on purpose: the shared `TokKitChromiumSupport` target

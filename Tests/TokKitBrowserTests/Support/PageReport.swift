@@ -1,4 +1,5 @@
 import Foundation
+import TokKitSessionTestSupport
 
 /// One `console.log("TK " + JSON)` line of a test page: its `event` name and fields.
 struct PageReport: Sendable {

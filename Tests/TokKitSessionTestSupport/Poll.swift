@@ -1,6 +1,6 @@
 /// Polls `condition` every few milliseconds until it holds or `timeout` passes; returns whether it held.
 /// Bounded in time and in iterations: the way tests wait, instead of sleeping for a fixed time.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+public func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     var rounds = 0
