@@ -21,22 +21,8 @@ public final class Y4MFileCapturer: VideoCapture {
     /// Whether playback restarts at the first frame after the last.
     public let loops: Bool
 
-    private enum Phase {
-        case created
-        case initialized
-        case started(PeriodicThread)
-        case released
-    }
-
-    private struct Control {
-        var phase = Phase.created
-        /// Unretained, as the SDK's `assign` property: a ``LocalPreview`` owns its capturer, not the reverse.
-        weak var consumer: (any VideoCaptureConsumer)?
-        var hint = VideoContentHint.none
-        var header: Y4MStreamHeader?
-    }
-
-    private let control = Mutex(Control())
+    private let capture = PacedCapture(threadName: "tk-y4m", hint: .none)
+    private let header = Mutex<Y4MStreamHeader?>(nil)
     private let playback: Y4MPlayback
 
     /// The frame rates the capturer plays at.
@@ -58,17 +44,17 @@ public final class Y4MFileCapturer: VideoCapture {
     /// Who receives the frames, held weakly (keep it alive yourself; ``LocalPreview`` is kept by its owner).
     /// Read once by ``startCapture()``, which keeps it until ``stopCapture()``.
     public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
-        get { control.withLock { $0.consumer } }
-        set { control.withLock { $0.consumer = newValue } }
+        get { capture.consumer }
+        set { capture.consumer = newValue }
     }
 
     public var videoContentHint: VideoContentHint {
-        get { control.withLock { $0.hint } }
-        set { control.withLock { $0.hint = newValue } }
+        get { capture.hint }
+        set { capture.hint = newValue }
     }
 
     /// Frames handed to the consumer since the capturer was created.
-    public var framesDelivered: Int { playback.delivered.load(ordering: .relaxed) }
+    public var framesDelivered: Int { capture.framesDelivered }
 
     /// Opens the file and reads its header.
     ///
@@ -77,11 +63,7 @@ public final class Y4MFileCapturer: VideoCapture {
     ///   ``VideoCaptureError/permissionDenied(_:)`` when it may not be read; ``VideoCaptureError/noUsableFormat(_:)``
     ///   when the frame rate (the file's or the override) is outside ``playableRates``.
     public func initCapture() throws(VideoCaptureError) {
-        let playing = control.withLock { c in
-            if case .started = c.phase { return true }
-            return false
-        }
-        guard !playing else { return }  // already running: keep the file being played
+        guard capture.stage != .started else { return }  // already running: keep the file being played
         let header: Y4MStreamHeader
         do {
             header = try playback.reader.withLock { reader throws(MediaFileError) in
@@ -96,60 +78,31 @@ public final class Y4MFileCapturer: VideoCapture {
         guard Self.playableRates.contains(fps) else {
             throw .noUsableFormat("\(path): frame rate \(fps) is outside \(Self.playableRates)")
         }
-        control.withLock { c in
-            c.header = header
-            c.phase = .initialized
-        }
+        self.header.withLock { $0 = header }
+        capture.markInitialized()
     }
 
     /// Starts playback from where it stopped (from the first frame after ``initCapture()``).
     ///
     /// - Throws: ``VideoCaptureError/notInitialized`` before ``initCapture()`` or after ``releaseCapture()``.
     public func startCapture() throws(VideoCaptureError) {
-        try control.withLock { c throws(VideoCaptureError) in
-            switch c.phase {
-            case .started: return
-            case .created, .released: throw .notInitialized
-            case .initialized:
-                guard let header = c.header else { throw .notInitialized }
-                let fps = framesPerSecondOverride ?? header.framesPerSecond
-                let interval = Duration.nanoseconds(Int64((1e9 / fps).rounded()))
-                let (playback, consumer) = (playback, c.consumer)
-                playback.running.store(true, ordering: .releasing)
-                c.phase = .started(PeriodicThread(name: "tk-y4m", interval: interval) { playback.tick(consumer) })
-            }
-        }
+        guard let header = header.withLock({ $0 }) else { throw .notInitialized }
+        let fps = framesPerSecondOverride ?? header.framesPerSecond
+        try capture.start(every: .nanoseconds(Int64((1e9 / fps).rounded())), source: playback)
     }
 
     /// Stops playback; when it returns no frame is being delivered (unless called from the consumer, on the
     /// capture thread, where it only asks).
-    public func stopCapture() {
-        let thread: PeriodicThread? = control.withLock { c in
-            guard case let .started(thread) = c.phase else { return nil }
-            c.phase = .initialized
-            return thread
-        }
-        thread?.stop()
-        playback.running.store(false, ordering: .releasing)
-    }
+    public func stopCapture() { capture.stop() }
 
-    /// Stops playback and closes the file.
-    public func releaseCapture() {
-        let onCaptureThread = control.withLock { c in
-            if case let .started(thread) = c.phase { return thread.isCurrent }
-            return false
-        }
-        stopCapture()
-        control.withLock { $0.phase = .released }
-        // From inside the consumer the capture thread still holds the reader: it is closed at deinit instead.
-        if !onCaptureThread { playback.reader.withLock { $0 = nil } }
-    }
+    /// Stops playback and closes the file (at deinit when called from the consumer on the capture thread).
+    public func releaseCapture() { capture.release(playback) }
 
-    public var isCaptureStarted: Bool { playback.running.load(ordering: .acquiring) }
+    public var isCaptureStarted: Bool { capture.isRunning }
 
     /// I420 at the file's size and frame rate (or the override) after ``initCapture()``; 0×0 before.
     public func captureSettings() -> VideoFormat {
-        guard let header = control.withLock({ $0.header }) else { return .i420(width: 0, height: 0) }
+        guard let header = header.withLock({ $0 }) else { return .i420(width: 0, height: 0) }
         var format = header.videoFormat
         format.estimatedFramesPerSecond = framesPerSecondOverride ?? header.framesPerSecond
         return format
@@ -164,15 +117,12 @@ public final class Y4MFileCapturer: VideoCapture {
     }
 }
 
-/// The data-plane half of a ``Y4MFileCapturer``, shared with its capture thread (the capturer itself is not
-/// captured, so dropping it stops playback).
-private final class Y4MPlayback: Sendable {
+/// The data-plane half of a ``Y4MFileCapturer``, shared with its capture thread.
+private final class Y4MPlayback: PacedFrameSource {
     let path: String
     let loops: Bool
     /// Used by the capture thread while started; the control thread takes it only when no thread runs.
     let reader = Mutex<Y4MReader?>(nil)
-    let running = Atomic<Bool>(false)
-    let delivered = Atomic<Int>(0)
 
     private enum Step: Sendable {
         case delivered, ended
@@ -184,8 +134,7 @@ private final class Y4MPlayback: Sendable {
         self.loops = loops
     }
 
-    /// One tick of the capture thread: reads the next frame and hands it over. Returns `false` to end the thread.
-    func tick(_ consumer: (any VideoCaptureConsumer)?) -> Bool {
+    func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> Bool {
         let step: Step = reader.withLock { reader in
             guard let reader else { return .ended }
             do throws(MediaFileError) {
@@ -202,15 +151,14 @@ private final class Y4MPlayback: Sendable {
         }
         switch step {
         case .delivered:
-            delivered.add(1, ordering: .relaxed)
             return true
         case .ended:
-            running.store(false, ordering: .releasing)
             return false
         case let .failed(error):
-            running.store(false, ordering: .releasing)
             consumer?.captureDidFail(Y4MFileCapturer.captureError(error, path: path))
             return false
         }
     }
+
+    func free() { reader.withLock { $0 = nil } }
 }

@@ -20,21 +20,7 @@ public final class NoiseCapturer: VideoCapture {
     public static let sizes = 1...16384  // as VideoFormat.validate()
     public static let rates = 0.1...1000.0
 
-    private enum Phase {
-        case created
-        case initialized
-        case started(PeriodicThread)
-        case released
-    }
-
-    private struct Control {
-        var phase = Phase.created
-        /// Unretained, as the SDK's `assign` property: a ``LocalPreview`` owns its capturer, not the reverse.
-        weak var consumer: (any VideoCaptureConsumer)?
-        var hint = VideoContentHint.motion
-    }
-
-    private let control = Mutex(Control())
+    private let capture = PacedCapture(threadName: "tk-noise", hint: .motion)
     private let source: NoiseSource
 
     /// A source of `width` × `height` frames at `framesPerSecond`; checked by ``initCapture()``.
@@ -51,17 +37,17 @@ public final class NoiseCapturer: VideoCapture {
     /// Who receives the frames, held weakly (keep it alive yourself; ``LocalPreview`` is kept by its owner).
     /// Read once by ``startCapture()``, which keeps it until ``stopCapture()``.
     public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
-        get { control.withLock { $0.consumer } }
-        set { control.withLock { $0.consumer = newValue } }
+        get { capture.consumer }
+        set { capture.consumer = newValue }
     }
 
     public var videoContentHint: VideoContentHint {
-        get { control.withLock { $0.hint } }
-        set { control.withLock { $0.hint = newValue } }
+        get { capture.hint }
+        set { capture.hint = newValue }
     }
 
     /// Frames handed to the consumer since the capturer was created.
-    public var framesDelivered: Int { source.delivered.load(ordering: .relaxed) }
+    public var framesDelivered: Int { capture.framesDelivered }
 
     /// Checks the size and rate and allocates the frame buffer.
     ///
@@ -74,18 +60,16 @@ public final class NoiseCapturer: VideoCapture {
         guard Self.rates.contains(framesPerSecond) else {
             throw .noUsableFormat("noise: frame rate \(framesPerSecond) is outside \(Self.rates)")
         }
-        let format = captureSettings(), seed = seed
-        try control.withLock { c throws(VideoCaptureError) in
-            switch c.phase {
-            case .started, .initialized: return
-            case .created, .released:
-                let ok = source.generator.withLock { generator in
-                    generator = NoiseGenerator(format: format, seed: seed)
-                    return generator != nil
-                }
-                guard ok else { throw .noUsableFormat("noise: invalid frame format \(format)") }
-                c.phase = .initialized
+        switch capture.stage {
+        case .started, .initialized: return
+        case .created, .released:
+            let (format, seed) = (captureSettings(), seed)
+            let made = source.generator.withLock { generator in
+                generator = NoiseGenerator(format: format, seed: seed)
+                return generator != nil
             }
+            guard made else { throw .noUsableFormat("noise: invalid frame format \(format)") }
+            capture.markInitialized()
         }
     }
 
@@ -93,71 +77,36 @@ public final class NoiseCapturer: VideoCapture {
     ///
     /// - Throws: ``VideoCaptureError/notInitialized`` before ``initCapture()`` or after ``releaseCapture()``.
     public func startCapture() throws(VideoCaptureError) {
-        try control.withLock { c throws(VideoCaptureError) in
-            switch c.phase {
-            case .started: return
-            case .created, .released: throw .notInitialized
-            case .initialized:
-                let interval = Duration.nanoseconds(Int64((1e9 / framesPerSecond).rounded()))
-                let (source, consumer) = (source, c.consumer)
-                source.running.store(true, ordering: .releasing)
-                c.phase = .started(PeriodicThread(name: "tk-noise", interval: interval) { source.tick(consumer) })
-            }
-        }
+        try capture.start(every: .nanoseconds(Int64((1e9 / framesPerSecond).rounded())), source: source)
     }
 
     /// Stops delivering frames; when it returns no frame is being delivered (unless called from the consumer,
     /// on the capture thread, where it only asks).
-    public func stopCapture() {
-        let thread: PeriodicThread? = control.withLock { c in
-            guard case let .started(thread) = c.phase else { return nil }
-            c.phase = .initialized
-            return thread
-        }
-        thread?.stop()
-        source.running.store(false, ordering: .releasing)
-    }
+    public func stopCapture() { capture.stop() }
 
-    /// Stops and frees the frame buffer.
-    public func releaseCapture() {
-        let onCaptureThread = control.withLock { c in
-            if case let .started(thread) = c.phase { return thread.isCurrent }
-            return false
-        }
-        stopCapture()
-        control.withLock { $0.phase = .released }
-        // From inside the consumer the capture thread still holds the buffer: it is freed at deinit instead.
-        if !onCaptureThread { source.generator.withLock { $0 = nil } }
-    }
+    /// Stops and frees the frame buffer (at deinit when called from the consumer on the capture thread).
+    public func releaseCapture() { capture.release(source) }
 
-    public var isCaptureStarted: Bool { source.running.load(ordering: .acquiring) }
+    public var isCaptureStarted: Bool { capture.isRunning }
 
     /// ARGB at the configured size and rate.
     public func captureSettings() -> VideoFormat { .argb(width: width, height: height, fps: framesPerSecond) }
 }
 
-/// The data-plane half of a ``NoiseCapturer``, shared with its capture thread (the capturer itself is not
-/// captured, so dropping it stops the thread).
-private final class NoiseSource: Sendable {
+/// The data-plane half of a ``NoiseCapturer``, shared with its capture thread.
+private final class NoiseSource: PacedFrameSource {
     /// Used by the capture thread while started; the control thread takes it only when no thread runs.
     let generator = Mutex<NoiseGenerator?>(nil)
-    let running = Atomic<Bool>(false)
-    let delivered = Atomic<Int>(0)
 
-    /// One tick: fills the buffer and hands it over. Returns `false` to end the thread.
-    func tick(_ consumer: (any VideoCaptureConsumer)?) -> Bool {
-        let filled: Bool = generator.withLock { generator in
+    func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> Bool {
+        generator.withLock { generator in
             guard let generator else { return false }
             consumer?.consumeFrame(generator.nextFrame())
             return true
         }
-        guard filled else {
-            running.store(false, ordering: .releasing)
-            return false
-        }
-        delivered.add(1, ordering: .relaxed)
-        return true
     }
+
+    func free() { generator.withLock { $0 = nil } }
 }
 
 /// One reusable ARGB buffer and the generator that fills it.
