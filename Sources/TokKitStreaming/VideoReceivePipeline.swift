@@ -150,7 +150,10 @@ public final class VideoReceivePipeline: Sendable {
                     if frame.isKeyFrame {
                         awaitingKeyframe.store(false, ordering: .relaxed)
                     } else if awaitingKeyframe.load(ordering: .relaxed) {
+                        // Keep asking (rate-limited): the request that started the wait may have been
+                        // suppressed by the rate limit, or its keyframe dropped in turn.
                         dropped += 1
+                        needKeyframe = true
                         continue
                     }
                     let header = EncodedFrameQueue.Header(rtpTimestamp: frame.timestamp, receivedAt: now,
