@@ -73,6 +73,21 @@ import TokKitSDP
                 try RTCPGenericNACK.write(senderSSRC: 1, mediaSSRC: 2, lostSequenceNumbers: lost, into: $0)
             }
         }
+        // Transport-wide CC: one 50 ms feedback period of a ~2.5 Mb/s call (12 packets 1 ms apart per 4 ms, one
+        // lost in 40): recording every packet, then writing the message, against the NACK write above.
+        let recorder = try TransportFeedbackRecorder()
+        var twccSequence: UInt16 = 0
+        var clock: UInt64 = 1_000_000_000
+        try measure("TWCC record 100 packets + write feedback", iterations: 100_000) {
+            for i in 0 ..< 100 {
+                clock += i % 12 == 0 ? 4_000_000 : 1_000_000
+                if i % 40 != 7 { recorder.record(twccSequence, arrivalNanoseconds: clock) }
+                twccSequence &+= 1
+            }
+            return try out.withUnsafeMutableBytes {
+                try recorder.writeFeedback(senderSSRC: 1, mediaSSRC: 2, into: $0) ?? 0
+            }
+        }
 
         let offerPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Fuzz/seeds/sdp/chromium-offer")

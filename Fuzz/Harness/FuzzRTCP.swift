@@ -15,6 +15,7 @@ public func fuzzRTCP(_ data: UnsafeRawBufferPointer) {
     for packet in compound.packets {
         if case let .genericNACK(nack) = packet { _ = nack.lostSequenceNumbers }
         if case let .sourceDescription(sdes) = packet { _ = sdes.chunks.map(\.cname) }
+        if case let .transportWideFeedback(feedback) = packet { _ = feedback.arrivals.count }
     }
     do throws(RTPError) {
         let first = try compound.serialized()

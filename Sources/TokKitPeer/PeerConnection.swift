@@ -26,6 +26,13 @@ import TokKitSRTP
 /// sequence number when the peer NACKs it. On the receiving side, gaps in the peer's video sequence numbers are
 /// NACKed at once and then every 20 ms (checked on each video packet and on the RTCP timer), up to 10 times.
 ///
+/// Congestion control feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01), unless
+/// ``PeerConfiguration/transportFeedbackInterval`` is nil: the transport-wide sequence number extension and
+/// `transport-cc` are negotiated; the arrival time of every received packet carrying that extension is recorded
+/// (network thread, no allocation), and every interval a transport-wide feedback message reports all packets
+/// since the previous one, so the peer's bandwidth estimator (Chromium's) can ramp up.
+/// ``transportFeedbackStatistics`` counts both directions.
+///
 /// Threading: every method may be called from any thread. Signalling state is guarded by one lock with an
 /// explicit state enum; ICE/DTLS events are followed by one task each. ``sendRTP(_:payload:timestamp:marker:)``
 /// runs on the caller's (media) thread under that section's lock and allocates nothing. Receive handlers run on
@@ -54,6 +61,8 @@ public final class PeerConnection: Sendable {
     private let videoHandler = Mutex<RTPHandler?>(nil)
     private let audioFeedback = Mutex<FeedbackHandler?>(nil)
     private let videoFeedback = Mutex<FeedbackHandler?>(nil)
+    /// Transport-wide CC state, once negotiated.
+    private let transportFeedback = Mutex<TransportFeedback?>(nil)
     /// Test hook: returns true for an outgoing video sequence number that should be "lost" (kept in the send
     /// history, not sent), to exercise NACK and retransmission.
     let outgoingVideoLoss = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
@@ -228,6 +237,12 @@ public final class PeerConnection: Sendable {
         if let failure { throw failure }
     }
 
+    /// Transport-wide congestion control feedback counters (``TransportFeedbackStatistics/extensionID`` is nil
+    /// when it was not negotiated).
+    public var transportFeedbackStatistics: TransportFeedbackStatistics {
+        transportFeedback.withLock { $0?.statistics } ?? TransportFeedbackStatistics()
+    }
+
     /// The SSRC our feedback packets are sent from.
     private var feedbackSSRC: UInt32 { configuration.videoSSRC ?? configuration.audioSSRC ?? 1 }
 
@@ -372,7 +387,7 @@ public final class PeerConnection: Sendable {
         return SDPLocalDescriptionOptions(
             iceUfrag: credentials.ufrag, icePassword: credentials.pwd, fingerprint: fingerprint,
             audio: media(configuration.audioSSRC, .audio), video: media(configuration.videoSSRC, .video),
-            sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
+            transportWideCC: configuration.transportFeedbackInterval != nil, sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
     }
 
     /// Applies the remote description: ICE credentials and candidates, DTLS role and fingerprint, and the
@@ -415,6 +430,14 @@ public final class PeerConnection: Sendable {
                 let remoteSSRC = remote.media.first { $0.kind == kind.rawValue && !$0.isRejected }?.sources.first?.ssrc
                 withReceive(kind) { $0 = ReceiveTrack(kind: kind, payloadType: codec.payloadType, ssrc: remoteSSRC) }
             }
+        }
+
+        // Transport-wide CC: the answer echoes the offer's extension id (one id for the whole BUNDLE).
+        let accepted = answer.media.filter { !$0.isRejected }
+        if configuration.transportFeedbackInterval != nil,
+           let id = accepted.lazy.compactMap({ $0.extensionID(SDPExtensionMap.transportWideCCURI) }).first,
+           accepted.contains(where: { $0.codecs.contains { $0.feedback.contains(.transportWideCC) } }) {
+            transportFeedback.withLock { $0 = TransportFeedback(extensionID: id) }
         }
 
         let dtls: DTLSTransport
@@ -469,6 +492,7 @@ public final class PeerConnection: Sendable {
         case .connected:
             transition(to: .connected)
             scheduleReports()
+            scheduleTransportFeedback()
         case .failed: fail()
         case .closed: transition(to: .closed)
         case .new, .connecting: break
@@ -498,6 +522,33 @@ public final class PeerConnection: Sendable {
         }
     }
 
+    /// Sends transport-wide feedback every ``PeerConfiguration/transportFeedbackInterval`` while connected.
+    private func scheduleTransportFeedback() {
+        guard let interval = configuration.transportFeedbackInterval,
+              transportFeedback.withLock({ $0 != nil }),
+              let ice = control.withLock({ $0.state == .connected ? $0.ice : nil })
+        else { return }
+        ice.schedule(after: interval) { [weak self] in
+            guard let self, self.state == .connected else { return }
+            self.sendTransportFeedback()
+            self.scheduleTransportFeedback()
+        }
+    }
+
+    /// Sends the transport-wide feedback due now (internal for tests). Media SSRC: the peer's first received
+    /// stream, as Chromium does (the message covers the whole transport).
+    func sendTransportFeedback() {
+        guard let dtls = transport.withLock({ $0 }), dtls.state == .connected else { return }
+        let media = withReceive(.audio) { $0?.ssrc } ?? withReceive(.video) { $0?.ssrc } ?? 0
+        let sender = feedbackSSRC
+        transportFeedback.withLock { state in
+            guard state != nil else { return }
+            state!.sendDue(senderSSRC: sender, mediaSSRC: media) { buffer, length in
+                try? dtls.sendRTCP(buffer, length: length)
+            }
+        }
+    }
+
     // MARK: - Receive path (network thread)
 
     private func receive(_ kind: MediaPacketKind, _ packet: UnsafeMutableRawBufferPointer) {
@@ -508,10 +559,15 @@ public final class PeerConnection: Sendable {
         }
     }
 
-    private func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
+    /// Handles one decrypted RTP packet (internal for tests).
+    func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
         guard let view = try? RTPPacketView(parsing: bytes) else { return }
         let ssrc = view.ssrc, pt = view.payloadType
         let now = RTCPClock.monotonicNanoseconds()
+        transportFeedback.withLock { state in
+            guard let state, let sequence = view.transportWideSequenceNumber(state.extensions) else { return }
+            state.recorder.record(sequence, arrivalNanoseconds: now)
+        }
         var matched: MediaKind?
         for kind in MediaKind.allCases where matched == nil {
             let hit = withReceive(kind) { track -> Bool in
@@ -570,6 +626,12 @@ public final class PeerConnection: Sendable {
                 continue
             case .genericNACK(let nack):
                 retransmit(nack)
+                continue
+            case .transportWideFeedback(let feedback):
+                transportFeedback.withLock { state in
+                    guard state != nil else { return }
+                    state!.received(feedback)
+                }
                 continue
             default: continue
             }

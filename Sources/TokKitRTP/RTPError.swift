@@ -18,6 +18,8 @@ public enum RTPError: Error, Hashable, Sendable, CustomStringConvertible {
         case goodbye = "BYE"
         case feedback = "feedback packet"
         case feedbackControlInformation = "feedback control information"
+        case packetStatusChunk = "packet status chunk"
+        case receiveDelta = "receive delta"
         case vp8PayloadDescriptor = "VP8 payload descriptor"
         case vp8PayloadHeader = "VP8 payload header"
         case vp8Frame = "VP8 frame"

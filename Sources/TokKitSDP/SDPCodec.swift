@@ -38,17 +38,19 @@ public struct SDPCodec: Hashable, Sendable {
     /// The value of fmtp parameter `key`, if present.
     public func parameter(_ key: String) -> String? { parameters.first { $0.key == key }?.value }
 
-    /// Opus in WebRTC: 48 kHz, 2 channels in SDP (RFC 7587 §7), with `minptime=10;useinbandfec=1`.
-    public static func opus(payloadType: UInt8 = 111) -> SDPCodec {
+    /// Opus in WebRTC: 48 kHz, 2 channels in SDP (RFC 7587 §7), with `minptime=10;useinbandfec=1`, optionally
+    /// with `transport-cc` feedback.
+    public static func opus(payloadType: UInt8 = 111, transportWideCC: Bool = false) -> SDPCodec {
         SDPCodec(payloadType: payloadType, name: "opus", clockRate: 48000, channels: 2,
-                 formatParameters: "minptime=10;useinbandfec=1")
+                 formatParameters: "minptime=10;useinbandfec=1", feedback: transportWideCC ? [.transportWideCC] : [])
     }
 
-    /// VP8 (RFC 7741 §6.1) with the feedback TokKit implements: NACK, PLI, FIR and optionally REMB.
-    public static func vp8(payloadType: UInt8 = 96, remb: Bool = false) -> SDPCodec {
+    /// VP8 (RFC 7741 §6.1) with the feedback TokKit implements: NACK, PLI, FIR and optionally REMB and
+    /// transport-cc (in Chromium's order).
+    public static func vp8(payloadType: UInt8 = 96, remb: Bool = false, transportWideCC: Bool = false) -> SDPCodec {
         SDPCodec(payloadType: payloadType, name: "VP8", clockRate: 90000,
-                 feedback: (remb ? [.receiverEstimatedMaximumBitrate] : []) + [.fullIntraRequest, .nack,
-                                                                              .pictureLossIndication])
+                 feedback: (remb ? [.receiverEstimatedMaximumBitrate] : [])
+                     + (transportWideCC ? [.transportWideCC] : []) + [.fullIntraRequest, .nack, .pictureLossIndication])
     }
 
     /// Parses an rtpmap value after the payload type: `<encoding name>/<clock rate>[/<encoding parameters>]`.

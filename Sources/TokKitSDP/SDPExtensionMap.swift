@@ -16,6 +16,8 @@ public struct SDPExtensionMap: Hashable, Sendable {
 
     /// The mid extension (RFC 8843 §15.2).
     public static let midURI = "urn:ietf:params:rtp-hdrext:sdes:mid"
+    /// The transport-wide sequence number (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2).
+    public static let transportWideCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
     init?(sdp value: Substring) {
         let f = value.fields

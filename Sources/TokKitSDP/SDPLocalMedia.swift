@@ -47,6 +47,10 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
     public var video: SDPLocalMedia?
     /// Offer / accept `goog-remb` on VP8.
     public var remb: Bool
+    /// Offer / accept transport-wide congestion control: the transport-wide sequence number extension
+    /// (`a=extmap`, draft-holmer-rmcat-transport-wide-cc-extensions-01 §2) and `transport-cc` feedback on VP8 and
+    /// Opus (§3.1). The receiver then reports packet arrival times; see TokKitPeer.
+    public var transportWideCC: Bool
     /// The role to take when the offer says `actpass` (RFC 8842 §5.3 recommends active).
     public var answerSetup: SDPSetupRole
     public var sessionID: UInt64
@@ -54,7 +58,7 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
 
     public init(iceUfrag: String, icePassword: String, fingerprint: SDPFingerprint, candidates: [ICECandidate] = [],
                 endOfCandidates: Bool = false, audio: SDPLocalMedia?, video: SDPLocalMedia?, remb: Bool = false,
-                answerSetup: SDPSetupRole = .active, sessionID: UInt64, sessionVersion: UInt64 = 2) {
+                transportWideCC: Bool = false, answerSetup: SDPSetupRole = .active, sessionID: UInt64, sessionVersion: UInt64 = 2) {
         self.iceUfrag = iceUfrag
         self.icePassword = icePassword
         self.fingerprint = fingerprint
@@ -63,6 +67,7 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
         self.audio = audio
         self.video = video
         self.remb = remb
+        self.transportWideCC = transportWideCC
         self.answerSetup = answerSetup
         self.sessionID = sessionID
         self.sessionVersion = sessionVersion

@@ -1,6 +1,7 @@
 /// JSEP offer and answer creation (RFC 8829 §5.2, §5.3) for what TokKit implements: one BUNDLEd (RFC 8843),
 /// rtcp-muxed (RFC 5761), DTLS-SRTP transport carrying Opus audio and VP8 video, the mid header extension, and
-/// NACK / PLI / FIR (optionally REMB) feedback.
+/// NACK / PLI / FIR (optionally REMB) feedback; optionally transport-wide congestion control (the transport-wide
+/// sequence number extension and `transport-cc` feedback, draft-holmer-rmcat-transport-wide-cc-extensions-01).
 extension SessionDescription {
     /// TokKit's audio payload type in its own offers (the one Chromium uses).
     public static let opusPayloadType: UInt8 = 111
@@ -8,11 +9,14 @@ extension SessionDescription {
     public static let vp8PayloadType: UInt8 = 96
     /// The id TokKit's offers give the mid extension.
     public static let midExtensionID: UInt8 = 1
+    /// The id TokKit's offers give the transport-wide sequence number extension (the one Chromium uses).
+    public static let transportWideCCExtensionID: UInt8 = 3
 
     /// Feedback TokKit can act on for VP8.
-    static func supportedVideoFeedback(remb: Bool) -> Set<SDPFeedback> {
+    static func supportedVideoFeedback(remb: Bool, transportWideCC: Bool) -> Set<SDPFeedback> {
         var set: Set<SDPFeedback> = [.nack, .pictureLossIndication, .fullIntraRequest]
         if remb { set.insert(.receiverEstimatedMaximumBitrate) }
+        if transportWideCC { set.insert(.transportWideCC) }
         return set
     }
 
@@ -27,10 +31,14 @@ extension SessionDescription {
             guard let local else { continue }
             let mid = String(mids.count)
             mids.append(mid)
-            let codec = kind == "audio" ? SDPCodec.opus(payloadType: opusPayloadType)
-                : SDPCodec.vp8(payloadType: vp8PayloadType, remb: options.remb)
+            let codec = kind == "audio"
+                ? SDPCodec.opus(payloadType: opusPayloadType, transportWideCC: options.transportWideCC)
+                : SDPCodec.vp8(payloadType: vp8PayloadType, remb: options.remb,
+                               transportWideCC: options.transportWideCC)
             description.media.append(section(
-                kind: kind, mid: mid, codec: codec, midExtensionID: midExtensionID, direction: local.direction,
+                kind: kind, mid: mid, codec: codec, midExtensionID: midExtensionID,
+                transportWideCCExtensionID: options.transportWideCC ? transportWideCCExtensionID : nil,
+                direction: local.direction,
                 track: local.track, setup: .actpass, reducedSize: true, options: options))
         }
         description.groups = [.bundle(mids)]
@@ -73,15 +81,18 @@ extension SessionDescription {
 
             acceptedKinds.insert(offered.kind)
             if let mid = offered.mid { acceptedMids.append(mid) }
-            if codec.matches("VP8") {
-                let supported = supportedVideoFeedback(remb: options.remb)
-                codec.feedback = (offered.codec(payloadType: codec.payloadType)?.feedback ?? [])
-                    .filter(supported.contains)
-            }
+            // Feedback: what the offer lists for the codec and TokKit acts on, in the offer's order.
+            let supported: Set<SDPFeedback> = codec.matches("VP8")
+                ? supportedVideoFeedback(remb: options.remb, transportWideCC: options.transportWideCC)
+                : options.transportWideCC ? [.transportWideCC] : []
+            codec.feedback = (offered.codec(payloadType: codec.payloadType)?.feedback ?? []).filter(supported.contains)
             let direction = offered.effectiveDirection.answer(wanting: local.direction)
             description.media.append(section(
                 kind: offered.kind, mid: offered.mid, codec: codec,
-                midExtensionID: offered.extensionID(SDPExtensionMap.midURI), direction: direction,
+                midExtensionID: offered.extensionID(SDPExtensionMap.midURI),
+                transportWideCCExtensionID: options.transportWideCC
+                    ? offered.extensionID(SDPExtensionMap.transportWideCCURI) : nil,
+                direction: direction,
                 track: direction.sends ? local.track : nil, setup: setup, reducedSize: offered.rtcpReducedSize,
                 options: options))
         }
@@ -115,7 +126,8 @@ extension SessionDescription {
     }
 
     static func section(
-        kind: String, mid: String?, codec: SDPCodec, midExtensionID: UInt8?, direction: SDPDirection,
+        kind: String, mid: String?, codec: SDPCodec, midExtensionID: UInt8?, transportWideCCExtensionID: UInt8?,
+        direction: SDPDirection,
         track: SDPLocalMedia.Track?, setup: SDPSetupRole, reducedSize: Bool, options: SDPLocalDescriptionOptions
     ) -> MediaDescription {
         var m = MediaDescription(kind: kind, port: 9, formats: [String(codec.payloadType)])
@@ -127,6 +139,9 @@ extension SessionDescription {
                                    iceOptions: ["trickle"], fingerprints: [options.fingerprint], setup: setup)
         m.mid = mid
         if let midExtensionID { m.extensions = [SDPExtensionMap(id: midExtensionID, uri: SDPExtensionMap.midURI)] }
+        if let transportWideCCExtensionID {
+            m.extensions.append(SDPExtensionMap(id: transportWideCCExtensionID, uri: SDPExtensionMap.transportWideCCURI))
+        }
         m.direction = direction
         m.rtcpMux = true
         m.rtcpReducedSize = reducedSize

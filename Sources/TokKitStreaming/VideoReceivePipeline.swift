@@ -61,7 +61,9 @@ public final class VideoReceivePipeline: Sendable {
     }
     /// Set after a decode error: frames are dropped until the next keyframe.
     private let awaitingKeyframe = Atomic<Bool>(false)
-    private let queue = EncodedFrameQueue()
+    /// Six frames (200 ms at 30 fps) of slack for a decode thread scheduled late on a busy machine: every frame it
+    /// cannot take costs a key frame round trip. Latency grows only while it is behind.
+    private let queue = EncodedFrameQueue(capacity: 6)
     private let stats = Mutex(VideoReceiveStatistics())
     private let thread = Mutex<MediaThread?>(nil)
     /// Set by ``close()`` before it wakes and joins the thread.
@@ -150,7 +152,10 @@ public final class VideoReceivePipeline: Sendable {
                     if frame.isKeyFrame {
                         awaitingKeyframe.store(false, ordering: .relaxed)
                     } else if awaitingKeyframe.load(ordering: .relaxed) {
+                        // Keep asking (rate-limited): the request that started the wait may have been
+                        // suppressed by the rate limit, or its keyframe dropped in turn.
                         dropped += 1
+                        needKeyframe = true
                         continue
                     }
                     let header = EncodedFrameQueue.Header(rtpTimestamp: frame.timestamp, receivedAt: now,

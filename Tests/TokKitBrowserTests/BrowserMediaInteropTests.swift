@@ -60,12 +60,8 @@ import TokKitSessionTestSupport
             return renderer.snapshot.width == now[int: "width"] && renderer.snapshot.height == now[int: "height"]
         }
         #expect(sameSize, "\(summary)")
-        // Known gap: a TokKit subscriber sends no REMB / transport-cc feedback, so Chromium's bandwidth estimate
-        // stays near its start value (~400 kb/s) and it scales the camera down (qualityLimitationReason
-        // 'bandwidth', typically to 480x360) a few seconds in.
-        withKnownIssue("no receiver bandwidth feedback from TokKit: Chromium scales 640x480 down", isIntermittent: true) {
-            #expect(end.report[int: "width"] == 640 && renderer.snapshot.width == 640, "\(summary)")
-        }
+        // TokKit's transport-cc feedback lets Chromium's bandwidth estimate grow: it keeps 640x480.
+        #expect(end.report[int: "width"] == 640 && renderer.snapshot.width == 640, "\(summary)")
         #expect(!delegate.events.contains { $0.hasPrefix("failed") }, "\(delegate.events)")
         print("BrowserMediaInterop browser→Swift: \(summary)")
 

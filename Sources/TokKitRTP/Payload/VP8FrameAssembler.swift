@@ -14,6 +14,9 @@
 /// ``Configuration/keyFrameRequestInterval`` of RTP time). A complete key frame later in the window ends the wait
 /// for an incomplete frame at once.
 ///
+/// A packet with an empty payload (RFC 3550 §5.1 padding only, as libwebrtc sends to probe bandwidth when no RTX is
+/// negotiated) holds its sequence number so that the frame after it is not taken for one after a loss.
+///
 /// Memory is bounded and allocated once at init: `maximumPackets` slots of `maximumPacketPayload` bytes, one output
 /// buffer of `maximumFrameSize`. Lengths come from the caller's buffer only; nothing is trusted from the payload.
 /// Nothing is allocated per packet or frame. Threading: not thread-safe; use an instance from one thread (the
@@ -102,6 +105,8 @@ public final class VP8FrameAssembler {
         var startsFrame = false
         var keyFrame = false
         var pictureID: UInt16?
+        /// A padding-only packet (no payload): it only fills its sequence number.
+        var padding = false
     }
 
     private enum Scan {
@@ -175,26 +180,31 @@ public final class VP8FrameAssembler {
     @discardableResult
     public func insert(sequenceNumber: UInt16, timestamp: UInt32, marker: Bool,
                        payload: UnsafeRawBufferPointer) throws(RTPError) -> Insertion {
-        let descriptor: VP8PayloadDescriptor
+        var descriptor: VP8PayloadDescriptor? = nil
         var keyFrame = false
-        let dataOffset: Int, dataCount: Int
-        do throws(RTPError) {
-            descriptor = try VP8PayloadDescriptor(parsing: payload)
-            dataOffset = descriptor.serializedLength
-            dataCount = payload.count - dataOffset
-            try require(.vp8Frame, dataOffset + 1, payload.count)
-            guard dataCount <= configuration.maximumPacketPayload else {
-                throw .invalidField(.vp8Frame, field: "packet payload length", value: dataCount)
+        var dataOffset = 0, dataCount = 0
+        // RFC 3550 §5.1: a packet with only padding (libwebrtc's bandwidth probes without RTX) takes a sequence
+        // number between frames; it is kept so that the next frame does not look like it follows a lost packet.
+        if !payload.isEmpty {
+            do throws(RTPError) {
+                let parsed = try VP8PayloadDescriptor(parsing: payload)
+                dataOffset = parsed.serializedLength
+                dataCount = payload.count - dataOffset
+                try require(.vp8Frame, dataOffset + 1, payload.count)
+                guard dataCount <= configuration.maximumPacketPayload else {
+                    throw .invalidField(.vp8Frame, field: "packet payload length", value: dataCount)
+                }
+                if parsed.startsFrame {
+                    // The 3-byte payload header may straddle packets with a tiny MTU; its P bit is in the first byte.
+                    keyFrame = dataCount >= VP8PayloadHeader.length
+                        ? try VP8PayloadHeader(parsing: payload.slice(dataOffset, dataCount)).isKeyFrame
+                        : VP8PayloadHeader.isKeyFrame(firstByte: payload[dataOffset])
+                }
+                descriptor = parsed
+            } catch {
+                counters.packetsInvalid += 1
+                throw error
             }
-            if descriptor.startsFrame {
-                // The 3-byte payload header may straddle packets with a tiny MTU; its P bit is in the first byte.
-                keyFrame = dataCount >= VP8PayloadHeader.length
-                    ? try VP8PayloadHeader(parsing: payload.slice(dataOffset, dataCount)).isKeyFrame
-                    : VP8PayloadHeader.isKeyFrame(firstByte: payload[dataOffset])
-            }
-        } catch {
-            counters.packetsInvalid += 1
-            throw error
         }
 
         let sequence = unwrapper.unwrap(sequenceNumber)
@@ -227,12 +237,13 @@ public final class VP8FrameAssembler {
             return .duplicate
         }
         storage.put(payload.slice(dataOffset, dataCount), at: index * configuration.maximumPacketPayload)
+        let startsFrame = descriptor?.startsFrame ?? false
         slots[index] = Slot(sequence: sequence, timestamp: timestamp, length: dataCount, marker: marker,
-                            startsFrame: descriptor.startsFrame, keyFrame: keyFrame,
-                            pictureID: descriptor.pictureID?.value)
+                            startsFrame: startsFrame, keyFrame: keyFrame, pictureID: descriptor?.pictureID?.value,
+                            padding: descriptor == nil)
         if sequence > newest { newest = sequence }
         if RTPSequenceNumber.isNewer(timestamp, than: newestTimestamp) { newestTimestamp = timestamp }
-        if descriptor.startsFrame {
+        if startsFrame {
             if keyFrame {
                 if sequence > (latestKeyFrameStart ?? .min) { latestKeyFrameStart = sequence }
             } else if sequence > (latestDeltaFrameStart ?? .min) {
@@ -271,6 +282,11 @@ public final class VP8FrameAssembler {
                 synchronized = true
             }
             let begin = windowStart!
+            if slots[index(begin)].sequence == begin && slots[index(begin)].padding {
+                release(from: begin, to: begin + 1)  // padding between frames: step over it
+                windowStart = begin + 1
+                continue
+            }
             switch scan(from: begin) {
             case let .complete(end, length):
                 let first = slots[index(begin)]

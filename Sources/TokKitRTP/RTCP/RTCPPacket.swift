@@ -1,6 +1,7 @@
 /// One packet of a compound RTCP packet, decoded by type (RFC 3550 §6.4-6.6, RFC 4585 §6, RFC 5104 §4.3.1, REMB).
 ///
-/// Application-layer feedback other than REMB, transport-wide CC feedback, APP and XR packets arrive as ``raw``.
+/// Transport-wide CC feedback is decoded too (draft-holmer-rmcat-transport-wide-cc-extensions-01 §3.1).
+/// Application-layer feedback other than REMB, APP and XR packets arrive as ``raw``.
 public enum RTCPPacket: Hashable, Sendable {
     case senderReport(RTCPSenderReport)
     case receiverReport(RTCPReceiverReport)
@@ -10,6 +11,7 @@ public enum RTCPPacket: Hashable, Sendable {
     case genericNACK(RTCPGenericNACK)
     case fullIntraRequest(RTCPFullIntraRequest)
     case receiverEstimatedMaximumBitrate(RTCPReceiverEstimatedMaximumBitrate)
+    case transportWideFeedback(RTCPTransportWideFeedback)
     case raw(RTCPRawPacket)
 
     /// Decodes the packet at the start of `bytes` (its header says how long it is).
@@ -21,6 +23,8 @@ public enum RTCPPacket: Hashable, Sendable {
         case (RTCPPacketType.sourceDescription, _): self = .sourceDescription(try .init(parsing: bytes))
         case (RTCPPacketType.goodbye, _): self = .goodbye(try .init(parsing: bytes))
         case (RTCPPacketType.transportFeedback, RTCPGenericNACK.format): self = .genericNACK(try .init(parsing: bytes))
+        case (RTCPPacketType.transportFeedback, RTCPTransportWideFeedback.format):
+            self = .transportWideFeedback(try .init(parsing: bytes))
         case (RTCPPacketType.payloadFeedback, RTCPPictureLossIndication.format):
             self = .pictureLossIndication(try .init(parsing: bytes))
         case (RTCPPacketType.payloadFeedback, RTCPFullIntraRequest.format):
@@ -46,6 +50,7 @@ public enum RTCPPacket: Hashable, Sendable {
         case let .genericNACK(p): p
         case let .fullIntraRequest(p): p
         case let .receiverEstimatedMaximumBitrate(p): p
+        case let .transportWideFeedback(p): p
         case let .raw(p): p
         }
     }

@@ -1,4 +1,4 @@
-/// An RTCP packet this module does not decode (APP, XR, transport-wide CC feedback, other feedback formats), kept as
+/// An RTCP packet this module does not decode (APP, XR, other feedback formats), kept as
 /// bytes so that a compound packet can be inspected and re-serialized.
 public struct RTCPRawPacket: RTCPPacketProtocol {
     public var packetType: UInt8

@@ -1,0 +1,73 @@
+import Synchronization
+import Testing
+@testable import TokKitPeer
+import TokKitRTP
+import TokKitSDP
+
+/// Transport-wide congestion control feedback between two peer connections over 127.0.0.1: negotiation, and
+/// RTP carrying the transport-wide sequence number reported back to its sender.
+@Suite("TransportFeedback") struct TransportFeedbackTests {
+    /// An RTP packet of `ssrc` with the transport-wide sequence number in a one-byte extension element `id`.
+    static func packet(ssrc: UInt32, sequenceNumber: UInt16, transportSequence: UInt16, id: UInt8) throws -> [UInt8] {
+        var header = RTPHeader(payloadType: 111, sequenceNumber: sequenceNumber, timestamp: 960 * UInt32(sequenceNumber),
+                               ssrc: ssrc)
+        header.setExtension(id: id, [UInt8(transportSequence >> 8), UInt8(transportSequence & 0xFF)])
+        var bytes = [UInt8](repeating: 0, count: 100)
+        let payload: [UInt8] = [0xF8, 0xFF, 0xFE]
+        let length = try payload.withUnsafeBytes { p in try bytes.withUnsafeMutableBytes { try header.write(payload: p, into: $0) } }
+        return Array(bytes.prefix(length))
+    }
+
+    @Test func isNegotiatedByDefaultAndLeftOutWhenEitherSideDoesNotWantIt() async throws {
+        for (offererWants, answererWants) in [(true, true), (true, false), (false, true)] {
+            let interval: (Bool) -> Duration? = { $0 ? .milliseconds(50) : nil }
+            let offerer = try PeerConnection(configuration: PeerConfiguration(
+                rtcpInterval: nil, transportFeedbackInterval: interval(offererWants)))
+            let answerer = try PeerConnection(configuration: PeerConfiguration(
+                rtcpInterval: nil, transportFeedbackInterval: interval(answererWants)))
+            let offer = try offerer.createOffer()
+            let answer = try answerer.createAnswer(for: offer)
+            try offerer.setRemoteDescription(answer)
+            let both = offererWants && answererWants
+            #expect(offer.sdp.contains("transport-cc") == offererWants)
+            #expect(answer.sdp.contains("transport-cc") == both)
+            #expect(offerer.transportFeedbackStatistics.extensionID == (both ? 3 : nil))
+            #expect(answerer.transportFeedbackStatistics.extensionID == (both ? 3 : nil))
+            offerer.close()
+            answerer.close()
+        }
+    }
+
+    @Test func receivedPacketsAreReportedToTheSenderWithTheirLosses() async throws {
+        let offerer = try PeerConnection(configuration: PeerConfiguration(audioSSRC: 0x1111, videoSSRC: 0x2222,
+                                                                          rtcpInterval: nil))
+        let answerer = try PeerConnection(configuration: PeerConfiguration(audioSSRC: 0x3333, videoSSRC: 0x4444,
+                                                                           rtcpInterval: nil))
+        let pumps = try PeerConnectionTests.negotiate(offerer, answerer)
+        let connected = await PeerConnectionTests.poll { offerer.state == .connected && answerer.state == .connected }
+        try #require(connected, "offerer \(offerer.state), answerer \(answerer.state)")
+        let id = try #require(answerer.transportFeedbackStatistics.extensionID)
+
+        // The offerer's audio as the answerer would receive it after SRTP: transport-wide numbers 65500 ... 65579
+        // (across the wrap), 65510 ... 65514 lost.
+        for i in 0 ..< 80 where !(10 ..< 15).contains(i) {
+            let bytes = try Self.packet(ssrc: 0x1111, sequenceNumber: UInt16(i), transportSequence: 65500 &+ UInt16(i),
+                                        id: id)
+            bytes.withUnsafeBytes { answerer.receiveRTP($0) }
+        }
+        let reported = await PeerConnectionTests.poll(.seconds(20)) {
+            offerer.transportFeedbackStatistics.packetsReportedByPeer >= 80
+        }
+        let sent = answerer.transportFeedbackStatistics, got = offerer.transportFeedbackStatistics
+        #expect(reported, "answerer \(sent), offerer \(got)")
+        #expect(sent.packetsRecorded == 75 && sent.feedbackSent >= 1)
+        #expect(got.feedbackReceived == sent.feedbackSent)
+        #expect(got.packetsReportedByPeer == 80 && got.packetsReportedLostByPeer == 5, "\(got)")
+        // The answerer's own media statistics saw the audio too (the recorder does not consume packets).
+        #expect(answerer.statistics(.audio).packetsReceived == 75)
+
+        offerer.close()
+        answerer.close()
+        for p in pumps { await p.value }
+    }
+}
