@@ -224,7 +224,7 @@ final class MediaLink: Sendable {
                 case .stateChanged(.failed): self.fail(.connectionFailed("the media connection failed (ICE or DTLS)"))
                 case .stateChanged(.connected) where self.context.side == .subscriber:
                     Task { await self.reportConnectedAtFirstPacket(peer) }
-                case .stateChanged: break
+                case .stateChanged, .firstMediaPacket: break
                 }
             }
         }
