@@ -4,6 +4,16 @@ import Testing
 @testable import TokKitCapture
 
 @Suite struct FileRendererTests {
+    /// Expects the Y4M file at `path` to hold exactly `frames`, in order, pixel for pixel.
+    static func expectFile(_ path: String, holds frames: [VideoFrame]) throws {
+        let reader = try Y4MReader(path: path)
+        for f in frames {
+            #expect(try reader.readFrame())
+            #expect(RendererTestKit.tightPlanes(reader.frame()) == RendererTestKit.tightPlanes(f))
+        }
+        #expect(try !reader.readFrame())
+    }
+
     @Test func roundTripsThroughY4MFileCapturer() throws {
         let dir = try RendererTestKit.temporaryDirectory()
         defer { RendererTestKit.removeDirectory(dir) }
@@ -83,12 +93,7 @@ import Testing
         for f in frames { renderer.renderVideoFrame(f) }
         try renderer.close()
         #expect(renderer.framesWritten == 40 && renderer.framesDropped == 0 && renderer.framesSkipped == 0)
-        let reader = try Y4MReader(path: dir + "/out.y4m")
-        for f in frames {
-            #expect(try reader.readFrame())
-            #expect(RendererTestKit.tightPlanes(reader.frame()) == RendererTestKit.tightPlanes(f))
-        }
-        #expect(try !reader.readFrame())
+        try Self.expectFile(dir + "/out.y4m", holds: frames)
     }
 
     /// Holds the writer thread in its first write until released (the test seam for a slow disk); later writes
@@ -144,12 +149,7 @@ import Testing
         #expect(renderer.error == nil)
 
         // The file holds frame 0 and the newest `depth` frames, in order, intact.
-        let reader = try Y4MReader(path: dir + "/out.y4m")
-        for f in [frames[0]] + frames[(20 - depth)...] {
-            #expect(try reader.readFrame())
-            #expect(RendererTestKit.tightPlanes(reader.frame()) == RendererTestKit.tightPlanes(f))
-        }
-        #expect(try !reader.readFrame())
+        try Self.expectFile(dir + "/out.y4m", holds: [frames[0]] + frames[(20 - depth)...])
     }
 
     @Test func closeWritesEveryQueuedFrameOfASlowDisk() throws {
@@ -166,12 +166,7 @@ import Testing
         disk.release()
         try renderer.close()
         #expect(renderer.framesWritten == 5 && renderer.framesSkipped == 0 && renderer.framesDropped == 0)
-        let reader = try Y4MReader(path: dir + "/out.y4m")
-        for f in frames {
-            #expect(try reader.readFrame())
-            #expect(RendererTestKit.tightPlanes(reader.frame()) == RendererTestKit.tightPlanes(f))
-        }
-        #expect(try !reader.readFrame())
+        try Self.expectFile(dir + "/out.y4m", holds: frames)
     }
 
     @Test func copiesBorrowedFramesBeforeReturning() throws {
