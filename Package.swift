@@ -173,10 +173,10 @@ let package = Package(
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio"], swiftSettings: strict),
-        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer", "TokKitPeer", "TokKitStreaming", "TokKitSessionTestSupport"], swiftSettings: strict),
-        .target(name: "TokKitSessionTestSupport", dependencies: ["TokKitMedia"], path: "Tests/TokKitSessionTestSupport",
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer", "TokKitPeer", "TokKitStreaming", "TokKitSessionTestSupport", "TokKitAudio"], swiftSettings: strict),
+        .target(name: "TokKitSessionTestSupport", dependencies: ["TokKitMedia", "TokKitAudio"], path: "Tests/TokKitSessionTestSupport",
                 swiftSettings: strict),
-        .executableTarget(name: "tokkit-test-peer", dependencies: ["TokKit", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
+        .executableTarget(name: "tokkit-test-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
                           path: "Tests/TokKitTestPeer", swiftSettings: strict),
         .testTarget(name: "TokKitProtocolTests", dependencies: ["TokKitProtocol"], swiftSettings: strict),
         .testTarget(
@@ -202,7 +202,7 @@ let package = Package(
                     dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "TokKitBrowserTests", dependencies: [
-                        "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitSessionTestSupport",
+                        "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitAudio", "TokKitSessionTestSupport",
                         .product(name: "Hummingbird", package: "hummingbird"),
                         .product(name: "HummingbirdTesting", package: "hummingbird"),
                         .product(name: "Logging", package: "swift-log"),

@@ -222,7 +222,7 @@ func trickle(_ from: PeerConnection, to: PeerConnection) {
             switch event {
             case .localCandidate(let c): try? to.addRemoteCandidate(c)
             case .gatheringComplete: try? to.addRemoteEndOfCandidates()
-            case .stateChanged: break
+            case .stateChanged, .firstMediaPacket: break
             }
         }
     }

@@ -7,10 +7,10 @@ import TokKitSDP
 /// signalling it still waits for, and its attachment to the publisher's or subscriber's media.
 ///
 /// ## Flow
-/// Publisher side: ``start(ice:)`` creates a sending peer (SSRCs only for the kinds the subscriber wants),
-/// attaches it to the publisher's media and sends the offer; the answer and the subscriber's candidates follow.
+/// Publisher side: ``start(ice:)`` creates a send-only peer (SSRCs only for the kinds the subscriber wants: those
+/// sections are `sendonly`, the others `inactive`), attaches it to the publisher's media and sends the offer; the answer and the subscriber's candidates follow.
 /// Subscriber side: the offer creates a receive-only peer, attached to the subscriber's media, and the answer
-/// goes back. Both ends trickle their candidates and end-of-candidates from the peer's events. Candidates that
+/// (`recvonly` for each section the publisher sends) goes back. Both ends trickle their candidates and end-of-candidates from the peer's events. Candidates that
 /// arrive before the peer exists wait (at most ``maxPendingCandidates``).
 ///
 /// ## Threading
@@ -43,6 +43,10 @@ final class MediaLink: Sendable {
         var events: Task<Void, Never>?
         var pendingCandidates: [String] = []
         var pendingEnd = false
+        /// Subscriber side: ``NegotiationChannel/reportConnected()`` was called.
+        var reportedConnected = false
+        /// The offer or answer this end sent.
+        var localDescription: String?
     }
 
     let context: MediaNegotiationContext
@@ -62,6 +66,9 @@ final class MediaLink: Sendable {
     /// The peer connection, once created (tests and statistics).
     var peer: PeerConnection? { state.withLock { $0.peer } }
 
+    /// The SDP offer (publisher side) or answer (subscriber side) this end sent, once sent (tests).
+    var localDescription: String? { state.withLock { $0.localDescription } }
+
     // MARK: - Signalling (negotiation queue)
 
     /// Publisher side: creates the sending peer and sends the offer.
@@ -74,7 +81,8 @@ final class MediaLink: Sendable {
             ice: ice,
             audioSSRC: context.wantsAudio ? UInt32.random(in: 1...UInt32.max) : nil,
             videoSSRC: context.wantsVideo ? UInt32.random(in: 1...UInt32.max) : nil,
-            cname: Self.token(context.peerConnectionId), streamID: Self.token(context.streamId))
+            cname: Self.token(context.peerConnectionId), streamID: Self.token(context.streamId),
+            receivesAudio: false, receivesVideo: false)
         let offer: SessionDescription
         let peer: PeerConnection
         do throws(PeerError) {
@@ -85,6 +93,7 @@ final class MediaLink: Sendable {
             return fail(.internalError("could not create the offer: \(error)"))
         }
         guard attach(.publisher(publisher.media), peer) else { return }
+        state.withLock { $0.localDescription = offer.sdp }
         send(.offer, offer.sdp)
         follow(peer)
     }
@@ -140,6 +149,7 @@ final class MediaLink: Sendable {
         } catch {
             return fail(.internalError("could not answer the offer: \(error)"))
         }
+        state.withLock { $0.localDescription = answer.sdp }
         send(.answer, answer.sdp)
         follow(peer)
         flushPending(peer)
@@ -213,7 +223,8 @@ final class MediaLink: Sendable {
         }
     }
 
-    /// Follows the peer's events: trickles candidates, reports failure.
+    /// Follows the peer's events: trickles candidates, reports failure and, on the subscriber side, the
+    /// subscriber connected at the peer's ``PeerConnectionEvent/firstMediaPacket(_:)`` event (no polling).
     private func follow(_ peer: PeerConnection) {
         let task = Task { [weak self, events = peer.events] in
             for await event in events {
@@ -222,9 +233,8 @@ final class MediaLink: Sendable {
                 case .localCandidate(let candidate): self.send(.candidate, candidate)
                 case .gatheringComplete: self.send(.endOfCandidates, "")
                 case .stateChanged(.failed): self.fail(.connectionFailed("the media connection failed (ICE or DTLS)"))
-                case .stateChanged(.connected) where self.context.side == .subscriber:
-                    Task { await self.reportConnectedAtFirstPacket(peer) }
-                case .stateChanged: break
+                case .firstMediaPacket where self.context.side == .subscriber: self.reportConnectedOnce()
+                case .stateChanged, .firstMediaPacket: break
                 }
             }
         }
@@ -236,23 +246,16 @@ final class MediaLink: Sendable {
         if !keep { task.cancel() }
     }
 
-    /// Subscriber side, once DTLS-SRTP is up: reports the subscriber connected when the first media packet has
-    /// arrived. Checks the peer's counters every 5 ms (control plane; the media path stays untouched), for at
-    /// most ``firstPacketTimeout``; the media may also never come (a publisher with nothing to send).
-    private func reportConnectedAtFirstPacket(_ peer: PeerConnection) async {
-        let clock = ContinuousClock()
-        let deadline = clock.now + Self.firstPacketTimeout
-        while clock.now < deadline, !Task.isCancelled, phase == .negotiated {
-            if peer.statistics(.audio).packetsReceived + peer.statistics(.video).packetsReceived > 0 {
-                channel.reportConnected()
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(5))
+    /// Subscriber side: the peer's first media packet (of either kind) arrived, so the subscriber is connected.
+    /// Reported once per link, and only while negotiated (not after a failure or ``end()``).
+    private func reportConnectedOnce() {
+        let report = state.withLock { s in
+            guard s.phase == .negotiated, !s.reportedConnected else { return false }
+            s.reportedConnected = true
+            return true
         }
+        if report { channel.reportConnected() }
     }
-
-    /// How long after DTLS-SRTP connected the first media packet is waited for.
-    static let firstPacketTimeout: Duration = .seconds(30)
 
     private func send(_ kind: NegotiationMessage.Kind, _ payload: String) {
         // Fails only when the session or the negotiation is gone, which ends this link too.

@@ -4,11 +4,12 @@ import TokKitICE
 /// The ``MediaNegotiator`` that carries real media: one WebRTC ``PeerConnection`` (ICE, DTLS-SRTP, BUNDLEd Opus +
 /// VP8) per subscription, negotiated through the session's relay.
 ///
-/// The publisher's end offers (audio and/or video, as the subscriber asked) and sends from the publisher's
-/// encoders; the subscriber's end answers receive-only and feeds its decoders. Both trickle ICE candidates
-/// (`candidate:…` payloads, then an empty `endOfCandidates`). The subscriber's end reports the subscriber
-/// connected when its first media packet arrives, and a failed ICE or DTLS connection as a failure. The remote end
-/// may be another TokKit client or a browser speaking the same relay protocol.
+/// The publisher's end offers `sendonly` (audio and/or video, as the subscriber asked) and sends from the
+/// publisher's encoders; the subscriber's end answers `recvonly` and feeds its decoders. Both trickle ICE
+/// candidates (`candidate:…` payloads, then an empty `endOfCandidates`). The subscriber's end reports the
+/// subscriber connected when its first media packet arrives (the peer's
+/// ``PeerConnectionEvent/firstMediaPacket(_:)`` event), and a failed ICE or DTLS connection as a failure. The
+/// remote end may be another TokKit client or a browser speaking the same relay protocol.
 ///
 /// It is the default of every ``Session``; one instance may serve several sessions.
 ///

@@ -10,6 +10,11 @@ public struct PeerConfiguration: Sendable, Hashable {
     public var audioSSRC: UInt32?
     /// The SSRC of our video stream, or nil to only receive video.
     public var videoSSRC: UInt32?
+    /// Whether we want the peer's audio / video. Together with the SSRCs this sets each section's direction
+    /// (RFC 3264 §5.1): an SSRC and no receiving is `sendonly` (a publisher), receiving and no SSRC `recvonly`
+    /// (a subscriber), both `sendrecv`, neither `inactive` (the section is still offered, so its mid stays).
+    public var receivesAudio: Bool
+    public var receivesVideo: Bool
     /// RTCP CNAME shared by our streams (RFC 7022).
     public var cname: String
     /// MediaStream id written in `a=msid`.
@@ -25,7 +30,8 @@ public struct PeerConfiguration: Sendable, Hashable {
     public init(ice: IceConfiguration = .loopback, audioSSRC: UInt32? = UInt32.random(in: 1...UInt32.max),
                 videoSSRC: UInt32? = UInt32.random(in: 1...UInt32.max), cname: String = "tokkit",
                 streamID: String = "tokkit", rtcpInterval: Duration? = .seconds(1),
-                transportFeedbackInterval: Duration? = .milliseconds(50)) {
+                transportFeedbackInterval: Duration? = .milliseconds(50), receivesAudio: Bool = true,
+                receivesVideo: Bool = true) {
         self.ice = ice
         self.audioSSRC = audioSSRC
         self.videoSSRC = videoSSRC
@@ -33,5 +39,7 @@ public struct PeerConfiguration: Sendable, Hashable {
         self.streamID = streamID
         self.rtcpInterval = rtcpInterval
         self.transportFeedbackInterval = transportFeedbackInterval
+        self.receivesAudio = receivesAudio
+        self.receivesVideo = receivesVideo
     }
 }

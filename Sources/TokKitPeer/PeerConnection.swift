@@ -33,6 +33,9 @@ import TokKitSRTP
 /// since the previous one, so the peer's bandwidth estimator (Chromium's) can ramp up.
 /// ``transportFeedbackStatistics`` counts both directions.
 ///
+/// Events: ``events`` carries trickled candidates, state changes and, once per received section,
+/// ``PeerConnectionEvent/firstMediaPacket(_:)`` when the peer's media first arrives.
+///
 /// Threading: every method may be called from any thread. Signalling state is guarded by one lock with an
 /// explicit state enum; ICE/DTLS events are followed by one task each. ``sendRTP(_:payload:timestamp:marker:)``
 /// runs on the caller's (media) thread under that section's lock and allocates nothing. Receive handlers run on
@@ -105,7 +108,8 @@ public final class PeerConnection: Sendable {
     // MARK: - Signalling
 
     /// Starts ICE as the controlling agent and returns the offer: audio (mid 0) and video (mid 1), BUNDLE,
-    /// `setup:actpass`, trickle. Throws ``PeerError/invalidState(_:)`` unless the connection is new.
+    /// `setup:actpass`, trickle; each section's direction follows the configuration's SSRC and `receives…` flag
+    /// (``PeerConfiguration/receivesAudio``). Throws ``PeerError/invalidState(_:)`` unless the connection is new.
     public func createOffer() throws(PeerError) -> SessionDescription {
         let ice = try startICE(role: .controlling)
         let options = try localOptions(ice)
@@ -378,16 +382,18 @@ public final class PeerConnection: Sendable {
         do throws(IceError) { credentials = try ice.localCredentials } catch { throw .ice(error) }
         let fingerprint = SDPFingerprint(algorithm: certificate.fingerprint.algorithm,
                                          digest: certificate.fingerprint.digest)
-        func media(_ ssrc: UInt32?, _ kind: MediaKind) -> SDPLocalMedia {
+        func media(_ ssrc: UInt32?, _ kind: MediaKind, receives: Bool) -> SDPLocalMedia {
             SDPLocalMedia(track: ssrc.map {
                 SDPLocalMedia.Track(streamID: configuration.streamID, trackID: "\(configuration.streamID)-\(kind)",
                                     ssrc: $0, cname: configuration.cname)
-            })
+            }, receives: receives)
         }
         return SDPLocalDescriptionOptions(
             iceUfrag: credentials.ufrag, icePassword: credentials.pwd, fingerprint: fingerprint,
-            audio: media(configuration.audioSSRC, .audio), video: media(configuration.videoSSRC, .video),
-            transportWideCC: configuration.transportFeedbackInterval != nil, sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
+            audio: media(configuration.audioSSRC, .audio, receives: configuration.receivesAudio),
+            video: media(configuration.videoSSRC, .video, receives: configuration.receivesVideo),
+            transportWideCC: configuration.transportFeedbackInterval != nil,
+            sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
     }
 
     /// Applies the remote description: ICE credentials and candidates, DTLS role and fingerprint, and the
@@ -569,19 +575,26 @@ public final class PeerConnection: Sendable {
             state.recorder.record(sequence, arrivalNanoseconds: now)
         }
         var matched: MediaKind?
+        var first = false
         for kind in MediaKind.allCases where matched == nil {
-            let hit = withReceive(kind) { track -> Bool in
-                guard track?.accepts(ssrc: ssrc, payloadType: pt) == true else { return false }
+            let hit = withReceive(kind) { track -> (hit: Bool, first: Bool) in
+                guard track?.accepts(ssrc: ssrc, payloadType: pt) == true else { return (false, false) }
+                let before = track!.packets
                 track!.update(ssrc: ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
                               payloadLength: view.payloadLength, arrivalNanoseconds: now)
                 if let nack = track!.nack {
                     nack.observe(view.sequenceNumber, now: now)
                     if nack.missingCount > 0 { sendDueNACK(&track!, now: now) }
                 }
-                return true
+                return (true, before == 0 && track!.packets > 0)
             }
-            if hit { matched = kind }
+            if hit.hit {
+                matched = kind
+                first = hit.first
+            }
         }
+        // Once per section: the packet counter leaves 0 exactly once.
+        if first, let matched { continuation.yield(.firstMediaPacket(matched)) }
         let handler: RTPHandler?
         switch matched {
         case .audio: handler = audioHandler.withLock { $0 }

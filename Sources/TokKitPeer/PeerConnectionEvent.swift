@@ -8,4 +8,9 @@ public enum PeerConnectionEvent: Sendable, Hashable {
     case gatheringComplete
     /// The connection state changed.
     case stateChanged(PeerConnectionState)
+    /// The first RTP packet of the peer's `kind` section was received and accepted (decrypted, demultiplexed,
+    /// counted): media flows. Once per kind and connection, at most; never when no media arrives. Sent from the
+    /// network thread as the packet arrives (before its receive handler runs), so it may come before
+    /// ``stateChanged(_:)`` with ``PeerConnectionState/connected``, which is reported from a task.
+    case firstMediaPacket(MediaKind)
 }

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 import TokKit
 import TokKitMedia
+import TokKitAudio
 import TokKitSessionTestSupport
 
 /// Real media between tokkit.js in headless Chromium and a Swift `Session` (default `WebRTCNegotiator`, ICE on
@@ -9,7 +10,7 @@ import TokKitSessionTestSupport
 /// Both directions are checked against the browser's own `getStats()`.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct BrowserMediaInteropTests {
     /// The process's audio device for these tests: a tone in, analysed out (no sound card needed).
-    static let tone = ToneAudioDevice()
+    static let tone = ToneAudioDevice.measured().0
 
     @Test func browserPublishesAndSwiftDecodesNearlyEveryFrameSent() async throws {
         try AudioDeviceManager.setAudioDevice(Self.tone)

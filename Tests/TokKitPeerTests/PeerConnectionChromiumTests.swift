@@ -152,7 +152,7 @@ import TokKitSDP
                     switch event {
                     case .localCandidate(let c): _ = try? await tk("add", c)
                     case .gatheringComplete: _ = try? await tk("add", "")
-                    case .stateChanged: break
+                    case .stateChanged, .firstMediaPacket: break
                     }
                 }
             }

@@ -14,7 +14,7 @@ import TokKitSDP
                 switch event {
                 case .localCandidate(let c): try? to.addRemoteCandidate(c)
                 case .gatheringComplete: try? to.addRemoteEndOfCandidates()
-                case .stateChanged: break
+                case .stateChanged, .firstMediaPacket: break
                 }
             }
         }

@@ -46,7 +46,7 @@ struct LoopbackPeers {
                 switch event {
                 case .localCandidate(let c): try? to.addRemoteCandidate(c)
                 case .gatheringComplete: try? to.addRemoteEndOfCandidates()
-                case .stateChanged: break
+                case .stateChanged, .firstMediaPacket: break
                 }
             }
         }

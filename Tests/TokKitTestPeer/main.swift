@@ -8,6 +8,7 @@
 import Dispatch
 import Logging
 import TokKit
+import TokKitAudio
 import TokKitSessionTestSupport
 
 #if canImport(Glibc)

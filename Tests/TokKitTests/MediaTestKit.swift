@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import Testing
+import TokKitAudio
 import TokKitSessionTestSupport
 
 @testable import TokKit
@@ -10,15 +11,17 @@ import TokKitSessionTestSupport
 /// What the media tests share: the process's test audio device, a publisher/subscriber pair, and counts of the
 /// process's threads and descriptors.
 enum MediaTestKit {
-    /// The one audio device of the test process: a 440 Hz tone in, analysed out.
-    static let tone = ToneAudioDevice()
+    /// What ``tone`` plays, analysed.
+    static let meter = ToneMeter()
+    /// The one audio device of the test process: a 440 Hz tone in, analysed out (by ``meter``).
+    static let tone = ToneAudioDevice(renderSink: meter.sink)
 
     /// Makes ``tone`` the process's audio device, once the previous tests' publishers and subscribers let go of
     /// the current one (their media stops asynchronously).
     static func useTone() async throws {
         _ = await currentDeviceIdle()
         try AudioDeviceManager.setAudioDevice(tone)
-        tone.resetMeasurements()
+        meter.reset()
     }
 
     /// Waits until no publisher or subscriber uses the process's audio device and it stopped.
@@ -54,14 +57,15 @@ enum MediaTestKit {
         }
     }
 
-    static func pair(_ server: TestServer, width: Int = 320, height: Int = 240, subscribeToAudio: Bool = true)
-        async throws -> Pair
+    static func pair(_ server: TestServer, width: Int = 320, height: Int = 240, subscribeToAudio: Bool = true,
+                     publishAudio: Bool = true, publishVideo: Bool = true) async throws -> Pair
     {
         let (a, _) = try await server.connected(media: true)
         let (b, rb) = try await server.connected(media: true)
         let capturer = PatternCapturer(width: width, height: height, framesPerSecond: 30)
         let preview = CountingRenderer()
-        let publisher = Publisher(name: "pattern", videoCapture: capturer, videoRender: preview)
+        let publisher = Publisher(name: "pattern", publishAudio: publishAudio, publishVideo: publishVideo,
+                                  videoCapture: capturer, videoRender: preview)
         try await a.publish(publisher)
         let streamId = try #require(publisher.stream?.streamId)
         #expect(await eventually { b.streams[streamId] != nil })

@@ -52,6 +52,56 @@ extension LiveServer {
             #expect(await MediaTestKit.audioIdle())
         }
 
+        /// The SDK's behaviour: muting does not remove the track, so a subscription made while the publisher's
+        /// video is off negotiates it anyway and gets the picture once the publisher turns it on.
+        @Test func aSubscriptionMadeWhileVideoIsOffReceivesItOnceTurnedOn() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server, publishVideo: false)
+            // Connected by its audio; no picture while the video is off.
+            #expect(await eventually { p.delegate.events.first == "connected" }, "\(p.delegate.events)")
+            #expect(p.b.streams.values.first?.hasVideo == false)
+            #expect(await eventually { MediaTestKit.meter.soundPeriods >= 10 })
+            #expect(p.renderer.frames == 0 && p.subscriber.statistics.videoTrack.packetsReceived == 0)
+            let link = try #require((p.a.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
+            #expect(link.peer?.configuration.videoSSRC != nil, "the video section is negotiated while muted")
+
+            p.publisher.publishVideo = true
+            #expect(await eventually { p.delegate.events.contains("videoEnabled(publisherPropertyChanged)") },
+                    "\(p.delegate.events)")
+            #expect(await eventually { p.renderer.snapshot.patternFrames >= 10 }, "\(p.renderer.snapshot)")
+            #expect(p.renderer.snapshot.width == 320 && p.renderer.snapshot.height == 240)
+            await p.disconnect()
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        /// Likewise for audio: subscribed while the publisher's audio is off, the tone arrives once it is on.
+        @Test func aSubscriptionMadeWhileAudioIsOffReceivesItOnceTurnedOn() async throws {
+            try await MediaTestKit.useTone()
+            let meter = MediaTestKit.meter
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server, publishAudio: false)
+            #expect(await eventually { p.delegate.events == ["connected"] }, "\(p.delegate.events)")
+            #expect(await eventually { p.renderer.frames >= 10 })
+            #expect(p.b.streams.values.first?.hasAudio == false)
+            // The subscriber plays (its mix runs) but hears nothing while the publisher's audio is off.
+            #expect(await eventually { meter.periodsRendered >= 30 })
+            #expect(meter.soundPeriods == 0, "sound periods \(meter.soundPeriods) while the audio is off")
+
+            p.publisher.publishAudio = true
+            #expect(await eventually { p.b.streams.values.first?.hasAudio == true })
+            #expect(await eventually { meter.soundPeriods >= 5 }, "sound periods \(meter.soundPeriods)")
+            // The tone, measured once the decoder is past its start (the first periods carry its ramp-up).
+            meter.reset()
+            #expect(await eventually { meter.soundPeriods >= 50 }, "sound periods \(meter.soundPeriods)")
+            #expect(abs(meter.measuredFrequency - 440) < 20, "measured \(meter.measuredFrequency) Hz")
+            #expect(p.subscriber.statistics.audioTrack.packetsReceived > 0)
+            await p.disconnect()
+            #expect(await MediaTestKit.audioIdle())
+        }
+
         @Test func subscribeToVideoOffStopsDecodingAndOnResumesIt() async throws {
             try await MediaTestKit.useTone()
             let server = try await TestServer.start()

@@ -80,7 +80,7 @@ extension LiveServer {
 
         @Test func aSecondProcessPublishesAndThisOneReceivesItsPictureAndTone() async throws {
             try await MediaTestKit.useTone()
-            let tone = MediaTestKit.tone
+            let meter = MediaTestKit.meter
             let server = try await TestServer.start()
             defer { Task { await server.stop() } }
             let peerPath = try #require(Self.helper("tokkit-test-peer"),
@@ -115,8 +115,8 @@ extension LiveServer {
             let psnr = try #require(renderer.snapshot.lastPSNR)
             #expect(psnr > 30, "luma PSNR \(psnr) dB, lowest \(renderer.snapshot.lowestPSNR ?? 0) dB")
             print("two-process: luma PSNR last \(psnr) dB, lowest \(renderer.snapshot.lowestPSNR ?? 0) dB")
-            #expect(await eventually { tone.soundPeriods >= 20 }, "sound periods \(tone.soundPeriods)")
-            #expect(abs(tone.measuredFrequency - 440) < 20, "measured \(tone.measuredFrequency) Hz")
+            #expect(await eventually { meter.soundPeriods >= 20 }, "sound periods \(meter.soundPeriods)")
+            #expect(abs(meter.measuredFrequency - 440) < 20, "measured \(meter.measuredFrequency) Hz")
 
             // Closing its stdin makes the helper unpublish and leave.
             try input.fileHandleForWriting.close()

@@ -12,13 +12,14 @@ extension LiveServer {
     /// subscriber connected at its first media packet, and peers closed when the subscription ends.
     @Suite struct WebRTCNegotiatorTests {
         /// A publishes, B subscribes; returns the publisher-side link once its peer is connected.
-        static func subscribed(_ server: TestServer, wantsAudio: Bool = true, wantsVideo: Bool = true) async throws
+        static func subscribed(_ server: TestServer, wantsAudio: Bool = true, wantsVideo: Bool = true,
+                               publishAudio: Bool = true) async throws
             -> (a: Session, b: Session, publisher: Publisher, subscriber: Subscriber, delegate: SubscriberRecorder,
                 link: MediaLink)
         {
             let (a, _) = try await server.connected(media: true)
             let (b, _) = try await server.connected(media: true)
-            let publisher = Publisher(name: "p")
+            let publisher = Publisher(name: "p", publishAudio: publishAudio)
             try await a.publish(publisher)
             let streamId = try #require(publisher.stream?.streamId)
             #expect(await eventually { b.streams[streamId] != nil })
@@ -36,7 +37,8 @@ extension LiveServer {
         @Test func negotiatesAndConnectsTheSubscriberAtTheFirstMediaPacket() async throws {
             let server = try await TestServer.start()
             defer { Task { await server.stop() } }
-            let (a, b, publisher, subscriber, delegate, link) = try await Self.subscribed(server)
+            // No capturer and the audio off: nothing flows until the test sends a packet.
+            let (a, b, publisher, subscriber, delegate, link) = try await Self.subscribed(server, publishAudio: false)
             #expect(link.context.side == .publisher && link.phase == .negotiated)
             #expect(publisher.media.peerCount == 1)
             let subscriberLink = try #require((b.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
@@ -56,6 +58,58 @@ extension LiveServer {
             #expect(await eventually { peer.state == .closed })
             #expect(await eventually { publisher.media.peerCount == 0 })
             #expect((a.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations == 0)
+            await a.disconnect()
+            await b.disconnect()
+        }
+
+        @Test func thePublisherOffersSendOnlyAndTheSubscriberAnswersRecvOnly() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, b, _, _, _, link) = try await Self.subscribed(server)
+            let subscriberLink = try #require((b.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
+            let offer = try #require(link.localDescription), answer = try #require(subscriberLink.localDescription)
+            /// The direction attribute of each m-section, in order.
+            func directions(_ sdp: String) -> [String] {
+                sdp.split(separator: "\r\n").split { $0.hasPrefix("m=") }.dropFirst().map { section in
+                    section.first { ["a=sendrecv", "a=sendonly", "a=recvonly", "a=inactive"].contains($0) }
+                        .map(String.init) ?? "(none)"
+                }
+            }
+            #expect(offer.contains("\r\nm=audio ") && offer.contains("\r\nm=video "))
+            #expect(directions(offer) == ["a=sendonly", "a=sendonly"], "\(offer)")
+            #expect(directions(answer) == ["a=recvonly", "a=recvonly"], "\(answer)")
+            #expect(link.peer?.configuration.receivesAudio == false && link.peer?.configuration.receivesVideo == false)
+            await a.disconnect()
+            await b.disconnect()
+        }
+
+        @Test func theSubscriberConnectsOnceAndOnlyWhenMediaFlows() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            // No capturer and the audio off: the publisher's pipelines send nothing; the test sends by hand.
+            let (a, b, _, subscriber, delegate, link) = try await Self.subscribed(server, publishAudio: false)
+            let subscriberLink = try #require((b.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
+            #expect(await eventually { subscriberLink.peer?.state == .connected })
+            // DTLS-SRTP up and RTCP flowing (the publisher's sender reports), but no media: not connected.
+            #expect(await eventually { (subscriberLink.peer?.statistics(.audio).senderReportsReceived ?? 0) >= 1 })
+            #expect(!subscriber.isConnected && delegate.events.isEmpty)
+
+            // Media of both kinds, many packets: one connected event.
+            let peer = try #require(link.peer)
+            let payload = [UInt8](repeating: 0x10, count: 100)
+            for i in 0..<20 {
+                try payload.withUnsafeBytes { try peer.sendRTP(.audio, payload: $0, timestamp: UInt32(i) * 960) }
+                try payload.withUnsafeBytes {
+                    try peer.sendRTP(.video, payload: $0, timestamp: UInt32(i) * 3000, marker: true)
+                }
+            }
+            #expect(await eventually {
+                subscriber.media.peer?.statistics(.video).packetsReceived == 20
+                    && subscriber.media.peer?.statistics(.audio).packetsReceived == 20
+            })
+            #expect(await eventually { delegate.events == ["connected"] }, "\(delegate.events)")
+            #expect(await PublisherMediaTests.settles { delegate.events.count })
+            #expect(delegate.events == ["connected"], "\(delegate.events)")
             await a.disconnect()
             await b.disconnect()
         }

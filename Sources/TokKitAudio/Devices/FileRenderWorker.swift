@@ -1,21 +1,33 @@
-/// A render side that writes every period it reads from the bus to a WAV file, fixing up the header on stop.
+/// A render side that reads one period per tick from the bus and hands it on: written to a WAV file (header
+/// fixed up on stop) and/or given to a sink, in that order.
 final class FileRenderWorker: AudioSideWorker, @unchecked Sendable {
-    let writer: WAVWriter
+    /// Receives each period read from the bus, on the render thread; valid only during the call.
+    typealias Sink = @Sendable (UnsafeBufferPointer<Int16>) -> Void
+
+    let writer: WAVWriter?
+    private let sink: Sink?
     private let buffer: PeriodBuffer
 
-    init(writer: WAVWriter) {
+    /// Writes to `writer` (if any) and calls `sink` (if any) with every period of `format`.
+    init(format: AudioFormat, writer: WAVWriter?, sink: Sink? = nil) {
         self.writer = writer
-        buffer = PeriodBuffer(format: writer.format)
+        self.sink = sink
+        buffer = PeriodBuffer(format: format)
     }
+
+    convenience init(writer: WAVWriter) { self.init(format: writer.format, writer: writer) }
 
     func transferPeriod(_ bus: (any AudioBus)?) throws(AudioDeviceError) -> Bool {
         if let bus { bus.readRenderData(buffer.samples) } else { buffer.silence() }
-        do throws(WAVError) { try writer.write(buffer.readOnly) } catch {
-            throw .deviceFailed("\(writer.path): \(error)")
+        if let writer {
+            do throws(WAVError) { try writer.write(buffer.readOnly) } catch {
+                throw .deviceFailed("\(writer.path): \(error)")
+            }
         }
+        sink?(buffer.readOnly)
         return true
     }
 
     /// Makes the file complete as it stands (a failure here leaves sizes that ``WAVReader`` still copes with).
-    func didStop() { try? writer.updateHeader() }
+    func didStop() { try? writer?.updateHeader() }
 }

@@ -1,19 +1,27 @@
 import Synchronization
 
 /// An ``AudioDevice`` for demos and tests: capture is a sine tone, render records what the bus offers into a
-/// WAV file (when a file is given). One 10 ms period per tick of each side's own clock (`tone-capture` /
+/// WAV file and/or hands each played period to a ``RenderSink`` (when either is given; e.g. to measure what a
+/// subscriber hears). One 10 ms period per tick of each side's own clock (`tone-capture` /
 /// `tone-render` threads), so it behaves like a sound card running in real time.
 ///
 /// A subscriber that hears the tone of a publisher using this device proves the whole audio path: capture →
 /// Opus → RTP → SRTP → decode → mix → render. Control calls come from one thread at a time and never from inside
 /// a bus callback; the getters may be read from any thread.
 public final class ToneAudioDevice: AudioDevice {
+    /// Receives each period the device plays (interleaved Int16 of ``renderFormat``), on the `tone-render` thread,
+    /// right after it was read from the bus (and written to the render file). The buffer is valid only during the
+    /// call and is reused for the next period; the sink must not block, and should not allocate.
+    public typealias RenderSink = @Sendable (UnsafeBufferPointer<Int16>) -> Void
+
     /// The tone's frequency in Hz.
     public let frequency: Double
     /// Peak sample value of the tone.
     public let amplitude: Int16
     /// The WAV file rendered into, if any.
     public let renderFile: String?
+    /// Where each played period goes, if anywhere.
+    public let renderSink: RenderSink?
     public let captureFormat: AudioFormat
     public let renderFormat: AudioFormat
 
@@ -22,12 +30,14 @@ public final class ToneAudioDevice: AudioDevice {
     private let render: AudioDeviceSide<FileRenderWorker>
 
     /// A device capturing a `frequency` Hz sine of peak `amplitude` (about -12 dBFS by default) and, when
-    /// `renderFile` is given, recording what it plays there. Without a render file, rendering is not available.
+    /// `renderFile` is given, recording what it plays there; when `renderSink` is given, handing it every period
+    /// played. Without either, rendering is not available.
     public init(frequency: Double = 440, amplitude: Int16 = 8_000, format: AudioFormat = .voice,
-                renderFile: String? = nil) {
+                renderFile: String? = nil, renderSink: RenderSink? = nil) {
         self.frequency = frequency
         self.amplitude = amplitude
         self.renderFile = renderFile
+        self.renderSink = renderSink
         captureFormat = format
         renderFormat = format
         capture = AudioDeviceSide(threadName: "tone-capture", pacing: .clock, bus: bus)
@@ -38,15 +48,17 @@ public final class ToneAudioDevice: AudioDevice {
 
     // MARK: Rendering
 
-    public var isRenderingAvailable: Bool { renderFile != nil }
+    public var isRenderingAvailable: Bool { renderFile != nil || renderSink != nil }
 
     public func initializeRendering() throws(AudioDeviceError) {
-        guard let renderFile else { throw .noSuchDevice("(no render file)") }
+        guard isRenderingAvailable else { throw .noSuchDevice("(no render file or sink)") }
         guard renderFormat.isSupported else { throw .unsupportedFormat(renderFormat) }
-        let format = renderFormat
+        let format = renderFormat, renderFile = self.renderFile, sink = renderSink
         try render.initialize { () throws(AudioDeviceError) in
+            guard let renderFile else { return FileRenderWorker(format: format, writer: nil, sink: sink) }
             do throws(WAVError) {
-                return FileRenderWorker(writer: try WAVWriter(path: renderFile, format: format))
+                return FileRenderWorker(format: format, writer: try WAVWriter(path: renderFile, format: format),
+                                        sink: sink)
             } catch {
                 throw .invalidFile(path: renderFile, reason: error.description)
             }
@@ -59,7 +71,7 @@ public final class ToneAudioDevice: AudioDevice {
     public var isRendering: Bool { render.isRunning }
     public var estimatedRenderDelay: Duration { .zero }
     /// Frames written to the render file so far.
-    public var renderedFrames: Int { render.worker?.writer.framesWritten ?? 0 }
+    public var renderedFrames: Int { render.worker?.writer?.framesWritten ?? 0 }
 
     // MARK: Capture
 

@@ -2,7 +2,7 @@ import CYUV
 import Dispatch
 import Synchronization
 
-/// Records every frame it renders to a YUV4MPEG2 file (`C420jpeg`), optionally with numbered image snapshots
+/// Records the frames it renders to a YUV4MPEG2 file (`C420jpeg`), optionally with numbered image snapshots
 /// every N frames. ffmpeg, ffprobe, mpv and ``Y4MFileCapturer`` read the result.
 ///
 /// ## Size and rate
@@ -13,11 +13,14 @@ import Synchronization
 /// upright, before that.
 ///
 /// ## Threads and memory
-/// ``renderVideoFrame(_:)`` (one media thread at a time) converts or copies the frame into a bounded pool and
-/// queues it; a writer thread named `tk-file-render` writes the queue to disk in order. Nothing is allocated
-/// per frame. The file must receive **every** frame, so when the disk falls `queueDepth` frames behind,
-/// `renderVideoFrame` waits for the writer rather than drop one. Snapshots are encoded on the writer thread
-/// (one allocation per snapshot).
+/// ``renderVideoFrame(_:)`` (one media thread at a time, e.g. a subscriber's decode thread) converts or copies the
+/// frame into a bounded pool of `queueDepth + 3` buffers and queues it; a writer thread named `tk-file-render`
+/// writes the queue to disk in order. Nothing is allocated per frame. When the disk falls `queueDepth` frames
+/// behind, ``QueuePolicy/newestWins`` (the default) drops the **oldest** queued frame to make room, so rendering
+/// never waits for the disk (counted in ``framesSkipped``); ``QueuePolicy/waitForDisk`` makes
+/// `renderVideoFrame` wait for the writer instead, for offline recording where every frame must reach the file
+/// and the caller is not a real-time thread. Snapshots are encoded on the writer thread (one allocation per
+/// snapshot).
 ///
 /// ## Errors and closing
 /// An unwritable path fails in the initializer. A write error later (disk full) is kept: frames after it are
@@ -26,6 +29,14 @@ import Synchronization
 /// on disk (as far as the kernel is concerned); frames rendered after it are dropped. Dropping the renderer
 /// closes it too, ignoring errors.
 public final class FileRenderer: VideoRender {
+    /// What ``renderVideoFrame(_:)`` does when `queueDepth` frames already wait for the disk.
+    public enum QueuePolicy: Sendable, Hashable {
+        /// Drop the oldest queued frame (counted in ``framesSkipped``): rendering never waits for the disk.
+        case newestWins
+        /// Wait until the writer has written a frame: the file gets every frame, rendering may block.
+        case waitForDisk
+    }
+
     /// Numbered image files written every `every` frames: frame `n` (counted from 0, every multiple of `every`)
     /// goes to `<pathPrefix><n, 6 digits>.<png|pgm>`, e.g. `/tmp/snap-000030.png`.
     public struct Snapshots: Sendable, Hashable {
@@ -50,6 +61,7 @@ public final class FileRenderer: VideoRender {
 
     public let path: String
     public let snapshots: Snapshots?
+    public let queuePolicy: QueuePolicy
     private let recording: FileRecording
     private let preparation: Mutex<FramePreparation>
     private let thread: MediaThread
@@ -59,12 +71,24 @@ public final class FileRenderer: VideoRender {
     /// - Parameters:
     ///   - framesPerSecond: the `F` tag to write; default: the first frame's estimated rate.
     ///   - snapshots: image files to write every N frames (`every` must be positive).
-    ///   - queueDepth: frames that may wait for the disk before rendering waits (at least 1).
+    ///   - queueDepth: frames that may wait for the disk (at least 1).
+    ///   - queuePolicy: what a full queue does: drop its oldest frame (default) or make rendering wait.
     /// - Throws: ``MediaFileError/noSuchFile(path:)`` when the directory does not exist,
     ///   ``MediaFileError/permissionDenied(path:)``, ``MediaFileError/isDirectory(path:)`` or another system error;
     ///   ``MediaFileError/invalidArgument(_:)`` for a snapshot interval or queue depth below 1.
-    public init(
-        path: String, framesPerSecond: Double? = nil, snapshots: Snapshots? = nil, queueDepth: Int = 8
+    public convenience init(
+        path: String, framesPerSecond: Double? = nil, snapshots: Snapshots? = nil, queueDepth: Int = 8,
+        queuePolicy: QueuePolicy = .newestWins
+    ) throws(MediaFileError) {
+        try self.init(path: path, framesPerSecond: framesPerSecond, snapshots: snapshots, queueDepth: queueDepth,
+                      queuePolicy: queuePolicy, beforeEachWrite: nil)
+    }
+
+    /// The designated initializer; `beforeEachWrite` runs on the writer thread before each frame is written (test
+    /// seam: a slow disk).
+    init(
+        path: String, framesPerSecond: Double?, snapshots: Snapshots?, queueDepth: Int, queuePolicy: QueuePolicy,
+        beforeEachWrite: (@Sendable () -> Void)?
     ) throws(MediaFileError) {
         guard queueDepth >= 1 else { throw .invalidArgument("queue depth \(queueDepth) is below 1") }
         if let snapshots, snapshots.every < 1 {
@@ -73,27 +97,34 @@ public final class FileRenderer: VideoRender {
         let writer = try Y4MWriter(path: path)
         self.path = path
         self.snapshots = snapshots
+        self.queuePolicy = queuePolicy
         recording = FileRecording(
-            writer: writer, depth: queueDepth, snapshots: snapshots, framesPerSecond: framesPerSecond)
-        // Room for every queued frame plus the two a conversion and a scale hold at once.
-        preparation = Mutex(FramePreparation(pool: VideoFramePool(capacity: queueDepth + 2)))
+            writer: writer, depth: queueDepth, policy: queuePolicy, snapshots: snapshots,
+            framesPerSecond: framesPerSecond, beforeEachWrite: beforeEachWrite)
+        // Room for every queued frame, the one being written, and the two a conversion and a scale hold at once.
+        preparation = Mutex(FramePreparation(pool: VideoFramePool(capacity: queueDepth + 3)))
         let recording = recording
         thread = MediaThread(name: "tk-file-render") { _ in recording.runWriter() }
     }
 
     deinit { try? close() }
 
-    /// Queues `frame` for the file (see the type's documentation for conversions and waiting).
+    /// Queues `frame` for the file (see the type's documentation for conversions and the full queue).
     public func renderVideoFrame(_ frame: VideoFrame) {
         recording.received.add(1, ordering: .relaxed)
         guard recording.isAccepting else {
             recording.dropped.add(1, ordering: .relaxed)
             return
         }
-        recording.slots.wait()  // bounded queue: waits while the writer is `queueDepth` frames behind
+        switch queuePolicy {
+        case .waitForDisk:
+            recording.slots.wait()  // bounded queue: waits while the writer is `queueDepth` frames behind
+        case .newestWins:
+            recording.makeRoom()  // before preparing: the dropped frame's buffer goes back to the pool
+        }
         let prepared: VideoFrame? = preparation.withLock { p in try? p.prepare(frame) }
         guard let prepared else {
-            recording.slots.signal()
+            if queuePolicy == .waitForDisk { recording.slots.signal() }
             recording.dropped.add(1, ordering: .relaxed)
             return
         }
@@ -114,8 +145,12 @@ public final class FileRenderer: VideoRender {
     public var framesReceived: Int { recording.received.load(ordering: .relaxed) }
     /// Frames written to the file.
     public var framesWritten: Int { recording.written.load(ordering: .relaxed) }
-    /// Frames not written: unconvertible, or rendered after an error or ``close()``.
+    /// Frames not written: unconvertible, dropped from a full queue (``framesSkipped``), or rendered after an
+    /// error or ``close()``.
     public var framesDropped: Int { recording.dropped.load(ordering: .relaxed) }
+    /// Frames dropped from a full queue to make room for a newer one (``QueuePolicy/newestWins``: the disk was
+    /// `queueDepth` frames behind).
+    public var framesSkipped: Int { recording.skipped.load(ordering: .relaxed) }
     /// Snapshot files written.
     public var snapshotsWritten: Int { recording.snapshotsWritten.load(ordering: .relaxed) }
     /// The first error met while recording, if any: the file's (which stopped the recording), else the
@@ -159,8 +194,12 @@ private struct FramePreparation {
 
 /// The state shared by a ``FileRenderer`` and its writer thread.
 private final class FileRecording: Sendable {
+    /// Free queue places (``FileRenderer/QueuePolicy/waitForDisk`` only).
     let slots: DispatchSemaphore
+    /// One signal per frame queued (some of whose frames may have been dropped since) plus the close request.
     private let items = DispatchSemaphore(value: 0)
+    private let policy: FileRenderer.QueuePolicy
+    private let beforeEachWrite: (@Sendable () -> Void)?
     private let queue: Mutex<FrameRing>
     private let closing = Atomic<Bool>(false)
     /// The file, used by the writer thread until it ends, then by ``finish()``.
@@ -173,14 +212,18 @@ private final class FileRecording: Sendable {
     let received = Atomic<Int>(0)
     let written = Atomic<Int>(0)
     let dropped = Atomic<Int>(0)
+    let skipped = Atomic<Int>(0)
     let snapshotsWritten = Atomic<Int>(0)
     /// The first error of the file (which stops the recording) and of the snapshots (which stops them).
     let failures = Mutex<(file: MediaFileError?, snapshot: MediaFileError?)>((nil, nil))
 
     typealias Snapshots = FileRenderer.Snapshots
 
-    init(writer: sending Y4MWriter, depth: Int, snapshots: Snapshots?, framesPerSecond: Double?) {
+    init(writer: sending Y4MWriter, depth: Int, policy: FileRenderer.QueuePolicy, snapshots: Snapshots?,
+         framesPerSecond: Double?, beforeEachWrite: (@Sendable () -> Void)?) {
         slots = DispatchSemaphore(value: depth)
+        self.policy = policy
+        self.beforeEachWrite = beforeEachWrite
         queue = Mutex(FrameRing(capacity: depth))
         self.writer = Mutex(writer)
         self.snapshots = snapshots
@@ -197,31 +240,43 @@ private final class FileRecording: Sendable {
         items.signal()
     }
 
+    /// Newest-wins: drops the oldest queued frame when the queue is full (its `items` signal stays; the writer
+    /// skips the empty wake-up). The render thread is the only producer, so the queue then has room for one.
+    func makeRoom() {
+        let evicted: VideoFrame? = queue.withLock { $0.isFull ? $0.pop() : nil }
+        guard evicted != nil else { return }
+        skipped.add(1, ordering: .relaxed)
+        dropped.add(1, ordering: .relaxed)
+    }
+
     func requestClose() {
         guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
         items.signal()  // with nothing queued behind it: the writer ends after the frames before
     }
 
     /// The writer thread's body: writes queued frames in order until a close request finds the queue empty.
+    /// Each wake-up takes one `items` signal; there is always one more signal than frames written (the close
+    /// request, plus one per frame dropped by ``makeRoom()``), so after the close the writer always wakes to an
+    /// empty queue.
     func runWriter() {
         var index = 0
         while true {  // ends on the close request, which requestClose() always sends once
             items.wait()
-            guard writeNext(index: index) else { return }
+            guard let frame = queue.withLock({ $0.pop() }) else {
+                if closing.load(ordering: .acquiring) { return }
+                continue  // the signal of a frame makeRoom() dropped
+            }
+            beforeEachWrite?()
+            write(frame, index: index)
             index += 1
-            slots.signal()  // after writeNext returned: the frame's buffer is back in the pool
+            if policy == .waitForDisk { slots.signal() }  // the frame's buffer is back in the pool
         }
     }
 
-    /// Writes the oldest queued frame; `false` when the queue is empty (the close request).
-    private func writeNext(index: Int) -> Bool {
-        guard let frame = queue.withLock({ $0.pop() }) else { return false }
-        write(frame, index: index)
-        return true
-    }
-
-    /// Closes the file (after the writer thread has ended) and reports the first error.
+    /// Closes the file (after the writer thread has ended) and reports the first error. A frame queued by a render
+    /// call racing with the close is counted as dropped.
     func finish() throws(MediaFileError) {
+        while queue.withLock({ $0.pop() }) != nil { dropped.add(1, ordering: .relaxed) }
         let closeError: MediaFileError? = writer.withLock { w in
             defer { w = nil }
             do throws(MediaFileError) { try w?.close() } catch { return error }
@@ -322,6 +377,8 @@ private struct FrameRing {
         slots[(head + count) % slots.count] = frame
         count += 1
     }
+
+    var isFull: Bool { count == slots.count }
 
     /// Removes the oldest frame (its slot is cleared so the pool gets the buffer back).
     mutating func pop() -> VideoFrame? {

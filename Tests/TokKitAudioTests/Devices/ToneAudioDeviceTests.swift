@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TokKitAudio
 
@@ -63,6 +64,39 @@ import TokKitAudio
         let read = try samples.withUnsafeMutableBufferPointer { try reader.read(into: $0) }
         #expect(read == 4_800)
         #expect(samples == offered)
+    }
+
+    @Test func handsEveryPlayedPeriodToItsSinkAfterTheFile() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("heard.wav")
+        let offered = pattern(count: 4_800)
+        let heard = Mutex<[Int16]>([])
+        let periods = Mutex<Set<Int>>([])
+        let device = ToneAudioDevice(renderFile: path, renderSink: { period in
+            heard.withLock { $0 += period }
+            periods.withLock { _ = $0.insert(period.count) }
+        })
+        #expect(device.isRenderingAvailable)
+        device.setAudioBus(RecordingBus(renderSource: offered))
+        try device.initializeRendering()
+        try device.startRendering()
+        #expect(poll { heard.withLock { $0.count } >= 4_800 })
+        device.stopRendering()
+        #expect(Array(heard.withLock { $0 }.prefix(4_800)) == offered)
+        #expect(periods.withLock { $0 } == [480], "one call per 10 ms period of 48 kHz mono")
+        #expect(device.renderedFrames == heard.withLock { $0.count }, "the file got the same periods")
+    }
+
+    @Test func aSinkAloneMakesRenderingAvailable() throws {
+        let calls = Mutex(0)
+        let device = ToneAudioDevice(renderSink: { _ in calls.withLock { $0 += 1 } })
+        #expect(device.isRenderingAvailable && device.renderFile == nil)
+        device.setAudioBus(RecordingBus(renderSource: pattern(count: 480)))
+        try device.initializeRendering()
+        try device.startRendering()
+        #expect(poll { calls.withLock { $0 } >= 3 })
+        device.stopRendering()
+        #expect(device.renderedFrames == 0 && device.statistics.renderedPeriods >= 3)
     }
 
     @Test func withoutARenderFileRenderingIsNotAvailable() {

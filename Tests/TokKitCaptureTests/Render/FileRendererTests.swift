@@ -1,7 +1,19 @@
+import Dispatch
+import Synchronization
 import Testing
 @testable import TokKitCapture
 
 @Suite struct FileRendererTests {
+    /// Expects the Y4M file at `path` to hold exactly `frames`, in order, pixel for pixel.
+    static func expectFile(_ path: String, holds frames: [VideoFrame]) throws {
+        let reader = try Y4MReader(path: path)
+        for f in frames {
+            #expect(try reader.readFrame())
+            #expect(RendererTestKit.tightPlanes(reader.frame()) == RendererTestKit.tightPlanes(f))
+        }
+        #expect(try !reader.readFrame())
+    }
+
     @Test func roundTripsThroughY4MFileCapturer() throws {
         let dir = try RendererTestKit.temporaryDirectory()
         defer { RendererTestKit.removeDirectory(dir) }
@@ -76,23 +88,92 @@ import Testing
     @Test func aFullQueueMakesRenderingWaitInsteadOfDropping() throws {
         let dir = try RendererTestKit.temporaryDirectory()
         defer { RendererTestKit.removeDirectory(dir) }
-        let renderer = try FileRenderer(path: dir + "/out.y4m", queueDepth: 1)
+        let renderer = try FileRenderer(path: dir + "/out.y4m", queueDepth: 1, queuePolicy: .waitForDisk)
         let frames = try (0..<40).map { try RendererTestKit.patternFrame(width: 32, height: 32, seed: $0) }
         for f in frames { renderer.renderVideoFrame(f) }
         try renderer.close()
-        #expect(renderer.framesWritten == 40 && renderer.framesDropped == 0)
-        let reader = try Y4MReader(path: dir + "/out.y4m")
-        for f in frames {
-            #expect(try reader.readFrame())
-            #expect(RendererTestKit.tightPlanes(reader.frame()) == RendererTestKit.tightPlanes(f))
+        #expect(renderer.framesWritten == 40 && renderer.framesDropped == 0 && renderer.framesSkipped == 0)
+        try Self.expectFile(dir + "/out.y4m", holds: frames)
+    }
+
+    /// Holds the writer thread in its first write until released (the test seam for a slow disk); later writes
+    /// pass.
+    final class SlowDisk: Sendable {
+        let entered = DispatchSemaphore(value: 0)
+        private let released = DispatchSemaphore(value: 0)
+        private let open = Atomic<Bool>(false)
+
+        var hook: @Sendable () -> Void {
+            { [self] in
+                guard !open.load(ordering: .acquiring) else { return }
+                entered.signal()
+                released.wait()
+            }
         }
-        #expect(try !reader.readFrame())
+
+        func release() {
+            open.store(true, ordering: .releasing)
+            released.signal()
+        }
+    }
+
+    /// Renders `frames` on another thread; true when every call returned within 10 s.
+    static func renderReturns(_ renderer: FileRenderer, _ frames: [VideoFrame]) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for f in frames { renderer.renderVideoFrame(f) }
+            done.signal()
+        }
+        return done.wait(timeout: .now() + 10) == .success
+    }
+
+    @Test func aSlowDiskDoesNotBlockRenderingAndTheNewestFramesWin() throws {
+        let dir = try RendererTestKit.temporaryDirectory()
+        defer { RendererTestKit.removeDirectory(dir) }
+        let disk = SlowDisk()
+        let depth = 3
+        let renderer = try FileRenderer(path: dir + "/out.y4m", framesPerSecond: nil, snapshots: nil,
+                                        queueDepth: depth, queuePolicy: .newestWins, beforeEachWrite: disk.hook)
+        let frames = try (0..<20).map { try RendererTestKit.patternFrame(width: 32, height: 32, seed: $0) }
+        // Frame 0 reaches the writer, which then hangs in its write.
+        renderer.renderVideoFrame(frames[0])
+        let entered = disk.entered.wait(timeout: .now() + 10) == .success
+        #expect(entered, "the writer never started writing")
+        // Nineteen more frames while the disk is stuck: every call returns.
+        let returned = Self.renderReturns(renderer, Array(frames[1...]))
+        disk.release()  // whatever happened, so close() cannot hang
+        #expect(returned, "renderVideoFrame blocked on the slow disk")
+        #expect(renderer.framesSkipped == 19 - depth && renderer.framesDropped == 19 - depth)
+        try renderer.close()
+        #expect(renderer.framesReceived == 20 && renderer.framesWritten == 1 + depth)
+        #expect(renderer.error == nil)
+
+        // The file holds frame 0 and the newest `depth` frames, in order, intact.
+        try Self.expectFile(dir + "/out.y4m", holds: [frames[0]] + frames[(20 - depth)...])
+    }
+
+    @Test func closeWritesEveryQueuedFrameOfASlowDisk() throws {
+        let dir = try RendererTestKit.temporaryDirectory()
+        defer { RendererTestKit.removeDirectory(dir) }
+        let disk = SlowDisk()
+        let renderer = try FileRenderer(path: dir + "/out.y4m", framesPerSecond: 30, snapshots: nil, queueDepth: 4,
+                                        queuePolicy: .newestWins, beforeEachWrite: disk.hook)
+        let frames = try (0..<5).map { try RendererTestKit.patternFrame(width: 16, height: 16, seed: $0) }
+        renderer.renderVideoFrame(frames[0])
+        #expect(disk.entered.wait(timeout: .now() + 10) == .success)
+        for f in frames[1...] { renderer.renderVideoFrame(f) }  // exactly fills the queue: nothing dropped
+        #expect(renderer.framesWritten == 0)
+        disk.release()
+        try renderer.close()
+        #expect(renderer.framesWritten == 5 && renderer.framesSkipped == 0 && renderer.framesDropped == 0)
+        try Self.expectFile(dir + "/out.y4m", holds: frames)
     }
 
     @Test func copiesBorrowedFramesBeforeReturning() throws {
         let dir = try RendererTestKit.temporaryDirectory()
         defer { RendererTestKit.removeDirectory(dir) }
-        let renderer = try FileRenderer(path: dir + "/out.y4m", queueDepth: 4)
+        // Six frames never fill eight places: nothing is dropped whatever the disk does.
+        let renderer = try FileRenderer(path: dir + "/out.y4m", queueDepth: 8)
         var memory = [UInt8](repeating: 7, count: 4 * 4 + 2 * 4)
         for _ in 0..<6 {
             memory.withUnsafeBytes { m in
