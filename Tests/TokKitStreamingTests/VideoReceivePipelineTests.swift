@@ -67,12 +67,12 @@ import TokKitPeer
         let start = MonotonicClock.now()
         try await VideoSendPipelineTests.publish(sender, 0..<3, start: start, renderers: [renderer.inner])
 
-        // Blocked: one frame in the renderer, three queued, then drops and a PLI; the keyframe it brings is
+        // Blocked: one frame in the renderer, a full queue, then drops and a PLI; the keyframe it brings is
         // dropped as well (the queue is still full).
         renderer.open.store(false, ordering: .releasing)
         let requests = sender.statistics.keyframeRequests, keyframes = sender.statistics.keyframesEncoded
         var next = 3
-        for _ in 0..<20 where sender.statistics.keyframesEncoded == keyframes {
+        for _ in 0..<VideoReceivePipeline.queueCapacity + 10 where sender.statistics.keyframesEncoded == keyframes {
             try await VideoSendPipelineTests.publish(sender, next..<next + 1, start: start)
             next += 1
             _ = await eventually(within: .milliseconds(100)) { sender.statistics.keyframeRequests > requests }
@@ -84,8 +84,8 @@ import TokKitPeer
 
         // Unblocked: the queue drains; then delta frames, 50 ms apart, until decoding resumes (bounded).
         renderer.open.store(true, ordering: .releasing)
-        // The frame held in the renderer and the three queued ones (deltas before the first drop) come out.
-        _ = await eventually(within: .seconds(5)) { renderer.inner.count == 3 + 4 }
+        // The frame held in the renderer and the queued ones (deltas before the first drop) come out.
+        _ = await eventually(within: .seconds(5)) { renderer.inner.count == 3 + 1 + VideoReceivePipeline.queueCapacity }
         let shown = renderer.inner.count
         for _ in 0..<40 where renderer.inner.count == shown {
             try await VideoSendPipelineTests.publish(sender, next..<next + 1, start: start)
