@@ -51,7 +51,7 @@ import TokKitSessionTestSupport
             + "\(end.report[int: "targetBitrate"] ?? -1) b/s (limited by '\(end.report[string: "limitation"] ?? "?")'), "
             + "Swift renders \(renderer.snapshot.width)x\(renderer.snapshot.height)"
         #expect(reached, "the browser did not send 150 frames within 20 s: \(summary)")
-        #expect(sent > 0 && Double(decoded) >= 0.9 * Double(sent), "\(summary); \(subscriber.statistics.video)")
+        #expect(sent > 0 && Double(decoded) >= 0.9 * Double(sent), "\(summary); \(subscriber.statistics.video); \(subscriber.statistics.videoTrack)")
         #expect(end.report[string: "codec"] == "video/VP8", "\(summary)")
         // Swift decodes whatever size the browser currently sends (read again briefly: a switch may be in flight).
         let sameSize = await eventually(timeout: .seconds(3)) {
