@@ -203,6 +203,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TokKitBrowserTests", dependencies: [
                         "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitAudio", "TokKitSessionTestSupport",
+                        "TokKitChromiumSupport",
                         .product(name: "Hummingbird", package: "hummingbird"),
                         .product(name: "HummingbirdTesting", package: "hummingbird"),
                         .product(name: "Logging", package: "swift-log"),

@@ -20,6 +20,10 @@ import TokKitSRTP
 public final class DTLSTransport: Sendable {
     /// Receives decrypted media on the network thread; the buffer is valid only during the call.
     public typealias MediaHandler = @Sendable (MediaPacketKind, UnsafeMutableRawBufferPointer) -> Void
+    /// Loss injection (tests): sees each received SRTP/SRTCP datagram before it is decrypted (the RTP header,
+    /// RFC 3711 §3.1, and the first 8 bytes of RTCP are in clear) and returns true to drop it as if the network
+    /// had lost it. Runs on the network thread; must not block.
+    public typealias ReceiveDropFilter = @Sendable (MediaPacketKind, UnsafeRawBufferPointer) -> Bool
 
     /// The DTLS role (from ``DTLSSetup/role(local:remote:)``).
     public let role: DTLSRole
@@ -34,6 +38,9 @@ public final class DTLSTransport: Sendable {
     private let outbound = Mutex<SRTPSession?>(nil)
     private let inbound = Mutex<SRTPSession?>(nil)
     private let media = Mutex<MediaHandler?>(nil)
+    private let dropFilter = Mutex<ReceiveDropFilter?>(nil)
+    /// Whether ``dropFilter`` is set: without one, the receive path pays one relaxed load and no lock.
+    private let hasDropFilter = Atomic<Bool>(false)
     private let receiveBuffer = ReceiveBuffer(capacity: 65_536)
     private let continuation: AsyncStream<DTLSTransportState>.Continuation
     private let counters = Counters()
@@ -91,6 +98,16 @@ public final class DTLSTransport: Sendable {
         media.withLock { $0 = handler }
     }
 
+    /// Installs (or with `nil` removes) a loss-injection seam for tests: `filter` decides, before decryption,
+    /// which received media datagrams are dropped as lost, so that a retransmission of the same packet still
+    /// passes SRTP replay protection as it would after real loss. Dropped datagrams count in
+    /// ``DTLSTransportStatistics/droppedByFilter``. Without a filter (the default) the receive path costs one
+    /// relaxed atomic load more. Any thread.
+    public func setReceiveDropFilter(_ filter: ReceiveDropFilter?) {
+        dropFilter.withLock { $0 = filter }
+        hasDropFilter.store(filter != nil, ordering: .releasing)
+    }
+
     /// Starts the handshake (the client sends its ClientHello). Call once ICE is connected; calling earlier
     /// works but costs a retransmission timeout. Idempotent.
     public func start() {
@@ -119,6 +136,7 @@ public final class DTLSTransport: Sendable {
             return changes
         }
         media.withLock { $0 = nil }
+        setReceiveDropFilter(nil)
         ice.setReceiveHandler(nil)
         for change in changes { continuation.yield(change) }
         continuation.finish()
@@ -154,6 +172,10 @@ public final class DTLSTransport: Sendable {
         case .rtp: kind = .rtp
         case .rtcp: kind = .rtcp
         case .other: return
+        }
+        if hasDropFilter.load(ordering: .relaxed), let filter = dropFilter.withLock({ $0 }), filter(kind, datagram) {
+            counters.droppedByFilter.add(1, ordering: .relaxed)
+            return
         }
         let buffer = receiveBuffer.bytes
         guard datagram.count <= buffer.count else { counters.malformed.add(1, ordering: .relaxed); return }
@@ -230,6 +252,7 @@ private final class Counters: Sendable {
     let replays = Atomic<Int>(0)
     let droppedWithoutKeys = Atomic<Int>(0)
     let malformed = Atomic<Int>(0)
+    let droppedByFilter = Atomic<Int>(0)
 
     func count(_ error: SRTPError) {
         switch error {
@@ -244,6 +267,6 @@ private final class Counters: Sendable {
             rtpReceived: rtpReceived.load(ordering: .relaxed), rtcpReceived: rtcpReceived.load(ordering: .relaxed),
             authenticationFailures: authenticationFailures.load(ordering: .relaxed),
             replays: replays.load(ordering: .relaxed), droppedWithoutKeys: droppedWithoutKeys.load(ordering: .relaxed),
-            malformed: malformed.load(ordering: .relaxed))
+            malformed: malformed.load(ordering: .relaxed), droppedByFilter: droppedByFilter.load(ordering: .relaxed))
     }
 }

@@ -14,4 +14,6 @@ public struct DTLSTransportStatistics: Sendable, Hashable {
     public var droppedWithoutKeys = 0
     /// Malformed or otherwise undecryptable packets (dropped).
     public var malformed = 0
+    /// Media datagrams dropped by the loss-injection seam (``DTLSTransport/setReceiveDropFilter(_:)``, tests).
+    public var droppedByFilter = 0
 }

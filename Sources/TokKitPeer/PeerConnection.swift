@@ -69,6 +69,10 @@ public final class PeerConnection: Sendable {
     /// Test hook: returns true for an outgoing video sequence number that should be "lost" (kept in the send
     /// history, not sent), to exercise NACK and retransmission.
     let outgoingVideoLoss = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
+    /// Test hook (loss injection): returns true for a received RTP packet (SSRC, sequence number, read from the
+    /// clear header before SRTP) that should be "lost". Installed with ``setIncomingLoss(_:)``.
+    typealias IncomingLoss = @Sendable (_ ssrc: UInt32, _ sequenceNumber: UInt16) -> Bool
+    private let incomingLoss = Mutex<IncomingLoss?>(nil)
 
     /// Signalling and connection state.
     private struct Control: ~Copyable {
@@ -451,6 +455,7 @@ public final class PeerConnection: Sendable {
             dtls = try DTLSTransport(ice: ice, role: role, certificate: certificate, remoteFingerprint: fingerprint)
         } catch { throw .dtls(error) }
         dtls.setMediaHandler { [weak self] kind, packet in self?.receive(kind, packet) }
+        if let loss = incomingLoss.withLock({ $0 }) { dtls.setReceiveDropFilter(Self.dropFilter(loss)) }
         let installed = control.withLock { c in
             guard c.state == .new else { return false }
             c.signaling = .negotiated
@@ -714,6 +719,28 @@ public final class PeerConnection: Sendable {
                 }
             }
             track!.retransmissions += sent
+        }
+    }
+
+    // MARK: - Loss injection (tests)
+
+    /// Test hook: from now on, received RTP packets for which `loss` returns true are dropped before SRTP, as
+    /// if the network had lost them (a later retransmission of the same packet is accepted). `nil` removes it.
+    /// Costs nothing per packet when unset (one relaxed atomic load in ``DTLSTransport``).
+    func setIncomingLoss(_ loss: IncomingLoss?) {
+        incomingLoss.withLock { $0 = loss }
+        transport.withLock { $0 }?.setReceiveDropFilter(loss.map(Self.dropFilter))
+    }
+
+    /// A DTLS drop filter applying `loss` to RTP (SSRC and sequence number from the clear RTP header, RFC 3550
+    /// §5.1); RTCP always passes.
+    private static func dropFilter(_ loss: @escaping IncomingLoss) -> DTLSTransport.ReceiveDropFilter {
+        { kind, datagram in
+            guard kind == .rtp, datagram.count >= RTPPacketView.fixedHeaderLength else { return false }
+            let sequence = UInt16(datagram[2]) << 8 | UInt16(datagram[3])
+            let ssrc = UInt32(datagram[8]) << 24 | UInt32(datagram[9]) << 16 | UInt32(datagram[10]) << 8
+                | UInt32(datagram[11])
+            return loss(ssrc, sequence)
         }
     }
 

@@ -9,11 +9,12 @@ import TokKitRTP
 ///
 /// ## Data plane
 /// The receive handler (the peer's network thread) feeds each packet to the VP8 frame assembler; a complete
-/// frame is copied into one of three preallocated queue slots. The decode thread decodes it into a pooled
+/// frame is copied into one of ``queueCapacity`` preallocated queue slots. The decode thread decodes it into a pooled
 /// I420 frame, stamps it with its capture time in this process's clock (RTP timestamp mapped from the first
 /// frame's arrival) and hands it to ``renderer``. A lost or incomplete frame, a full queue or a decode error
 /// makes the pipeline skip everything up to the next keyframe and ask the peer for one
-/// (`requestKeyframe()`, at most every 250 ms). Nothing is allocated per packet or frame in steady state.
+/// (`requestKeyframe()`, at most every 250 ms), again with every frame it drops while it waits. Nothing is
+/// allocated per packet or frame in steady state.
 ///
 /// ## Control
 /// ``isEnabled`` false (subscribeToVideo = false) stops decoding and rendering; turning it on again waits for
@@ -33,6 +34,11 @@ public final class VideoReceivePipeline: Sendable {
         /// ``close()`` was called. Terminal.
         case closed
     }
+
+    /// Complete frames waiting for the decode thread at most (about 270 ms at 30 fps). Frames come in bursts
+    /// when the network thread was descheduled (a loaded machine): with 3 slots such a burst overflowed the
+    /// queue, and every overflow costs a keyframe round trip (several frames).
+    static let queueCapacity = 8
 
     /// The least time between two keyframe requests.
     public static let keyframeRequestInterval: Duration = .milliseconds(250)
@@ -61,9 +67,7 @@ public final class VideoReceivePipeline: Sendable {
     }
     /// Set after a decode error: frames are dropped until the next keyframe.
     private let awaitingKeyframe = Atomic<Bool>(false)
-    /// Six frames (200 ms at 30 fps) of slack for a decode thread scheduled late on a busy machine: every frame it
-    /// cannot take costs a key frame round trip. Latency grows only while it is behind.
-    private let queue = EncodedFrameQueue(capacity: 6)
+    private let queue = EncodedFrameQueue(capacity: queueCapacity, slotBytes: 128 * 1024)
     private let stats = Mutex(VideoReceiveStatistics())
     private let thread = Mutex<MediaThread?>(nil)
     /// Set by ``close()`` before it wakes and joins the thread.
@@ -152,8 +156,8 @@ public final class VideoReceivePipeline: Sendable {
                     if frame.isKeyFrame {
                         awaitingKeyframe.store(false, ordering: .relaxed)
                     } else if awaitingKeyframe.load(ordering: .relaxed) {
-                        // Keep asking (rate-limited): the request that started the wait may have been
-                        // suppressed by the rate limit, or its keyframe dropped in turn.
+                        // Ask again while waiting (rate-limited): the keyframe answering the last request may
+                        // itself have been dropped (full queue) or lost, and the sender sends no other.
                         dropped += 1
                         needKeyframe = true
                         continue

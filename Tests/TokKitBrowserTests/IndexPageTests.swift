@@ -10,8 +10,7 @@ import TokKit
         let (swift, events) = try await server.swiftClient()
         let swiftId = try #require(swift.connection?.connectionId)
 
-        let chromium = try HeadlessChromium(url: "\(server.url)/?sessionId=\(server.sessionId)")
-        defer { chromium.stop() }
+        let chromium = try await BrowserPage.open("\(server.url)/?sessionId=\(server.sessionId)")
         let joined = try #require(await events.first { $0.connectionCreated },
                                   "Swift saw no connectionCreated; console: \(chromium.console)")
         let stream = try #require(await events.first { $0.streamCreated },
@@ -26,5 +25,6 @@ import TokKit
         #expect(line == "tokkit-chat: \(swiftId): hi page")
         await swift.disconnect()
         #expect(await chromium.waitForConsole { $0 == "tokkit-chat: * \(swiftId) left" } != nil)
+        await chromium.close()
     }
 }

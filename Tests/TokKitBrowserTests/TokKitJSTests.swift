@@ -10,8 +10,7 @@ import TokKit
         let (swift, events) = try await server.swiftClient()
         let swiftId = try #require(swift.connection?.connectionId)
 
-        let chromium = try HeadlessChromium(url: server.pageURL("/echo.html", tokens: ["token": try await server.token()]))
-        defer { chromium.stop() }
+        let chromium = try await BrowserPage.open(server.pageURL("/echo.html", tokens: ["token": try await server.token()]))
         let browserId = try #require(try await chromium.waitForReport("connected")[string: "id"])
 
         let joined = try #require(await events.first { $0.connectionCreated }, "Swift saw no connectionCreated")
@@ -28,14 +27,14 @@ import TokKit
                                 "Swift received no chat from the browser")
         #expect(echo.type == "chat" && echo.data == "echo: hello from Swift ✓")
         await swift.disconnect()
+        await chromium.close()
     }
 
     @Test func mediaFlowsBetweenTwoBrowserClientsThroughTheRelay() async throws {
         let server = try await BrowserTestServer.start()
         defer { Task { await server.stop() } }
         let tokens = ["tokenA": try await server.token(), "tokenB": try await server.token()]
-        let chromium = try HeadlessChromium(url: server.pageURL("/media.html", tokens: tokens))
-        defer { chromium.stop() }
+        let chromium = try await BrowserPage.open(server.pageURL("/media.html", tokens: tokens))
 
         let announced = try await chromium.waitForReport("streamCreated")
         #expect(announced[bool: "hasAudio"] == true && announced[bool: "hasVideo"] == true)
@@ -61,6 +60,7 @@ import TokKit
         #expect(later[string: "videoCodec"] == "video/VP8" && later[int: "videoPayloadType"] == 96)
         #expect((later[int: "audioPackets"] ?? 0) > 0)
         #expect(later[string: "audioCodec"] == "audio/opus" && later[int: "audioPayloadType"] == 111)
+        await chromium.close()
     }
 }
 

@@ -117,11 +117,13 @@ import TokKitSDP
         let chromiumState = Mutex<String>("new")
         private let tasks = Mutex<[Task<Void, Never>]>([])
 
-        init(browser: Chromium) async throws {
+        init(browser: Chromium,
+             configuration: PeerConfiguration = PeerConfiguration(audioSSRC: 0x7000_0A0D, videoSSRC: 0x7000_B1DE))
+            async throws {
             self.browser = browser
             page = try await browser.newPage()
             #expect(try await page.evaluate(PeerConnectionChromiumTests.pageScript) == "ok")
-            peer = try PeerConnection(configuration: PeerConfiguration(audioSSRC: 0x7000_0A0D, videoSSRC: 0x7000_B1DE))
+            peer = try PeerConnection(configuration: configuration)
             peer.setReceiveHandler(.audio, audio.handler)
             peer.setReceiveHandler(.video, video.handler)
         }

@@ -103,7 +103,7 @@ import TokKitSDP
                     switch event {
                     case .localCandidate(let c): _ = try? await tw("add", c)
                     case .gatheringComplete: _ = try? await tw("add", "")
-                    case .stateChanged: break
+                    case .stateChanged, .firstMediaPacket: break
                     }
                 }
             })

@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 import TokKitICETestSupport
 import TokKitMedia
@@ -33,6 +35,65 @@ import TokKitPeer
         try await VideoSendPipelineTests.publish(sender, 10..<15, start: start, renderers: [renderer])
         #expect(sender.statistics.keyframesEncoded == keyframes + 1)
         #expect(renderer.numbers == Array(0..<5) + Array(10..<15))
+        #expect(receiver.statistics.decodeErrors == 0)
+    }
+
+    /// Blocks the decode thread (bounded: 20 s at most per frame) while ``open`` is false, so the receive queue
+    /// fills up; counts the frames it lets through.
+    final class GatedRenderer: VideoRender {
+        let inner = CountingRenderer(width: 320, height: 240)
+        let open = Atomic<Bool>(true)
+
+        func renderVideoFrame(_ frame: VideoFrame) {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !open.load(ordering: .acquiring), ContinuousClock.now < deadline { usleep(1_000) }
+            inner.renderVideoFrame(frame)
+        }
+    }
+
+    /// The Chromium stall (a 1.7 Mbps publisher: 4 frames decoded, then hundreds received and dropped): the
+    /// queue overflows, the keyframe answering the PLI arrives while it is still full and is dropped too, and
+    /// the pipeline must keep asking until a keyframe gets through, or it drops every later frame for good.
+    @Test func keepsAskingForAKeyframeWhileItDropsFrames() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let sender = try VideoSendPipeline(settings: VideoSendPipelineTests.encoded,
+                                           previewRenderer: VideoSendPipelineTests.Preview())
+        defer { sender.close() }
+        let renderer = GatedRenderer()
+        let receiver = VideoReceivePipeline(peer: peers.subscriber, renderer: renderer)
+        defer { receiver.close() }
+        try sender.attach(peers.publisher)
+        let start = MonotonicClock.now()
+        try await VideoSendPipelineTests.publish(sender, 0..<3, start: start, renderers: [renderer.inner])
+
+        // Blocked: one frame in the renderer, a full queue, then drops and a PLI; the keyframe it brings is
+        // dropped as well (the queue is still full).
+        renderer.open.store(false, ordering: .releasing)
+        let requests = sender.statistics.keyframeRequests, keyframes = sender.statistics.keyframesEncoded
+        var next = 3
+        for _ in 0..<VideoReceivePipeline.queueCapacity + 10 where sender.statistics.keyframesEncoded == keyframes {
+            try await VideoSendPipelineTests.publish(sender, next..<next + 1, start: start)
+            next += 1
+            _ = await eventually(within: .milliseconds(100)) { sender.statistics.keyframeRequests > requests }
+        }
+        #expect(sender.statistics.keyframesEncoded > keyframes, "no PLI reached the sender while the queue was full")
+        #expect(await eventually(within: .seconds(5)) { receiver.statistics.framesReceived == next })
+        let droppedWhileBlocked = receiver.statistics.framesDropped
+        #expect(droppedWhileBlocked >= 2, "\(receiver.statistics)")
+
+        // Unblocked: the queue drains; then delta frames, 50 ms apart, until decoding resumes (bounded).
+        renderer.open.store(true, ordering: .releasing)
+        // The frame held in the renderer and the queued ones (deltas before the first drop) come out.
+        _ = await eventually(within: .seconds(5)) { renderer.inner.count == 3 + 1 + VideoReceivePipeline.queueCapacity }
+        let shown = renderer.inner.count
+        for _ in 0..<40 where renderer.inner.count == shown {
+            try await VideoSendPipelineTests.publish(sender, next..<next + 1, start: start)
+            next += 1
+            _ = await eventually(within: .milliseconds(50)) { renderer.inner.count > shown }
+        }
+        #expect(renderer.inner.count > shown, "decoding never resumed after \(next) frames: \(receiver.statistics)")
+        #expect(sender.statistics.keyframesEncoded >= keyframes + 2, "\(sender.statistics)")
         #expect(receiver.statistics.decodeErrors == 0)
     }
 

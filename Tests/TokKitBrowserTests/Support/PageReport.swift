@@ -24,7 +24,7 @@ struct PageReport: Sendable {
     subscript(bool key: String) -> Bool? { (fields[key] as? NSNumber)?.boolValue }
 }
 
-extension HeadlessChromium {
+extension BrowserPage {
     /// Every report of the page so far.
     var reports: [PageReport] { console.compactMap(PageReport.init) }
 
@@ -40,7 +40,7 @@ extension HeadlessChromium {
             return found != nil || pageError != nil
         }
         if let found { return found }
-        throw HeadlessChromium.Failure(description: pageError.map { "page error: \($0)" }
+        throw BrowserPage.Failure(description: pageError.map { "page error: \($0)" }
             ?? "no '\(event)' report within \(timeout); console: \(console.suffix(20))\nstderr: \(stderrTail)")
     }
 }
