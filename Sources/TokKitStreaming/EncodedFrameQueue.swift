@@ -5,7 +5,7 @@ import Synchronization
 /// thread copies each complete frame in, the decode thread decodes it in place.
 ///
 /// ``push(length:fill:)`` never blocks: when every slot is taken it returns false (the caller drops the frame
-/// and asks for a keyframe). A slot grows only when a frame is larger than any before it (rare, at
+/// and asks for a keyframe, or, for a keyframe, makes room with ``dropWaiting()``). A slot grows only when a frame is larger than any before it (rare, at
 /// keyframes); otherwise nothing is allocated. ``pop(_:)`` blocks until a frame or ``wakeUp()``.
 final class EncodedFrameQueue: Sendable {
     /// What travels with a frame's bytes.
@@ -35,6 +35,8 @@ final class EncodedFrameQueue: Sendable {
     private struct Indices {
         var head = 0
         var count = 0
+        /// The consumer is reading the head slot (between pop's take and release): it must stay.
+        var consumerHoldsHead = false
     }
 
     let capacity: Int
@@ -65,15 +67,33 @@ final class EncodedFrameQueue: Sendable {
     @discardableResult
     func pop(_ body: (UnsafeRawBufferPointer, Header) -> Void) -> Bool {
         signal.wait()
-        let index: Int? = indices.withLock { i in i.count == 0 ? nil : i.head }
+        let index: Int? = indices.withLock { i in
+            guard i.count > 0 else { return nil }
+            i.consumerHoldsHead = true
+            return i.head
+        }
         guard let index else { return false }
         let slot = slots[index]
         body(UnsafeRawBufferPointer(rebasing: slot.bytes[0..<slot.length]), slot.header)
         indices.withLock { i in
             i.head = (i.head + 1) % capacity
             i.count -= 1
+            i.consumerHoldsHead = false
         }
         return true
+    }
+
+    /// Producer side: drops every frame still waiting (not the one the consumer is reading) and returns how many.
+    /// For a keyframe arriving at a full queue: the frames before it are no longer needed to decode what follows.
+    /// The consumer may then wake once per dropped frame without one (``pop(_:)`` returns false).
+    func dropWaiting() -> Int {
+        indices.withLock { i in
+            let keep = i.consumerHoldsHead ? 1 : 0
+            let dropped = i.count - keep
+            if keep == 0 { i.head = (i.head + dropped) % capacity }
+            i.count = keep
+            return dropped
+        }
     }
 
     /// Drops every queued frame (consumer side, or when nothing is consuming).

@@ -13,8 +13,10 @@ import TokKitRTP
 /// I420 frame, stamps it with its capture time in this process's clock (RTP timestamp mapped from the first
 /// frame's arrival) and hands it to ``renderer``. A lost or incomplete frame, a full queue or a decode error
 /// makes the pipeline skip everything up to the next keyframe and ask the peer for one
-/// (`requestKeyframe()`, at most every 250 ms), again with every frame it drops while it waits. Nothing is
-/// allocated per packet or frame in steady state.
+/// (`requestKeyframe()`, at most every 250 ms), again with every frame it drops while it waits (a sender may
+/// ignore a request: Chromium answered 6 of 11 in one run). A keyframe finding the queue full replaces the
+/// frames waiting there, so the answer to a request is never dropped for want of room. Nothing is allocated
+/// per packet or frame in steady state.
 ///
 /// ## Control
 /// ``isEnabled`` false (subscribeToVideo = false) stops decoding and rendering; turning it on again waits for
@@ -164,8 +166,16 @@ public final class VideoReceivePipeline: Sendable {
                     }
                     let header = EncodedFrameQueue.Header(rtpTimestamp: frame.timestamp, receivedAt: now,
                                                           isKeyframe: frame.isKeyFrame)
-                    let queued = queue.push(length: frame.bytes.count, header: header) { target in
+                    var queued = queue.push(length: frame.bytes.count, header: header) { target in
                         target.copyMemory(from: frame.bytes)
+                    }
+                    if !queued && frame.isKeyFrame {
+                        // Nothing waiting before a keyframe is needed after it: it takes their place, and
+                        // the picture goes on without another round trip to the sender.
+                        dropped += queue.dropWaiting()
+                        queued = queue.push(length: frame.bytes.count, header: header) { target in
+                            target.copyMemory(from: frame.bytes)
+                        }
                     }
                     if !queued {
                         // The decoder fell behind: the reference chain is broken until a keyframe.
