@@ -33,10 +33,16 @@ public final class DTLSTransport: Sendable {
     private let connection: Mutex<DTLSConnection>
     private let outbound = Mutex<SRTPSession?>(nil)
     private let inbound = Mutex<SRTPSession?>(nil)
-    private let media = Mutex<MediaHandler?>(nil)
+    private let media = Mutex<MediaReceiver?>(nil)
     private let receiveBuffer = ReceiveBuffer(capacity: 65_536)
     private let continuation: AsyncStream<DTLSTransportState>.Continuation
     private let counters = Counters()
+
+    /// The media handler in a non-generic struct, so that reading it under the lock once per packet does not wrap
+    /// the stored closure in more reabstraction thunks each time (see `IceAgentCore.Receiver`).
+    private struct MediaReceiver: Sendable {
+        let handler: MediaHandler
+    }
 
     /// Prepares the DTLS connection over `ice`. `profiles` are offered in preference order in `use_srtp`;
     /// `mtu` bounds each handshake datagram (DTLS fragments larger flights).
@@ -88,7 +94,7 @@ public final class DTLSTransport: Sendable {
 
     /// Sets the handler for decrypted RTP/RTCP (network thread). `nil` drops media.
     public func setMediaHandler(_ handler: MediaHandler?) {
-        media.withLock { $0 = handler }
+        media.withLock { $0 = handler.map(MediaReceiver.init) }
     }
 
     /// Starts the handshake (the client sends its ClientHello). Call once ICE is connected; calling earlier
@@ -177,8 +183,8 @@ public final class DTLSTransport: Sendable {
         } else {
             counters.rtcpReceived.add(1, ordering: .relaxed)
         }
-        if let handler = media.withLock({ $0 }) {
-            handler(kind, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]))
+        if let current = media.withLock({ $0 }) {
+            current.handler(kind, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]))
         }
     }
 

@@ -50,10 +50,14 @@ public final class PeerConnection: Sendable {
     private let videoSend = Mutex<SendTrack?>(nil)
     private let audioReceive = Mutex<ReceiveTrack?>(nil)
     private let videoReceive = Mutex<ReceiveTrack?>(nil)
-    private let audioHandler = Mutex<RTPHandler?>(nil)
-    private let videoHandler = Mutex<RTPHandler?>(nil)
-    private let audioFeedback = Mutex<FeedbackHandler?>(nil)
-    private let videoFeedback = Mutex<FeedbackHandler?>(nil)
+    // Handlers sit in non-generic structs: a bare closure in a `Mutex` gained two reabstraction thunks at every
+    // read under the lock, so per-packet reads made each delivery slower than the last (see IceAgentCore.Receiver).
+    private struct RTPReceiver: Sendable { let handler: RTPHandler }
+    private struct FeedbackReceiver: Sendable { let handler: FeedbackHandler }
+    private let audioHandler = Mutex<RTPReceiver?>(nil)
+    private let videoHandler = Mutex<RTPReceiver?>(nil)
+    private let audioFeedback = Mutex<FeedbackReceiver?>(nil)
+    private let videoFeedback = Mutex<FeedbackReceiver?>(nil)
     /// Test hook: returns true for an outgoing video sequence number that should be "lost" (kept in the send
     /// history, not sent), to exercise NACK and retransmission.
     let outgoingVideoLoss = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
@@ -191,8 +195,8 @@ public final class PeerConnection: Sendable {
     /// (they are still counted).
     public func setReceiveHandler(_ kind: MediaKind, _ handler: RTPHandler?) {
         switch kind {
-        case .audio: audioHandler.withLock { $0 = handler }
-        case .video: videoHandler.withLock { $0 = handler }
+        case .audio: audioHandler.withLock { $0 = handler.map(RTPReceiver.init) }
+        case .video: videoHandler.withLock { $0 = handler.map(RTPReceiver.init) }
         }
     }
 
@@ -200,8 +204,8 @@ public final class PeerConnection: Sendable {
     /// FIR (send a key frame), REMB (video). `nil` ignores them. NACKs are handled inside.
     public func setFeedbackHandler(_ kind: MediaKind, _ handler: FeedbackHandler?) {
         switch kind {
-        case .audio: audioFeedback.withLock { $0 = handler }
-        case .video: videoFeedback.withLock { $0 = handler }
+        case .audio: audioFeedback.withLock { $0 = handler.map(FeedbackReceiver.init) }
+        case .video: videoFeedback.withLock { $0 = handler.map(FeedbackReceiver.init) }
         }
     }
 
@@ -526,13 +530,13 @@ public final class PeerConnection: Sendable {
             }
             if hit { matched = kind }
         }
-        let handler: RTPHandler?
+        let receiver: RTPReceiver?
         switch matched {
-        case .audio: handler = audioHandler.withLock { $0 }
-        case .video: handler = videoHandler.withLock { $0 }
-        case nil: handler = nil
+        case .audio: receiver = audioHandler.withLock { $0 }
+        case .video: receiver = videoHandler.withLock { $0 }
+        case nil: receiver = nil
         }
-        handler?(view)
+        receiver?.handler(view)
     }
 
     /// Handles one decrypted RTCP compound packet (internal for tests).
@@ -565,7 +569,7 @@ public final class PeerConnection: Sendable {
             case .receiverEstimatedMaximumBitrate(let remb):
                 let ours = withSend(.video) { $0?.ssrc }
                 if let ours, remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) {
-                    videoFeedback.withLock { $0 }?(.receiverEstimatedMaximumBitrate(remb.bitrate))
+                    videoFeedback.withLock { $0 }?.handler(.receiverEstimatedMaximumBitrate(remb.bitrate))
                 }
                 continue
             case .genericNACK(let nack):
@@ -617,8 +621,8 @@ public final class PeerConnection: Sendable {
                 return true
             }
             guard fresh else { continue }
-            let handler = kind == .audio ? audioFeedback.withLock { $0 } : videoFeedback.withLock { $0 }
-            handler?(feedback)
+            let receiver = kind == .audio ? audioFeedback.withLock { $0 } : videoFeedback.withLock { $0 }
+            receiver?.handler(feedback)
         }
     }
 
