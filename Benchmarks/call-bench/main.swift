@@ -313,6 +313,13 @@ report("call_latency_p50", percentile(call.latency, 0.5), "ms")
 report("call_latency_p99", percentile(call.latency, 0.99), "ms")
 report("call_bytes_per_second", call.bytes, "B/s")
 reportThreads(call.threads)
+// What the receivers lost on the way (whole call, warm-up included): frames dropped (a full queue or a lost packet
+// skips to the next keyframe), keyframe requests (PLI) they sent, keyframes decoded.
+let receiverStats = (forward.receivers.withLock { $0 } + backward.receivers.withLock { $0 }).map(\.statistics)
+report("call_frames_received", Double(receiverStats.map(\.framesReceived).reduce(0, +)), "frames")
+report("call_frames_dropped", Double(receiverStats.map(\.framesDropped).reduce(0, +)), "frames")
+report("call_keyframe_requests", Double(receiverStats.map(\.keyframeRequests).reduce(0, +)), "PLI")
+report("call_keyframes_decoded", Double(receiverStats.map(\.keyframesDecoded).reduce(0, +)), "frames")
 forward.close()
 backward.close()
 if callOnly { exit(0) }
