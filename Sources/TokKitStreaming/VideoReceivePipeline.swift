@@ -13,8 +13,7 @@ import TokKitRTP
 /// I420 frame, stamps it with its capture time in this process's clock (RTP timestamp mapped from the first
 /// frame's arrival) and hands it to ``renderer``. A lost or incomplete frame, a full queue or a decode error
 /// makes the pipeline skip everything up to the next keyframe and ask the peer for one
-/// (`requestKeyframe()`, at most every 250 ms, asked again while frames keep arriving without one). Nothing is
-/// allocated per packet or frame in steady state.
+/// (`requestKeyframe()`, at most every 250 ms). Nothing is allocated per packet or frame in steady state.
 ///
 /// ## Control
 /// ``isEnabled`` false (subscribeToVideo = false) stops decoding and rendering; turning it on again waits for
@@ -151,8 +150,8 @@ public final class VideoReceivePipeline: Sendable {
                     if frame.isKeyFrame {
                         awaitingKeyframe.store(false, ordering: .relaxed)
                     } else if awaitingKeyframe.load(ordering: .relaxed) {
-                        // Still no keyframe: ask again (requestKeyframe keeps to one request per 250 ms), since
-                        // the keyframe or the request itself may have been lost.
+                        // Keep asking (rate-limited): the request that started the wait may have been
+                        // suppressed by the rate limit, or its keyframe dropped in turn.
                         dropped += 1
                         needKeyframe = true
                         continue
