@@ -150,8 +150,8 @@ public final class VideoReceivePipeline: Sendable {
                     if frame.isKeyFrame {
                         awaitingKeyframe.store(false, ordering: .relaxed)
                     } else if awaitingKeyframe.load(ordering: .relaxed) {
-                        // Keep asking (rate-limited): the request that started the wait may have been
-                        // suppressed by the rate limit, or its keyframe dropped in turn.
+                        // Ask again while waiting (rate-limited): the keyframe answering the last request may
+                        // itself have been dropped (full queue) or lost, and the sender sends no other.
                         dropped += 1
                         needKeyframe = true
                         continue
