@@ -2,12 +2,17 @@
 """aiortc-call: the issue 5 loopback call job done by aiortc 1.16, the baseline `call-bench` compares TokKit with.
 
 Two RTCPeerConnections in one process on 127.0.0.1 call each other: each sends 640x480 30 fps VP8 (~1 Mbps) and
-48 kHz Opus and receives the other's. Every video frame carries its index in 16 black/white 32x32 blocks (top
-row), so the receiver maps each decoded frame back to its capture time. After a warm-up, prints "name value unit"
-lines: process CPU (% of one core), decoded fps per direction, capture-to-decode latency p50/p99.
+48 kHz Opus and receives the other's. The pictures are call-bench's (Benchmarks/call-bench/PictureSequence.swift),
+read from the raw I420 file call-bench writes (--frames, --frame-count frames back to back, tight strides), so both
+jobs encode exactly the same frames. Every picture carries its index in the loop in 16 black/white 32x32 blocks
+(top row); the receiver reads it back from each decoded frame to find the frame's capture time. After a warm-up,
+prints "name value unit" lines: process CPU (% of one core), decoded fps per direction, capture-to-decode latency
+p50/p99, bytes sent per second (RTP payload + headers as counted by getStats, both directions).
 
     pip install aiortc==1.16.0          # bash scripts/bootstrap --bench
-    python3 Benchmarks/aiortc-call/aiortc_call.py [--seconds 20] [--warmup 2]
+    python3 Benchmarks/aiortc-call/aiortc_call.py --frames FILE --frame-count N [--seconds 20] [--warmup 2]
+
+Run it through call-bench, which writes FILE.
 """
 import argparse
 import asyncio
@@ -28,9 +33,11 @@ SAMPLE_RATE, SAMPLES = 48_000, 960  # 20 ms
 
 # aioice never offers 127.0.0.1 on its own (NOTES.md): gather on loopback only.
 aioice.ice.get_host_addresses = lambda use_ipv4=True, use_ipv6=False: ["127.0.0.1"]
-# aiortc's VP8 encoder starts at 500 kbps; the job is ~1 Mbps.
+# aiortc's VP8 encoder starts at 500 kbps and follows its receiver's REMB estimate (250 kbps-1.5 Mbps, recreating the
+# encoder on every change over 10 %); the job is 1 Mbps, as TokKit's (which gets no REMB from its receiver): pin it.
 vpx.DEFAULT_BITRATE = VIDEO_BITRATE
-vpx.MAX_BITRATE = max(vpx.MAX_BITRATE, VIDEO_BITRATE)
+vpx.MIN_BITRATE = VIDEO_BITRATE
+vpx.MAX_BITRATE = VIDEO_BITRATE
 
 
 def now() -> float:
@@ -38,18 +45,17 @@ def now() -> float:
 
 
 class PatternTrack(MediaStreamTrack):
-    """A moving luma gradient with the frame index stamped in blocks; paced at FPS by the monotonic clock."""
+    """call-bench's picture sequence, looped; paced at FPS by the monotonic clock. Each plane is prepared once (in
+    the line size PyAV allocates), so a frame costs what a camera frame costs: one copy into the AVFrame."""
 
     kind = "video"
 
-    def __init__(self, captured: dict):
+    def __init__(self, captured: dict, frames: list):
         super().__init__()
         self.captured = captured
+        self.frames = frames
         self.index = 0
         self.start = None
-        row = bytes((x * 255 // (WIDTH - 1)) for x in range(WIDTH))
-        self.base = row * 2  # rolled per frame
-        self.chroma = bytes([128]) * (WIDTH // 2 * HEIGHT // 2)
 
     async def recv(self):
         if self.start is None:
@@ -60,41 +66,52 @@ class PatternTrack(MediaStreamTrack):
             await asyncio.sleep(delay)
         i = self.index
         self.index += 1
-        shift = (i * 4) % WIDTH
-        line = self.base[shift:shift + WIDTH]
-        luma = bytearray(line * HEIGHT)
-        for bit in range(BITS):
-            value = 235 if (i >> bit) & 1 else 16
-            block = bytes([value]) * BLOCK
-            x = bit * BLOCK
-            for y in range(BLOCK):
-                o = y * WIDTH + x
-                luma[o:o + BLOCK] = block
+        n = i % len(self.frames)
         frame = av.VideoFrame(WIDTH, HEIGHT, "yuv420p")
-        for plane, data in zip(frame.planes, (luma, self.chroma, self.chroma)):
-            plane.update(bytes(data)) if plane.line_size == plane.width else _copy_strided(plane, data)
+        for plane, data in zip(frame.planes, self.frames[n]):
+            plane.update(data)
         frame.pts = i * (90_000 // FPS)
         frame.time_base = fractions.Fraction(1, 90_000)
-        self.captured[i & 0xFFFF] = now()
+        self.captured[n] = now()
         return frame
 
 
-def _copy_strided(plane, data):
-    stride, width = plane.line_size, plane.width
-    padded = bytearray(stride * plane.height)
-    for y in range(plane.height):
+def load_frames(path: str, count: int) -> list:
+    """The raw I420 frames, each as three plane buffers padded to PyAV's line sizes."""
+    y_size, c_size = WIDTH * HEIGHT, WIDTH * HEIGHT // 4
+    frame_size = y_size + 2 * c_size
+    with open(path, "rb") as f:
+        raw = f.read()
+    if len(raw) != frame_size * count:
+        raise SystemExit(f"aiortc-call: {path} holds {len(raw)} bytes, expected {count} frames of {frame_size}")
+    probe = av.VideoFrame(WIDTH, HEIGHT, "yuv420p")
+    strides = [(p.line_size, p.width, p.height) for p in probe.planes]
+    frames = []
+    for k in range(count):
+        base = k * frame_size
+        planes = (raw[base:base + y_size], raw[base + y_size:base + y_size + c_size],
+                  raw[base + y_size + c_size:base + frame_size])
+        frames.append(tuple(_pad(data, *s) for data, s in zip(planes, strides)))
+    return frames
+
+
+def _pad(data: bytes, stride: int, width: int, height: int) -> bytes:
+    if stride == width:
+        return data
+    padded = bytearray(stride * height)
+    for y in range(height):
         padded[y * stride:y * stride + width] = data[y * width:(y + 1) * width]
-    plane.update(bytes(padded))
+    return bytes(padded)
 
 
 def read_index(frame) -> int:
+    """The stamped index, from 16 bytes of the Y plane (no copy of the plane)."""
     plane = frame.planes[0]
-    data = bytes(plane)
-    stride = plane.line_size
-    y = BLOCK // 2
+    data = memoryview(plane)
+    row = (BLOCK // 2) * plane.line_size + BLOCK // 2
     index = 0
     for bit in range(BITS):
-        if data[y * stride + bit * BLOCK + BLOCK // 2] > 128:
+        if data[row + bit * BLOCK] > 128:
             index |= 1 << bit
     return index
 
@@ -109,7 +126,9 @@ class ToneTrack(MediaStreamTrack):
         self.index = 0
         self.start = None
         samples = [int(8000 * math.sin(2 * math.pi * 440 * n / SAMPLE_RATE)) for n in range(SAMPLE_RATE // 20)]
-        self.period = b"".join(s.to_bytes(2, "little", signed=True) for s in samples)  # 50 ms, whole cycles
+        period = b"".join(s.to_bytes(2, "little", signed=True) for s in samples)  # 50 ms, whole cycles
+        self.twice = period * 2  # so any 20 ms window is one slice
+        self.period_bytes = len(period)
 
     async def recv(self):
         if self.start is None:
@@ -118,8 +137,8 @@ class ToneTrack(MediaStreamTrack):
         delay = due - now()
         if delay > 0:
             await asyncio.sleep(delay)
-        offset = (self.index * SAMPLES * 2) % len(self.period)
-        chunk = (self.period * 2)[offset:offset + SAMPLES * 2]
+        offset = (self.index * SAMPLES * 2) % self.period_bytes
+        chunk = self.twice[offset:offset + SAMPLES * 2]
         frame = av.AudioFrame(format="s16", layout="mono", samples=SAMPLES)
         frame.planes[0].update(chunk)
         frame.sample_rate = SAMPLE_RATE
@@ -160,7 +179,16 @@ def percentile(values, p):
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
-async def call(seconds: float, warmup: float):
+async def bytes_sent(*pcs) -> int:
+    total = 0
+    for pc in pcs:
+        for stat in (await pc.getStats()).values():
+            if stat.type == "outbound-rtp":
+                total += stat.bytesSent
+    return total
+
+
+async def call(seconds: float, warmup: float, frames: list):
     a, b = RTCPeerConnection(), RTCPeerConnection()
     captured_a, captured_b = {}, {}
     receivers = []
@@ -175,8 +203,8 @@ async def call(seconds: float, warmup: float):
 
     a.on("track", on_track("a", captured_b))  # a receives b's video
     b.on("track", on_track("b", captured_a))
-    a.addTrack(ToneTrack()); a.addTrack(PatternTrack(captured_a))
-    b.addTrack(ToneTrack()); b.addTrack(PatternTrack(captured_b))
+    a.addTrack(ToneTrack()); a.addTrack(PatternTrack(captured_a, frames))
+    b.addTrack(ToneTrack()); b.addTrack(PatternTrack(captured_b, frames))
 
     await a.setLocalDescription(await a.createOffer())
     await b.setRemoteDescription(a.localDescription)
@@ -191,9 +219,11 @@ async def call(seconds: float, warmup: float):
     await asyncio.sleep(warmup)
     for _, r in receivers:
         r.measuring = True
+    sent0 = await bytes_sent(a, b)
     usage0, wall0 = resource.getrusage(resource.RUSAGE_SELF), now()
     await asyncio.sleep(seconds)
     usage1, wall1 = resource.getrusage(resource.RUSAGE_SELF), now()
+    sent1 = await bytes_sent(a, b)
     for _, r in receivers:
         r.measuring = False
     await a.close()
@@ -213,14 +243,17 @@ async def call(seconds: float, warmup: float):
     print(f"audio_frames {sum(r.frames for r in audio) / max(1, len(audio)) / elapsed:.1f} 1/s")
     print(f"latency_p50 {percentile(latencies, 50):.1f} ms")
     print(f"latency_p99 {percentile(latencies, 99):.1f} ms")
+    print(f"bytes_per_second {(sent1 - sent0) / elapsed:.0f} B/s")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--warmup", type=float, default=2)
+    parser.add_argument("--frames", required=True, help="raw I420 640x480 frames written by call-bench")
+    parser.add_argument("--frame-count", type=int, required=True)
     args = parser.parse_args()
-    asyncio.run(call(args.seconds, args.warmup))
+    asyncio.run(call(args.seconds, args.warmup, load_frames(args.frames, args.frame_count)))
 
 
 if __name__ == "__main__":

@@ -9,12 +9,17 @@ import TokKitStreaming
 // A loopback call in one process: 640x480 at 30 fps VP8 (~1 Mbps) + Opus, both directions, over 127.0.0.1
 // PeerConnections, through TokKitStreaming's pipelines. Prints one "name value unit" line per figure.
 //
-//   swift run -c release call-bench [--duration SECONDS]      (default 20)
+//   swift run -c release call-bench [--duration SECONDS] [--content pattern|textured] [--call-only]
+//
+// Defaults: 20 s, the `textured` content (PictureSequence: camera-like, fills 1 Mbps; `pattern` is what Chromium's
+// fake camera shows, which VP8 encodes in about 300 kbps). --call-only runs just the two-way call (for profiling: no baseline, no aiortc, no fan-out).
 //
 // Figures: process CPU as % of one core, frames per second delivered, capture-to-render latency p50/p99,
 // bytes per second; the codec work alone on the same frames (baseline) and the call/baseline ratio; the CPU
 // of one publisher with 1, 2, 3 subscribers; encodes per published frame (must be 1); and the same call run with
-// aiortc 1.16 right after (Benchmarks/aiortc-call), with TokKit/aiortc ratios of CPU and latency.
+// aiortc 1.16 right after (Benchmarks/aiortc-call), with TokKit/aiortc ratios of CPU and latency. Both jobs send the
+// same pictures (PictureSequence, handed to aiortc as a raw I420 file) and the same 440 Hz tone. The call also
+// prints its CPU per thread group ("thread_cpu <group> <value> %core").
 
 let arguments = CommandLine.arguments
 let duration: Double = {
@@ -23,7 +28,16 @@ let duration: Double = {
     }
     return 20
 }()
-let width = 640, height = 480, fps = 30
+let callOnly = arguments.contains("--call-only")
+let content: PictureSequence.Content = {
+    guard let i = arguments.firstIndex(of: "--content") else { return .textured }
+    guard i + 1 < arguments.count, let c = PictureSequence.Content(rawValue: arguments[i + 1]) else {
+        print("call-bench: --content takes one of", PictureSequence.Content.allCases.map(\.rawValue).joined(separator: ", "))
+        exit(2)
+    }
+    return c
+}()
+let width = PictureSequence.width, height = PictureSequence.height, fps = 30
 
 func report(_ name: String, _ value: Double, _ unit: String) {
     print(name, value.isFinite ? String(format: "%.2f", value) : "nan", unit)
@@ -44,31 +58,14 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 
 // MARK: - Source material
 
-/// 30 NV12 frames of a moving gradient with a bouncing block (camera-like content), prebuilt once.
-let sourceFrames: [[UInt8]] = (0..<30).map { n in
-    var bytes = [UInt8](repeating: 128, count: width * height * 3 / 2)
-    let bx = (n * 17) % (width - 96), by = (n * 11) % (height - 96)
-    for y in 0..<height {
-        for x in 0..<width {
-            var v = UInt8(truncatingIfNeeded: (x + y + n * 4) / 4 + 16)
-            if x >= bx && x < bx + 96 && y >= by && y < by + 96 { v = 235 - v / 4 }
-            bytes[y * width + x] = v
-        }
-    }
-    for i in 0..<(width * height / 4) {
-        bytes[width * height + 2 * i] = UInt8(truncatingIfNeeded: 100 + (i / width + n) % 56)
-        bytes[width * height + 2 * i + 1] = UInt8(truncatingIfNeeded: 140 - (i % width) % 40)
-    }
-    return bytes
-}
-let nv12 = VideoFormat.nv12(width: width, height: height, fps: Double(fps))
+/// The picture sequence both jobs send (aiortc's reads it from a file this benchmark writes).
+let pictures = PictureSequence(content)
+let i420 = VideoFormat.i420(width: width, height: height, fps: Double(fps))
 
-/// Hands out borrowed NV12 frames, as a V4L2 camera does from its mmap'ed buffers.
+/// Hands out borrowed I420 frames of the picture sequence, as a camera does from its own buffers.
 func withSourceFrame(_ n: Int, timestamp: Duration, _ body: (VideoFrame) -> Void) {
-    sourceFrames[n % sourceFrames.count].withUnsafeBytes { raw in
-        let y = UnsafeRawBufferPointer(rebasing: raw[0..<(width * height)])
-        let uv = UnsafeRawBufferPointer(rebasing: raw[(width * height)...])
-        guard let frame = try? VideoFrame(format: nv12, borrowing: y, uv, timestamp: timestamp) else { return }
+    pictures.withFrame(n) { y, u, v in
+        guard let frame = try? VideoFrame(format: i420, borrowing: y, u, v, timestamp: timestamp) else { return }
         body(frame)
     }
 }
@@ -81,9 +78,10 @@ let tonePeriods = (0..<100).map(tone)
 
 // MARK: - Baseline: the codec work alone
 
-/// Per second of one direction: 30 × (NV12→I420 + VP8 encode + VP8 decode) + 50 × (Opus encode + decode).
+/// Per second of one direction: 30 × (copy of the borrowed frame into a pooled one + VP8 encode + VP8 decode) +
+/// 50 × (Opus encode + decode), on one thread, on the same pictures and settings as the call.
 func baselineCPUPerSecond(seconds: Double) throws -> Double {
-    let converter = VideoConverter(pool: VideoFramePool(capacity: 3))
+    let pool = VideoFramePool(capacity: 3)
     let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: width, height: height, framesPerSecond: fps,
                                                               bitrate: 1_000_000))
     let decoder = try VP8Decoder(poolCapacity: 2)
@@ -96,8 +94,8 @@ func baselineCPUPerSecond(seconds: Double) throws -> Double {
     var decodeFailures = 0
     for n in 0..<frames {
         withSourceFrame(n, timestamp: .milliseconds(33 * n)) { frame in
-            guard let i420 = try? converter.convert(frame, to: .i420) else { return }
-            try? encoder.encode(i420) { encoded in
+            guard let copy = try? frame.copy(using: pool) else { return }
+            try? encoder.encode(copy) { encoded in
                 do throws(CodecError) { _ = try decoder.decode(encoded.bytes) } catch { decodeFailures += 1 }
             }
         }
@@ -231,30 +229,40 @@ func trickle(_ from: PeerConnection, to: PeerConnection) {
 /// Runs `directions` for `seconds` after a 1 s warm-up; returns (CPU fraction of one core, decoded frames/s
 /// per direction, bytes/s, latencies in ms).
 func measure(_ directions: [Direction], seconds: Double) async throws -> (cpu: Double, fps: Double, bytes: Double,
-                                                                          latency: [Double]) {
+                                                                          latency: [Double],
+                                                                          threads: [(group: String, seconds: Double)]) {
     directions.forEach { $0.start() }
     try await Task.sleep(for: .seconds(1))
     directions.forEach { d in d.latencies.withLock { $0.removeAll(keepingCapacity: true) } }
     let frames0 = directions.map(\.framesDecoded), bytes0 = directions.map(\.bytesSent)
-    let cpu0 = processCPU(), wall0 = MonotonicClock.now()
+    let threads0 = ThreadCPU.snapshot(), cpu0 = processCPU(), wall0 = MonotonicClock.now()
     try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
     let cpu = processCPU() - cpu0, wall = (MonotonicClock.now() - wall0).seconds
+    let threads = ThreadCPU.difference(from: threads0, to: ThreadCPU.snapshot()).map { ($0.group, $0.seconds / wall) }
     let frames = zip(directions.map(\.framesDecoded), frames0).map { Double($0 - $1) }
     let bytes = zip(directions.map(\.bytesSent), bytes0).map { Double($0 - $1) }
     directions.forEach { $0.stop() }
     let latency = directions.flatMap { d in d.latencies.withLock { $0 } }.sorted()
     let receivers = directions.map { $0.receivers.withLock { $0.count } }.reduce(0, +)
-    return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency)
+    return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency,
+            threads)
 }
 
 /// Runs Benchmarks/aiortc-call/aiortc_call.py for `seconds` and returns its "name value unit" figures, or nil (with a
 /// line saying why) when python3 or aiortc is missing or the run fails.
 func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
+    let frames = FileManager.default.temporaryDirectory.appendingPathComponent("call-bench-\(getpid()).i420").path
+    do { try pictures.write(to: frames) } catch {
+        print("# aiortc: not run (cannot write \(frames): \(error))")
+        return nil
+    }
+    defer { try? FileManager.default.removeItem(atPath: frames) }
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../aiortc-call/aiortc_call.py").standardized.path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script, "--seconds", String(seconds)]
+    process.arguments = ["python3", script, "--seconds", String(seconds), "--frames", frames,
+                         "--frame-count", String(PictureSequence.count)]
     let output = Pipe()
     process.standardOutput = output
     do { try process.run() } catch {
@@ -276,10 +284,22 @@ func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
     return figures
 }
 
+/// One "thread_cpu <group> <value> %core" line per thread group using at least 0.05 % of a core.
+func reportThreads(_ threads: [(group: String, seconds: Double)]) {
+    for (group, share) in threads where share >= 0.0005 {
+        print("thread_cpu", group.replacingOccurrences(of: " ", with: "_"), String(format: "%.2f", share * 100), "%core")
+    }
+}
+
 // MARK: - Main
 
-let baseline = try baselineCPUPerSecond(seconds: min(duration, 10)) * 2  // both directions
-report("baseline_codec_cpu", baseline * 100, "%core")
+print("# content \(content.rawValue), \(PictureSequence.count)-frame loop, \(width)x\(height) I420 at \(fps) fps, 1 Mbps")
+
+var baseline = Double.nan
+if !callOnly {
+    baseline = try baselineCPUPerSecond(seconds: min(duration, 10)) * 2  // both directions
+    report("baseline_codec_cpu", baseline * 100, "%core")
+}
 
 // Two-way call: A publishes to B, B publishes to A.
 let forward = try Direction(), backward = try Direction()
@@ -287,17 +307,27 @@ try await forward.addSubscriber()
 try await backward.addSubscriber()
 let call = try await measure([forward, backward], seconds: duration)
 report("call_cpu", call.cpu * 100, "%core")
-report("call_vs_codec_ratio", call.cpu / baseline, "x")
+if !callOnly { report("call_vs_codec_ratio", call.cpu / baseline, "x") }
 report("call_fps_delivered", call.fps, "fps")
 report("call_latency_p50", percentile(call.latency, 0.5), "ms")
 report("call_latency_p99", percentile(call.latency, 0.99), "ms")
 report("call_bytes_per_second", call.bytes, "B/s")
+reportThreads(call.threads)
+// What the receivers lost on the way (whole call, warm-up included): frames dropped (a full queue or a lost packet
+// skips to the next keyframe), keyframe requests (PLI) they sent, keyframes decoded.
+let receiverStats = (forward.receivers.withLock { $0 } + backward.receivers.withLock { $0 }).map(\.statistics)
+report("call_frames_received", Double(receiverStats.map(\.framesReceived).reduce(0, +)), "frames")
+report("call_frames_dropped", Double(receiverStats.map(\.framesDropped).reduce(0, +)), "frames")
+report("call_keyframe_requests", Double(receiverStats.map(\.keyframeRequests).reduce(0, +)), "PLI")
+report("call_keyframes_decoded", Double(receiverStats.map(\.keyframesDecoded).reduce(0, +)), "frames")
 forward.close()
 backward.close()
+if callOnly { exit(0) }
 
 // The same job with aiortc 1.16 (Benchmarks/aiortc-call, installed by `scripts/bootstrap --bench`), run right after
 // in this benchmark run so both see the same machine; the ratios compare TokKit with it.
-if let aiortc = runAiortc(seconds: duration) {
+let aiortc = runAiortc(seconds: duration)
+if let aiortc {
     for (name, figure) in aiortc.sorted(by: { $0.key < $1.key }) { report("aiortc_\(name)", figure.value, figure.unit) }
     if let cpu = aiortc["cpu"]?.value { report("call_cpu_vs_aiortc", call.cpu * 100 / cpu, "x") }
     if let p50 = aiortc["latency_p50"]?.value {
@@ -306,6 +336,7 @@ if let aiortc = runAiortc(seconds: duration) {
     if let p99 = aiortc["latency_p99"]?.value {
         report("call_latency_p99_vs_aiortc", percentile(call.latency, 0.99) / p99, "x")
     }
+    if let bytes = aiortc["bytes_per_second"]?.value { report("call_bytes_vs_aiortc", call.bytes / bytes, "x") }
 }
 
 // One publisher, 1...3 subscribers.
@@ -324,3 +355,8 @@ let decodedMax = Double(fan.receivers.withLock { $0 }.map(\.statistics.framesDec
 let firstSubscriberFrames = Double(fan.receivers.withLock { $0 }.first?.statistics.framesDecoded ?? 0)
 report("encodes_per_published_frame", encoded / max(firstSubscriberFrames, decodedMax, 1), "x")
 fan.close()
+// A missing baseline is a failure, not a skip (the figures above are still printed).
+if aiortc == nil {
+    print("call-bench: the aiortc job did not run; the comparison is missing (scripts/bootstrap --bench installs it)")
+    exit(1)
+}

@@ -37,13 +37,24 @@ public final class DTLSTransport: Sendable {
     private let connection: Mutex<DTLSConnection>
     private let outbound = Mutex<SRTPSession?>(nil)
     private let inbound = Mutex<SRTPSession?>(nil)
-    private let media = Mutex<MediaHandler?>(nil)
-    private let dropFilter = Mutex<ReceiveDropFilter?>(nil)
+    private let media = Mutex<MediaReceiver?>(nil)
+    private let dropFilter = Mutex<DropFilterBox?>(nil)
     /// Whether ``dropFilter`` is set: without one, the receive path pays one relaxed load and no lock.
     private let hasDropFilter = Atomic<Bool>(false)
     private let receiveBuffer = ReceiveBuffer(capacity: 65_536)
     private let continuation: AsyncStream<DTLSTransportState>.Continuation
     private let counters = Counters()
+
+    /// The media handler in a non-generic struct, so that reading it under the lock once per packet does not wrap
+    /// the stored closure in more reabstraction thunks each time (see `IceAgentCore.Receiver`).
+    private struct MediaReceiver: Sendable {
+        let handler: MediaHandler
+    }
+
+    /// The test drop filter, boxed for the same reason as ``MediaReceiver``.
+    private struct DropFilterBox: Sendable {
+        let filter: ReceiveDropFilter
+    }
 
     /// Prepares the DTLS connection over `ice`. `profiles` are offered in preference order in `use_srtp`;
     /// `mtu` bounds each handshake datagram (DTLS fragments larger flights).
@@ -95,7 +106,7 @@ public final class DTLSTransport: Sendable {
 
     /// Sets the handler for decrypted RTP/RTCP (network thread). `nil` drops media.
     public func setMediaHandler(_ handler: MediaHandler?) {
-        media.withLock { $0 = handler }
+        media.withLock { $0 = handler.map(MediaReceiver.init) }
     }
 
     /// Installs (or with `nil` removes) a loss-injection seam for tests: `filter` decides, before decryption,
@@ -104,7 +115,7 @@ public final class DTLSTransport: Sendable {
     /// ``DTLSTransportStatistics/droppedByFilter``. Without a filter (the default) the receive path costs one
     /// relaxed atomic load more. Any thread.
     public func setReceiveDropFilter(_ filter: ReceiveDropFilter?) {
-        dropFilter.withLock { $0 = filter }
+        dropFilter.withLock { $0 = filter.map(DropFilterBox.init) }
         hasDropFilter.store(filter != nil, ordering: .releasing)
     }
 
@@ -173,7 +184,7 @@ public final class DTLSTransport: Sendable {
         case .rtcp: kind = .rtcp
         case .other: return
         }
-        if hasDropFilter.load(ordering: .relaxed), let filter = dropFilter.withLock({ $0 }), filter(kind, datagram) {
+        if hasDropFilter.load(ordering: .relaxed), let box = dropFilter.withLock({ $0 }), box.filter(kind, datagram) {
             counters.droppedByFilter.add(1, ordering: .relaxed)
             return
         }
@@ -199,8 +210,8 @@ public final class DTLSTransport: Sendable {
         } else {
             counters.rtcpReceived.add(1, ordering: .relaxed)
         }
-        if let handler = media.withLock({ $0 }) {
-            handler(kind, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]))
+        if let current = media.withLock({ $0 }) {
+            current.handler(kind, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length]))
         }
     }
 

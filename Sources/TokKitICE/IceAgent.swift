@@ -84,7 +84,7 @@ public final class IceAgent: Sendable {
     /// Sets the handler that receives datagrams (on the network thread; the buffer is valid only during the
     /// call). `nil` drops them.
     public func setReceiveHandler(_ handler: (@Sendable (UnsafeRawBufferPointer) -> Void)?) {
-        core.receiver.withLock { $0 = handler }
+        core.receiver.withLock { $0 = handler.map(IceAgentCore.Receiver.init) }
     }
 
     /// Binds the host sockets and starts gathering; candidates arrive as ``IceEvent/localCandidate(_:)``

@@ -14,9 +14,18 @@ final class IceAgentCore: Sendable {
         var signalHandlers: [UInt] = []
     }
 
+    /// The receive handler in a non-generic struct. A bare closure in `Mutex<ReceiveHandler?>` is stored at the
+    /// generic (maximally abstract) representation, and every `withLock` re-stores it through the `inout` wrapped in
+    /// two more reabstraction thunks: read once per datagram, the chain grew by one level per packet, so each
+    /// delivery got slower (tens of µs after a few thousand packets) and the recursion would finally overflow the
+    /// stack. A struct field keeps the closure's own representation: one read is a retain.
+    struct Receiver: Sendable {
+        let handler: ReceiveHandler
+    }
+
     let streamID: UInt32
     let control = Mutex(Control())
-    let receiver = Mutex<ReceiveHandler?>(nil)
+    let receiver = Mutex<Receiver?>(nil)
     let continuation: AsyncStream<IceEvent>.Continuation
     /// The agent while it may be used for sending; `nil` once closing started.
     let sendPath: Mutex<NiceAgentHandle?>
@@ -30,8 +39,8 @@ final class IceAgentCore: Sendable {
     /// Hands a datagram to the receive handler (loop thread). No allocation: a lock and a retain.
     @inline(__always)
     func deliver(_ datagram: UnsafeRawBufferPointer) {
-        guard let handler = receiver.withLock({ $0 }) else { return }
-        handler(datagram)
+        guard let current = receiver.withLock({ $0 }) else { return }
+        current.handler(datagram)
     }
 
     /// Maps a libnice component state and reports a change.

@@ -60,19 +60,26 @@ public final class PeerConnection: Sendable {
     private let videoSend = Mutex<SendTrack?>(nil)
     private let audioReceive = Mutex<ReceiveTrack?>(nil)
     private let videoReceive = Mutex<ReceiveTrack?>(nil)
-    private let audioHandler = Mutex<RTPHandler?>(nil)
-    private let videoHandler = Mutex<RTPHandler?>(nil)
-    private let audioFeedback = Mutex<FeedbackHandler?>(nil)
-    private let videoFeedback = Mutex<FeedbackHandler?>(nil)
+    // Handlers sit in non-generic structs: a bare closure in a `Mutex` gained two reabstraction thunks at every
+    // read under the lock, so per-packet reads made each delivery slower than the last (see IceAgentCore.Receiver).
+    private struct RTPReceiver: Sendable { let handler: RTPHandler }
+    private struct FeedbackReceiver: Sendable { let handler: FeedbackHandler }
+    private let audioHandler = Mutex<RTPReceiver?>(nil)
+    private let videoHandler = Mutex<RTPReceiver?>(nil)
+    private let audioFeedback = Mutex<FeedbackReceiver?>(nil)
+    private let videoFeedback = Mutex<FeedbackReceiver?>(nil)
     /// Transport-wide CC state, once negotiated.
     private let transportFeedback = Mutex<TransportFeedback?>(nil)
     /// Test hook: returns true for an outgoing video sequence number that should be "lost" (kept in the send
-    /// history, not sent), to exercise NACK and retransmission.
-    let outgoingVideoLoss = Mutex<(@Sendable (UInt16) -> Bool)?>(nil)
+    /// history, not sent), to exercise NACK and retransmission. Installed with ``setOutgoingVideoLoss(_:)``.
+    typealias OutgoingLoss = @Sendable (_ sequenceNumber: UInt16) -> Bool
+    private struct OutgoingLossBox: Sendable { let loss: OutgoingLoss }
+    private let outgoingVideoLoss = Mutex<OutgoingLossBox?>(nil)
     /// Test hook (loss injection): returns true for a received RTP packet (SSRC, sequence number, read from the
     /// clear header before SRTP) that should be "lost". Installed with ``setIncomingLoss(_:)``.
     typealias IncomingLoss = @Sendable (_ ssrc: UInt32, _ sequenceNumber: UInt16) -> Bool
-    private let incomingLoss = Mutex<IncomingLoss?>(nil)
+    private struct IncomingLossBox: Sendable { let loss: IncomingLoss }
+    private let incomingLoss = Mutex<IncomingLossBox?>(nil)
 
     /// Signalling and connection state.
     private struct Control: ~Copyable {
@@ -208,8 +215,8 @@ public final class PeerConnection: Sendable {
     /// (they are still counted).
     public func setReceiveHandler(_ kind: MediaKind, _ handler: RTPHandler?) {
         switch kind {
-        case .audio: audioHandler.withLock { $0 = handler }
-        case .video: videoHandler.withLock { $0 = handler }
+        case .audio: audioHandler.withLock { $0 = handler.map(RTPReceiver.init) }
+        case .video: videoHandler.withLock { $0 = handler.map(RTPReceiver.init) }
         }
     }
 
@@ -217,8 +224,8 @@ public final class PeerConnection: Sendable {
     /// FIR (send a key frame), REMB (video). `nil` ignores them. NACKs are handled inside.
     public func setFeedbackHandler(_ kind: MediaKind, _ handler: FeedbackHandler?) {
         switch kind {
-        case .audio: audioFeedback.withLock { $0 = handler }
-        case .video: videoFeedback.withLock { $0 = handler }
+        case .audio: audioFeedback.withLock { $0 = handler.map(FeedbackReceiver.init) }
+        case .video: videoFeedback.withLock { $0 = handler.map(FeedbackReceiver.init) }
         }
     }
 
@@ -276,7 +283,7 @@ public final class PeerConnection: Sendable {
             if let history = t.history {
                 try? history.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
             }
-            let lost = kind == .video && outgoingVideoLoss.withLock { $0?(header.sequenceNumber) ?? false }
+            let lost = kind == .video && (outgoingVideoLoss.withLock { $0 }?.loss(header.sequenceNumber) ?? false)
             do throws(DTLSError) {
                 if !lost { try dtls.sendRTP(t.buffer, length: length) }
             } catch .notConnected {
@@ -455,7 +462,7 @@ public final class PeerConnection: Sendable {
             dtls = try DTLSTransport(ice: ice, role: role, certificate: certificate, remoteFingerprint: fingerprint)
         } catch { throw .dtls(error) }
         dtls.setMediaHandler { [weak self] kind, packet in self?.receive(kind, packet) }
-        if let loss = incomingLoss.withLock({ $0 }) { dtls.setReceiveDropFilter(Self.dropFilter(loss)) }
+        if let box = incomingLoss.withLock({ $0 }) { dtls.setReceiveDropFilter(Self.dropFilter(box.loss)) }
         let installed = control.withLock { c in
             guard c.state == .new else { return false }
             c.signaling = .negotiated
@@ -600,13 +607,13 @@ public final class PeerConnection: Sendable {
         }
         // Once per section: the packet counter leaves 0 exactly once.
         if first, let matched { continuation.yield(.firstMediaPacket(matched)) }
-        let handler: RTPHandler?
+        let receiver: RTPReceiver?
         switch matched {
-        case .audio: handler = audioHandler.withLock { $0 }
-        case .video: handler = videoHandler.withLock { $0 }
-        case nil: handler = nil
+        case .audio: receiver = audioHandler.withLock { $0 }
+        case .video: receiver = videoHandler.withLock { $0 }
+        case nil: receiver = nil
         }
-        handler?(view)
+        receiver?.handler(view)
     }
 
     /// Handles one decrypted RTCP compound packet (internal for tests).
@@ -639,7 +646,7 @@ public final class PeerConnection: Sendable {
             case .receiverEstimatedMaximumBitrate(let remb):
                 let ours = withSend(.video) { $0?.ssrc }
                 if let ours, remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) {
-                    videoFeedback.withLock { $0 }?(.receiverEstimatedMaximumBitrate(remb.bitrate))
+                    videoFeedback.withLock { $0 }?.handler(.receiverEstimatedMaximumBitrate(remb.bitrate))
                 }
                 continue
             case .genericNACK(let nack):
@@ -697,8 +704,8 @@ public final class PeerConnection: Sendable {
                 return true
             }
             guard fresh else { continue }
-            let handler = kind == .audio ? audioFeedback.withLock { $0 } : videoFeedback.withLock { $0 }
-            handler?(feedback)
+            let receiver = kind == .audio ? audioFeedback.withLock { $0 } : videoFeedback.withLock { $0 }
+            receiver?.handler(feedback)
         }
     }
 
@@ -724,11 +731,17 @@ public final class PeerConnection: Sendable {
 
     // MARK: - Loss injection (tests)
 
+    /// Test hook: from now on, outgoing video packets for which `loss` returns true are kept in the send history
+    /// but not sent, as if the network had lost them. `nil` removes it.
+    func setOutgoingVideoLoss(_ loss: OutgoingLoss?) {
+        outgoingVideoLoss.withLock { $0 = loss.map(OutgoingLossBox.init) }
+    }
+
     /// Test hook: from now on, received RTP packets for which `loss` returns true are dropped before SRTP, as
     /// if the network had lost them (a later retransmission of the same packet is accepted). `nil` removes it.
     /// Costs nothing per packet when unset (one relaxed atomic load in ``DTLSTransport``).
     func setIncomingLoss(_ loss: IncomingLoss?) {
-        incomingLoss.withLock { $0 = loss }
+        incomingLoss.withLock { $0 = loss.map(IncomingLossBox.init) }
         transport.withLock { $0 }?.setReceiveDropFilter(loss.map(Self.dropFilter))
     }
 

@@ -76,11 +76,9 @@ import TokKitSDP
         let count = 200
         let sent = Atomic<Int>(0)
         // Lose every 10th packet of the first 190 (so the last ones reveal every gap).
-        offerer.outgoingVideoLoss.withLock {
-            $0 = { _ in
-                let index = sent.add(1, ordering: .relaxed).oldValue
-                return index % 10 == 5 && index < 190
-            }
+        offerer.setOutgoingVideoLoss { _ in
+            let index = sent.add(1, ordering: .relaxed).oldValue
+            return index % 10 == 5 && index < 190
         }
         let sequenceNumbers = Mutex<Set<UInt16>>([])
         let corrupt = Atomic<Int>(0)
