@@ -8,10 +8,12 @@ import TokKitSDP
 ///
 /// ## Flow
 /// Publisher side: ``start(ice:)`` creates a send-only peer (SSRCs only for the kinds the subscriber wants: those
-/// sections are `sendonly`, the others `inactive`), attaches it to the publisher's media and sends the offer; the answer and the subscriber's candidates follow.
+/// sections are `sendonly`, the others `inactive`), attaches it to the publisher's media and sends the offer;
+/// the answer and the subscriber's candidates follow.
 /// Subscriber side: the offer creates a receive-only peer, attached to the subscriber's media, and the answer
-/// (`recvonly` for each section the publisher sends) goes back. Both ends trickle their candidates and end-of-candidates from the peer's events. Candidates that
-/// arrive before the peer exists wait (at most ``maxPendingCandidates``).
+/// (`recvonly` for each section the publisher sends) goes back. Both ends trickle their candidates and
+/// end-of-candidates from the peer's events. Candidates that arrive before the peer exists wait (at most
+/// ``maxPendingCandidates``).
 ///
 /// ## Threading
 /// ``start(ice:)``, ``receive(_:ice:)`` and ``end()`` run on the session's negotiation queue; the peer's events are

@@ -58,7 +58,8 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
 
     public init(iceUfrag: String, icePassword: String, fingerprint: SDPFingerprint, candidates: [ICECandidate] = [],
                 endOfCandidates: Bool = false, audio: SDPLocalMedia?, video: SDPLocalMedia?, remb: Bool = false,
-                transportWideCC: Bool = false, answerSetup: SDPSetupRole = .active, sessionID: UInt64, sessionVersion: UInt64 = 2) {
+                transportWideCC: Bool = false, answerSetup: SDPSetupRole = .active, sessionID: UInt64,
+                sessionVersion: UInt64 = 2) {
         self.iceUfrag = iceUfrag
         self.icePassword = icePassword
         self.fingerprint = fingerprint

@@ -5,8 +5,9 @@ import Synchronization
 /// thread copies each complete frame in, the decode thread decodes it in place.
 ///
 /// ``push(length:fill:)`` never blocks: when every slot is taken it returns false (the caller drops the frame
-/// and asks for a keyframe, or, for a keyframe, makes room with ``dropWaiting()``). A slot grows only when a frame is larger than any before it (rare, at
-/// keyframes); otherwise nothing is allocated. ``pop(_:)`` blocks until a frame or ``wakeUp()``.
+/// and asks for a keyframe, or, for a keyframe, makes room with ``dropWaiting()``). A slot grows only when a
+/// frame is larger than any before it (rare, at keyframes); otherwise nothing is allocated. ``pop(_:)`` blocks
+/// until a frame or ``wakeUp()``.
 final class EncodedFrameQueue: Sendable {
     /// What travels with a frame's bytes.
     struct Header: Sendable {
