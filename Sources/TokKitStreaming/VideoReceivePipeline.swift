@@ -37,9 +37,9 @@ public final class VideoReceivePipeline: Sendable {
         case closed
     }
 
-    /// Complete frames waiting for the decode thread at most (about 270 ms at 30 fps). Frames come in bursts
-    /// when the network thread was descheduled (a loaded machine): with 3 slots such a burst overflowed the
-    /// queue, and every overflow costs a keyframe round trip (several frames).
+    /// Complete frames waiting for the decode thread at most (about 270 ms at 30 fps). On a loaded machine the
+    /// decode thread falls behind for a while (Chromium at 1.7 Mb/s, 640x480): with 3 slots the queue overflowed,
+    /// and every overflow costs the waiting frames and a keyframe round trip.
     static let queueCapacity = 8
 
     /// The least time between two keyframe requests.
