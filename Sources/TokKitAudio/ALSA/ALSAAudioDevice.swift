@@ -125,9 +125,7 @@ public final class ALSAAudioDevice: AudioDevice {
 
     /// Periods moved so far, and xruns recovered by the open PCMs (those counts restart when a side is released).
     public var statistics: AudioDeviceStatistics {
-        var s = AudioDeviceStatistics()
-        s.capturedPeriods = capture.counters.periods.load(ordering: .relaxed)
-        s.renderedPeriods = render.counters.periods.load(ordering: .relaxed)
+        var s = AudioDeviceStatistics(capture: capture, render: render)
         s.captureOverruns = capture.worker?.xruns.load(ordering: .relaxed) ?? 0
         s.renderUnderruns = render.worker?.xruns.load(ordering: .relaxed) ?? 0
         return s

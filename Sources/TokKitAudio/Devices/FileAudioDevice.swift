@@ -92,10 +92,5 @@ public final class FileAudioDevice: AudioDevice {
     public var isCaptureFileFinished: Bool { capture.worker?.finished.load(ordering: .relaxed) ?? false }
 
     /// Periods moved so far.
-    public var statistics: AudioDeviceStatistics {
-        var s = AudioDeviceStatistics()
-        s.capturedPeriods = capture.counters.periods.load(ordering: .relaxed)
-        s.renderedPeriods = render.counters.periods.load(ordering: .relaxed)
-        return s
-    }
+    public var statistics: AudioDeviceStatistics { AudioDeviceStatistics(capture: capture, render: render) }
 }

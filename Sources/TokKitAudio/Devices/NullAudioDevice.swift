@@ -50,10 +50,5 @@ public final class NullAudioDevice: AudioDevice {
     public var estimatedCaptureDelay: Duration { .zero }
 
     /// Periods moved so far.
-    public var statistics: AudioDeviceStatistics {
-        var s = AudioDeviceStatistics()
-        s.capturedPeriods = capture.counters.periods.load(ordering: .relaxed)
-        s.renderedPeriods = render.counters.periods.load(ordering: .relaxed)
-        return s
-    }
+    public var statistics: AudioDeviceStatistics { AudioDeviceStatistics(capture: capture, render: render) }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Counters of a device since it was created, read at any time from any thread (each counter is read atomically,
 /// the set is not a snapshot).
 public struct AudioDeviceStatistics: Sendable, Hashable {
@@ -11,4 +13,12 @@ public struct AudioDeviceStatistics: Sendable, Hashable {
     public var renderUnderruns = 0
 
     public init() {}
+}
+
+extension AudioDeviceStatistics {
+    /// The periods each side has moved so far (xruns left at 0: only a hardware device counts them).
+    init<Capture, Render>(capture: AudioDeviceSide<Capture>, render: AudioDeviceSide<Render>) {
+        capturedPeriods = capture.counters.periods.load(ordering: .relaxed)
+        renderedPeriods = render.counters.periods.load(ordering: .relaxed)
+    }
 }

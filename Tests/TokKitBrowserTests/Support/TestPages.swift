@@ -11,6 +11,25 @@ enum TestPages {
         const report = (event, fields = {}) => console.log("TK " + JSON.stringify({ event, ...fields }));
         window.onerror = (message) => report("error", { message: String(message) });
         window.onunhandledrejection = (e) => report("error", { message: String(e.reason?.message ?? e.reason) });
+        // A subscriber's receive statistics: what video and audio arrived, decoded, and with which codec.
+        const inboundSample = async (subscriber) => {
+          const stats = await subscriber.getStats();
+          const sample = { framesDecoded: 0, width: 0, height: 0, videoCodec: "", videoPayloadType: -1,
+                           audioPackets: 0, audioCodec: "", audioPayloadType: -1 };
+          for (const s of stats.values()) {
+            if (s.type !== "inbound-rtp") continue;
+            const codec = stats.get(s.codecId);
+            if (s.kind === "video") {
+              Object.assign(sample, { framesDecoded: s.framesDecoded ?? 0, width: s.frameWidth ?? 0,
+                                      height: s.frameHeight ?? 0, videoCodec: codec?.mimeType ?? "",
+                                      videoPayloadType: codec?.payloadType ?? -1 });
+            } else if (s.kind === "audio") {
+              Object.assign(sample, { audioPackets: s.packetsReceived ?? 0, audioCodec: codec?.mimeType ?? "",
+                                      audioPayloadType: codec?.payloadType ?? -1 });
+            }
+          }
+          return sample;
+        };
         """
 
     /// Joins with `token`, publishes camera + microphone, and answers every chat signal from another connection
@@ -58,22 +77,7 @@ enum TestPages {
         });
         for (let i = 0; i < 200; i++) {
           await new Promise((r) => setTimeout(r, 250));
-          const stats = await subscriber.getStats();
-          const sample = { framesDecoded: 0, width: 0, height: 0, videoCodec: "", videoPayloadType: -1,
-                           audioPackets: 0, audioCodec: "", audioPayloadType: -1 };
-          for (const s of stats.values()) {
-            if (s.type !== "inbound-rtp") continue;
-            const codec = stats.get(s.codecId);
-            if (s.kind === "video") {
-              Object.assign(sample, { framesDecoded: s.framesDecoded ?? 0, width: s.frameWidth ?? 0,
-                                      height: s.frameHeight ?? 0, videoCodec: codec?.mimeType ?? "",
-                                      videoPayloadType: codec?.payloadType ?? -1 });
-            } else if (s.kind === "audio") {
-              Object.assign(sample, { audioPackets: s.packetsReceived ?? 0, audioCodec: codec?.mimeType ?? "",
-                                      audioPayloadType: codec?.payloadType ?? -1 });
-            }
-          }
-          report("stats", sample);
+          report("stats", await inboundSample(subscriber));
         }
         </script>
         """
@@ -135,22 +139,7 @@ enum TestPages {
         subscriber.on("error", ({ error }) => report("error", { message: String(error?.message ?? error) }));
         for (let i = 0; i < 240; i++) {
           await new Promise((r) => setTimeout(r, 250));
-          const stats = await subscriber.getStats();
-          const sample = { framesDecoded: 0, width: 0, height: 0, videoCodec: "", videoPayloadType: -1,
-                           audioPackets: 0, audioCodec: "", audioPayloadType: -1 };
-          for (const s of stats.values()) {
-            if (s.type !== "inbound-rtp") continue;
-            const codec = stats.get(s.codecId);
-            if (s.kind === "video") {
-              Object.assign(sample, { framesDecoded: s.framesDecoded ?? 0, width: s.frameWidth ?? 0,
-                                      height: s.frameHeight ?? 0, videoCodec: codec?.mimeType ?? "",
-                                      videoPayloadType: codec?.payloadType ?? -1 });
-            } else if (s.kind === "audio") {
-              Object.assign(sample, { audioPackets: s.packetsReceived ?? 0, audioCodec: codec?.mimeType ?? "",
-                                      audioPayloadType: codec?.payloadType ?? -1 });
-            }
-          }
-          report("stats", sample);
+          report("stats", await inboundSample(subscriber));
         }
         </script>
         """
