@@ -2,11 +2,13 @@ import CVPX
 import CYUV
 import TokKitMedia
 
-/// A libvpx VP8 decoder that turns compressed frames into pooled I420 ``VideoFrame``s.
+/// A libvpx VP8 decoder that turns compressed frames into I420 ``VideoFrame``s: pooled copies, or pictures lent
+/// without a copy.
 ///
-/// Threading: not `Sendable`; decode on one thread (the subscriber's decode thread). The frames it returns are
-/// in pooled memory it owns, so they may be queued and handed to another thread's ``VideoRender``; a frame's
-/// buffer returns to the pool when the last copy of the frame is dropped.
+/// Threading: not `Sendable`; decode on one thread (the subscriber's decode thread). The frames
+/// ``decode(_:timestamp:)`` returns are in pooled memory it owns, so they may be queued and handed to another
+/// thread's ``VideoRender``; a frame's buffer returns to the pool when the last copy of the frame is dropped.
+/// ``decode(_:timestamp:lending:)`` skips that copy and lends libvpx's own picture for the length of a call.
 ///
 /// A change of resolution in the stream (a keyframe of another size) simply yields frames of the new size.
 /// Damaged input never traps: it throws ``CodecError/corruptFrame(_:)``, after which the caller requests a
@@ -48,6 +50,29 @@ public final class VP8Decoder {
     ///   ``CodecError/poolExhausted(capacity:)`` when every pooled frame is still held downstream (the picture
     ///   was decoded but dropped; no keyframe needed); ``CodecError/libvpx(operation:status:detail:)`` otherwise.
     public func decode(_ bytes: UnsafeRawBufferPointer, timestamp: Duration = MonotonicClock.now()) throws(CodecError) -> VideoFrame? {
+        try withDecodedImage(bytes) { image throws(CodecError) in try copy(image, timestamp: timestamp) } ?? nil
+    }
+
+    /// Decodes one complete VP8 frame and lends the picture to `body` without copying it: the frame borrows the
+    /// decoder's own buffer (rows padded, see its ``VideoFormat/bytesPerRow``) and is valid only inside `body`;
+    /// ``VideoFrame/copy(using:)`` keeps it. One picture copy cheaper than ``decode(_:timestamp:)``, for a caller
+    /// that renders on the decode thread (a ``VideoRender`` may be handed a borrowed frame).
+    ///
+    /// - Returns: whether a picture was lent (`false` for a frame that shows none).
+    /// - Throws: as ``decode(_:timestamp:)``, but never ``CodecError/poolExhausted(capacity:)``.
+    @discardableResult
+    public func decode(
+        _ bytes: UnsafeRawBufferPointer, timestamp: Duration = MonotonicClock.now(), lending body: (VideoFrame) -> Void
+    ) throws(CodecError) -> Bool {
+        try withDecodedImage(bytes) { image throws(CodecError) in
+            body(try lend(image, timestamp: timestamp))
+        } != nil
+    }
+
+    /// Runs libvpx on `bytes` and `body` on the picture it shows, if any (`nil` when none), then releases it.
+    private func withDecodedImage<R>(
+        _ bytes: UnsafeRawBufferPointer, _ body: (UnsafeMutablePointer<vpx_image_t>) throws(CodecError) -> R
+    ) throws(CodecError) -> R? {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .corruptFrame("empty frame") }
         guard bytes.count <= Int(UInt32.max) else { throw .corruptFrame("frame of \(bytes.count) bytes") }
         let status = vpx_codec_decode(context, base.assumingMemoryBound(to: UInt8.self), UInt32(bytes.count), nil, 0)
@@ -68,12 +93,40 @@ public final class VP8Decoder {
         var iterator: vpx_codec_iter_t?
         guard let image = vpx_codec_get_frame(context, &iterator) else { return nil }
         defer { drainFrames(&iterator) }
-        return try copy(image, timestamp: timestamp)
+        guard image.pointee.fmt == VPX_IMG_FMT_I420 else {
+            throw .corruptFrame("decoder produced image format \(image.pointee.fmt.rawValue)")
+        }
+        return try body(image)
+    }
+
+    /// The format of the frames ``decode(_:timestamp:lending:)`` lends, kept while size and strides stay the same
+    /// (building one per frame would allocate).
+    private var lentFormat = VideoFormat.i420(width: 0, height: 0)
+
+    /// `image` as a borrowed I420 frame over libvpx's own planes.
+    private func lend(_ image: UnsafeMutablePointer<vpx_image_t>, timestamp: Duration) throws(CodecError) -> VideoFrame {
+        let img = image.pointee
+        let width = Int(img.d_w), height = Int(img.d_h)
+        let strides = (Int(img.stride.0), Int(img.stride.1), Int(img.stride.2))
+        let f = lentFormat
+        if f.width != width || f.height != height || f.bytesPerRow[0] != strides.0 || f.bytesPerRow[1] != strides.1
+            || f.bytesPerRow[2] != strides.2 {
+            lentFormat = VideoFormat(pixelFormat: .i420, width: width, height: height,
+                                     bytesPerRow: [strides.0, strides.1, strides.2])
+        }
+        let chromaRows = (height + 1) / 2
+        do {
+            return try VideoFrame(
+                format: lentFormat, borrowing: UnsafeRawBufferPointer(start: img.planes.0, count: strides.0 * height),
+                UnsafeRawBufferPointer(start: img.planes.1, count: strides.1 * chromaRows),
+                UnsafeRawBufferPointer(start: img.planes.2, count: strides.2 * chromaRows), timestamp: timestamp)
+        } catch {
+            throw .corruptFrame("decoded size \(width)x\(height): \(error)")
+        }
     }
 
     private func copy(_ image: UnsafeMutablePointer<vpx_image_t>, timestamp: Duration) throws(CodecError) -> VideoFrame {
         let img = image.pointee
-        guard img.fmt == VPX_IMG_FMT_I420 else { throw .corruptFrame("decoder produced image format \(img.fmt.rawValue)") }
         let width = Int(img.d_w), height = Int(img.d_h)
         let frame: VideoFrame
         do {

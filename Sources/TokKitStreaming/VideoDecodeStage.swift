@@ -1,8 +1,8 @@
 import TokKitCodecs
 import TokKitMedia
 
-/// The work of a ``VideoReceivePipeline``'s decode thread for one frame: VP8 decode into a pooled I420
-/// frame stamped with its capture time in this process's clock, render, report.
+/// The work of a ``VideoReceivePipeline``'s decode thread for one frame: VP8 decode, render the picture libvpx
+/// lends (no copy) stamped with its capture time in this process's clock, report.
 ///
 /// Owned by the decode thread (not `Sendable`); nothing is allocated per frame.
 struct VideoDecodeStage {
@@ -14,7 +14,7 @@ struct VideoDecodeStage {
 
     init(pipeline: VideoReceivePipeline) {
         self.pipeline = pipeline
-        decoder = try? VP8Decoder(poolCapacity: 4)
+        decoder = try? VP8Decoder(poolCapacity: 1)  // frames are lent, the pool stays empty
     }
 
     mutating func decode(_ bytes: UnsafeRawBufferPointer, _ header: EncodedFrameQueue.Header) {
@@ -23,32 +23,32 @@ struct VideoDecodeStage {
             return
         }
         let time = localTime(of: header)
-        let frame: VideoFrame?
+        let (renderer, observer) = pipeline.frameTargets()
+        var format: VideoFormat?
         do throws(CodecError) {
-            frame = try decoder.decode(bytes, timestamp: time)
-        } catch .poolExhausted {
-            pipeline.record { $0.framesDropped += 1 }  // decoded (references intact), only not shown
-            return
+            // Lent, not copied: the renderer runs right here, and copies what it keeps (VideoRender's contract).
+            try decoder.decode(bytes, timestamp: time) { frame in
+                format = frame.format
+                renderer?.renderVideoFrame(frame)
+            }
         } catch {
             pipeline.decodeFailed()
             return
         }
-        guard let frame else { return }
-        let (renderer, observer) = pipeline.frameTargets()
-        renderer?.renderVideoFrame(frame)
+        guard let format else { return }
         let renderedAt = MonotonicClock.now()
         let refreshed = meter.record(bytes: bytes.count, at: renderedAt)
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
         pipeline.record { s in
             s.framesDecoded += 1
             if header.isKeyframe { s.keyframesDecoded += 1 }
-            s.width = frame.format.width
-            s.height = frame.format.height
+            s.width = format.width
+            s.height = format.height
             if refreshed { (s.framesPerSecond, s.bitrate) = (fps, bps) }
         }
         observer?(RenderedFrameInfo(rtpTimestamp: header.rtpTimestamp, receivedAt: header.receivedAt,
                                     renderedAt: renderedAt, isKeyframe: header.isKeyframe))
-        if let first = pipeline.firstFrameRendered() { first(frame.format) }
+        if let first = pipeline.firstFrameRendered() { first(format) }
     }
 
     /// The frame's capture time on this process's clock: the first frame's arrival plus the RTP time since.

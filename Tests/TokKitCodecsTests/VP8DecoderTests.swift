@@ -102,6 +102,50 @@ struct SplitMix64: RandomNumberGenerator {
         _ = held
     }
 
+    @Test func aLentPictureIsTheSamePictureWithoutUsingThePool() throws {
+        let stream = try Self.encoded(width: 320, height: 240, count: 4)
+        let copying = try VP8Decoder(), lending = try VP8Decoder(poolCapacity: 1)
+        var held: [VideoFrame] = []  // holding lent-mode output must not matter: nothing comes from the pool
+        for (n, bytes) in stream.enumerated() {
+            let copy = try #require(try bytes.withUnsafeBytes { try copying.decode($0) })
+            var calls = 0
+            let shown = try bytes.withUnsafeBytes { b in
+                try lending.decode(b, timestamp: .milliseconds(33 * n)) { frame in
+                    calls += 1
+                    #expect(frame.isBorrowed)
+                    #expect(frame.timestamp == .milliseconds(33 * n))
+                    #expect(frame.format.width == 320 && frame.format.height == 240)
+                    #expect(frame.format.bytesPerRow[0] >= 320, "libvpx's rows, padding included")
+                    #expect(Self.samePixels(frame, copy), "frame \(n)")
+                    held.append(try! frame.copy(using: VideoFramePool(capacity: 1)))
+                }
+            }
+            #expect(shown && calls == 1)
+        }
+        #expect(held.count == 4)
+        // Errors are the same typed errors, and the body never runs for them.
+        var ran = false
+        #expect(performing: { try lending.decode(UnsafeRawBufferPointer(start: nil, count: 0)) { _ in ran = true } },
+                throws: Self.isCorrupt)
+        #expect(!ran)
+    }
+
+    /// Whether two I420 frames of the same size hold the same pixels, whatever their strides.
+    static func samePixels(_ a: VideoFrame, _ b: VideoFrame) -> Bool {
+        let (w, h) = (a.format.width, a.format.height)
+        return a.withPlanes { pa in
+            b.withPlanes { pb in
+                (0..<3).allSatisfy { plane in
+                    let (pw, ph) = plane == 0 ? (w, h) : ((w + 1) / 2, (h + 1) / 2)
+                    let (sa, sb) = (a.format.bytesPerRow[plane], b.format.bytesPerRow[plane])
+                    return (0..<ph).allSatisfy { row in
+                        pa[plane][(row * sa)..<(row * sa + pw)].elementsEqual(pb[plane][(row * sb)..<(row * sb + pw)])
+                    }
+                }
+            }
+        }
+    }
+
     @Test func invalidSettingsAreRejected() {
         #expect(throws: CodecError.invalidSettings("poolCapacity 0 (>= 1)")) { _ = try VP8Decoder(poolCapacity: 0) }
         #expect(throws: CodecError.invalidSettings("threads 0 (1...16)")) { _ = try VP8Decoder(threads: 0) }
