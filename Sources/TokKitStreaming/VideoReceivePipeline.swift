@@ -9,9 +9,9 @@ import TokKitRTP
 ///
 /// ## Data plane
 /// The receive handler (the peer's network thread) feeds each packet to the VP8 frame assembler; a complete
-/// frame is copied into one of ``queueCapacity`` preallocated queue slots. The decode thread decodes it into a pooled
-/// I420 frame, stamps it with its capture time in this process's clock (RTP timestamp mapped from the first
-/// frame's arrival) and hands it to ``renderer``. A lost or incomplete frame, a full queue or a decode error
+/// frame is copied into one of ``queueCapacity`` preallocated queue slots. The decode thread decodes it and hands
+/// libvpx's own I420 picture (lent, not copied) to ``renderer``, stamped with its capture time in this process's
+/// clock (RTP timestamp mapped from the first frame's arrival). A lost or incomplete frame, a full queue or a decode error
 /// makes the pipeline skip everything up to the next keyframe and ask the peer for one
 /// (`requestKeyframe()`, at most every 250 ms), again with every frame it drops while it waits (a sender may
 /// ignore a request: Chromium answered 6 of 11 in one run). A keyframe finding the queue full replaces the
@@ -104,7 +104,7 @@ public final class VideoReceivePipeline: Sendable {
         }
     }
 
-    /// Where decoded frames go (upright I420, pooled; copy to keep).
+    /// Where decoded frames go (upright I420, borrowed for the call: copy to keep).
     public var renderer: (any VideoRender)? {
         get { control.withLock { $0.renderer } }
         set { control.withLock { $0.renderer = newValue } }
