@@ -96,6 +96,13 @@ public final class TokKitServer: Service, Sendable {
         }
         guard let (group, serving, janitor) = running else { return }
         await registry.shutdown()
+        // Every socket's writer now sends its 1001 close frame; let them finish before the HTTP server closes the
+        // channels under them (which would end a socket with no close frame). Bounded: a writer stuck on a dead
+        // peer is cut by the graceful shutdown after 2 s.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while endpoint.activeSockets.current > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
         janitor.cancel()
         await janitor.value
         await group.triggerGracefulShutdown()

@@ -13,9 +13,9 @@ import TokKitProtocol
         let (b, _) = try await test.join(session)
         let lost = try await RawClient(port: test.port)  // never connects
         await test.server.stop()
-        for client in [a, b, lost] {
+        for (name, client) in [("a", a), ("b", b), ("lost", lost)] {
             let close = await client.waitForClose()
-            #expect(close.closed && close.code == .goingAway)
+            #expect(close.closed && close.code == .goingAway, "client \(name): \(close)")
             await client.finished()
         }
         let stats = await test.server.stats()
