@@ -30,11 +30,18 @@ struct SendTrack {
     /// Command sequence number of the last FIR acted on (RFC 5104 §4.3.1.2: repeats carry the same one).
     var lastFullIntraRequest: UInt8?
     let buffer: UnsafeMutableRawBufferPointer
+    /// The negotiated id of the transport-wide sequence number extension when this section carries it
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), and the header's extension list holding a
+    /// placeholder for it, made once: each packet's number is written in place after the header.
+    let transportSequenceID: UInt8?
+    let extensions: [RTPHeaderExtension]
 
-    init(kind: MediaKind, ssrc: UInt32, payloadType: UInt8) {
+    init(kind: MediaKind, ssrc: UInt32, payloadType: UInt8, transportSequenceID: UInt8? = nil) {
         self.kind = kind
         self.ssrc = ssrc
         self.payloadType = payloadType
+        self.transportSequenceID = transportSequenceID
+        extensions = transportSequenceID.map { [RTPHeaderExtension(id: $0, value: [0, 0])] } ?? []
         buffer = .allocate(byteCount: Self.capacity + 64, alignment: 8)
         history = kind == .video ? try? RTPSendHistory(capacity: 512, maximumPacketSize: Self.capacity) : nil
     }
