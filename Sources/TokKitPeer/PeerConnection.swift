@@ -744,11 +744,11 @@ public final class PeerConnection: Sendable {
     /// Writes the next transport-wide sequence number into the packet of `length` bytes in `track`'s buffer and
     /// records it, when the section carries the extension. Called with the section's lock held; allocates nothing.
     private func stampTransportSequence(_ track: SendTrack, length: Int) {
-        guard let id = track.transportSequenceID else { return }
+        guard let offset = track.transportSequenceOffset, offset + 2 <= length else { return }
         let now = Int64(RTCPClock.monotonicNanoseconds() / 1000)
         guard let sequence = transportCongestion.withLock({ $0?.stamp(size: length, now: now) }) else { return }
-        _ = try? RTPPacketView.setExtension(id: id, sequence,
-                                            in: UnsafeMutableRawBufferPointer(rebasing: track.buffer[..<length]))
+        track.buffer[offset] = UInt8(sequence >> 8)  // big-endian, RFC 8285 §4.2 element value
+        track.buffer[offset + 1] = UInt8(truncatingIfNeeded: sequence)
     }
 
     /// Resends every NACKed packet of our video stream still in the history (same sequence number, RFC 4585

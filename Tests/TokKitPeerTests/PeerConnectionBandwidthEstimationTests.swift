@@ -111,6 +111,51 @@ import TokKitSDP
         for p in pumps2 { await p.value }
     }
 
+    @Test func aRetransmissionGetsANewTransportSequenceNumber() async throws {
+        let (offerer, answerer, pumps) = try await Self.connectedPair(
+            offerer: PeerConfiguration(rtcpInterval: nil), answerer: PeerConfiguration(rtcpInterval: nil))
+        let id = try #require(offerer.transportFeedbackStatistics.extensionID)
+        // (RTP sequence number, transport-wide sequence number) of every video packet the answerer gets.
+        let received = Mutex<[(rtp: UInt16, transport: UInt16?)]>([])
+        answerer.setReceiveHandler(.video) { packet in
+            let value = packet.extensions.value(id: id)
+            let transport = value.flatMap { $0.count == 2 ? UInt16($0[0]) << 8 | UInt16($0[1]) : nil }
+            let rtp = packet.sequenceNumber
+            received.withLock { $0.append((rtp, transport)) }
+        }
+        // Three of 30 packets are "lost" on the way out; the answerer NACKs them and they are resent.
+        let first = Mutex<UInt16?>(nil)
+        offerer.setOutgoingVideoLoss { sequence in
+            let base = first.withLock { f in f ?? { f = sequence; return sequence }() }
+            let i = sequence &- base
+            return i == 5 || i == 15 || i == 25
+        }
+        let payload = [UInt8](repeating: 1, count: 300)
+        try payload.withUnsafeBytes { p in
+            for i in 0 ..< 30 { try offerer.sendRTP(.video, payload: p, timestamp: UInt32(i) * 3000, marker: true) }
+        }
+        let all = await PeerConnectionTests.poll(.seconds(20)) {
+            Set(received.withLock { $0 }.map(\.rtp)).count == 30
+        }
+        offerer.setOutgoingVideoLoss(nil)
+        #expect(all, "got \(received.withLock { $0 }.count) packets")
+        let got = received.withLock { $0 }
+        let transport = got.compactMap(\.transport)
+        #expect(transport.count == got.count, "a packet without the transport-wide number")
+        #expect(Set(transport).count == transport.count, "a transport-wide number was used twice")
+        let resent = offerer.statistics(.video).packetsRetransmitted
+        #expect(resent >= 3)
+        // Every packet put on the wire got a number: 30 originals (the 3 lost ones included) + retransmissions.
+        #expect(offerer.transportFeedbackStatistics.packetsStamped == 30 + Int(resent))
+        // The resent packets carry numbers above every original's (1 ... 30).
+        let base = try #require(first.withLock { $0 })
+        let lateOnes = got.filter { [5, 15, 25].contains($0.rtp &- base) }.compactMap(\.transport)
+        #expect(lateOnes.count >= 3 && lateOnes.allSatisfy { $0 > 30 }, "\(lateOnes)")
+        offerer.close()
+        answerer.close()
+        for p in pumps { await p.value }
+    }
+
     /// Sends 1000-byte video packets at about 800 kb/s for `duration` (bounded by a packet count too).
     static func sendVideo(_ peer: PeerConnection, for duration: Duration, from start: Int) async throws -> Int {
         let payload = [UInt8](repeating: 0x33, count: 1000)
