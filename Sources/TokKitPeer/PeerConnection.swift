@@ -455,7 +455,8 @@ public final class PeerConnection: Sendable {
            let id = accepted.lazy.compactMap({ $0.extensionID(SDPExtensionMap.transportWideCCURI) }).first,
            accepted.contains(where: { $0.codecs.contains { $0.feedback.contains(.transportWideCC) } }) {
             transportFeedback.withLock { $0 = TransportFeedback(extensionID: id) }
-            transportCongestion.withLock { $0 = TransportCongestionControl(bounds: configuration.bandwidthEstimateBounds) }
+            let bounds = configuration.bandwidthEstimateBounds
+            transportCongestion.withLock { $0 = TransportCongestionControl(bounds: bounds) }
             transportID = id
         }
 
@@ -470,9 +471,10 @@ public final class PeerConnection: Sendable {
             let ssrc = kind == .audio ? configuration.audioSSRC : configuration.videoSSRC
             if weSend, let ssrc {
                 // Stamped only on a section that negotiated the extension under the transport's id.
-                let stamped = transportID.flatMap { a.extensionID(SDPExtensionMap.transportWideCCURI) == $0 ? $0 : nil }
+                let stamped = a.extensionID(SDPExtensionMap.transportWideCCURI) == transportID ? transportID : nil
                 withSend(kind) {
-                    $0 = SendTrack(kind: kind, ssrc: ssrc, payloadType: codec.payloadType, transportSequenceID: stamped)
+                    $0 = SendTrack(kind: kind, ssrc: ssrc, payloadType: codec.payloadType,
+                                   transportSequenceID: stamped)
                 }
             }
             if weReceive {

@@ -62,7 +62,8 @@ struct SendTrack {
     private static func valueOffset(id: UInt8, header: RTPHeader) -> Int? {
         var bytes = [UInt8](repeating: 0, count: header.serializedLength)
         return bytes.withUnsafeMutableBytes { raw -> Int? in
-            guard (try? header.write(into: raw)) != nil, let view = try? RTPPacketView(parsing: UnsafeRawBufferPointer(raw)),
+            guard (try? header.write(into: raw)) != nil,
+                  let view = try? RTPPacketView(parsing: UnsafeRawBufferPointer(raw)),
                   let value = view.extensions.value(id: id), value.count == 2,
                   let start = value.baseAddress, let base = raw.baseAddress
             else { return nil }

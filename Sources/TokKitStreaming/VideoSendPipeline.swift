@@ -124,7 +124,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     }
 
     /// Sends to `peer` from the next frame on (a keyframe once it is connected). Its video feedback (PLI, FIR,
-    /// REMB, the send-side estimate from its transport-wide feedback) is routed to this pipeline. Attaching a peer twice does nothing. Throws ``StreamingError/closed``.
+    /// REMB, the send-side estimate from its transport-wide feedback) is routed to this pipeline. Attaching a peer
+    /// twice does nothing. Throws ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
         let added: Bool = try control.withLock { (c: inout Control) throws(StreamingError) -> Bool in
             guard c.state == .running else { throw .closed }

@@ -43,7 +43,8 @@ import TokKitSDP
             #expect(call.peer.statistics(.video).packetsRetransmitted > 0, "Chromium NACKed nothing")
             let decodedAfter = await decoded()
             #expect(decodedAfter > decodedBefore + 10, "Chromium decoded \(decodedBefore) → \(decodedAfter)")
-            print("BWE with Chromium: estimate \(before) → \(after) b/s; feedback \(lossy.feedbackReceived) messages, "
+            print("BWE with Chromium: estimate \(before) → \(after) b/s; "
+                  + "feedback \(lossy.feedbackReceived) messages, "
                   + "\(lossy.packetsReportedLostByPeer) of \(lossy.packetsReportedByPeer) reported lost; "
                   + "Chromium decoded \(decodedBefore) → \(decodedAfter)")
         } catch {

@@ -6,7 +6,9 @@ import TokKitRTP
         let header = RTPHeader(payloadType: 96, sequenceNumber: 7, timestamp: 9, ssrc: 0x1234, extensions: extensions)
         var bytes = [UInt8](repeating: 0, count: 64)
         let payload: [UInt8] = [1, 2, 3]
-        let length = try payload.withUnsafeBytes { p in try bytes.withUnsafeMutableBytes { try header.write(payload: p, into: $0) } }
+        let length = try payload.withUnsafeBytes { p in
+            try bytes.withUnsafeMutableBytes { try header.write(payload: p, into: $0) }
+        }
         return Array(bytes.prefix(length))
     }
 
@@ -33,6 +35,8 @@ import TokKitRTP
         #expect(try wrongSize.withUnsafeMutableBytes { try RTPPacketView.setExtension(id: 3, 1, in: $0) } == false)
         #expect(plain == copy)
         var garbage: [UInt8] = [0x90, 0, 0, 0]
-        #expect(throws: RTPError.self) { try garbage.withUnsafeMutableBytes { try RTPPacketView.setExtension(id: 3, 1, in: $0) } }
+        #expect(throws: RTPError.self) {
+            try garbage.withUnsafeMutableBytes { try RTPPacketView.setExtension(id: 3, 1, in: $0) }
+        }
     }
 }

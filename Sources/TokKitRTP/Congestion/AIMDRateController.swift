@@ -62,7 +62,7 @@ public struct AIMDRateController: Sendable {
             let current = Double(estimate)
             let increase: Double
             if averageMaximum != nil {
-                increase = max(nearMaximumIncreasePerSecond() * Double(elapsed) / 1_000_000, 1000 * Double(elapsed) / 1_000_000)
+                increase = max(nearMaximumIncreasePerSecond(), 1000) * Double(elapsed) / 1_000_000
             } else {
                 let eta = pow(Self.increaseFactorPerSecond, Double(elapsed) / 1_000_000)
                 increase = max(current * (eta - 1), 1000 * Double(elapsed) / 1_000_000)

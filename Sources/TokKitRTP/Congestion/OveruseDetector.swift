@@ -12,9 +12,10 @@ public enum BandwidthUsage: Sendable, Hashable {
 ///
 /// A modified trend above the threshold γ for more than ``overusingTime`` (10 ms of send time) and two deltas in
 /// a row, not decreasing, signals over-use; below −γ under-use; otherwise normal. γ follows |m| (§5.4, eq. in
-/// "adaptive threshold"): `γ += Δt × k × (|m| − γ)`, with k = ``thresholdUp`` when |m| > γ and ``thresholdDown``
-/// otherwise, Δt capped at 100 ms, γ kept in 6...600 ms, and not updated for outliers (|m| > γ + 15). This keeps
-/// the detector from starving against loss-based flows and from firing on jitter. A plain value, one thread.
+/// "adaptive threshold"): `γ += Δt × k × (|m| − γ)`, with k = ``thresholdUp`` when |m| > γ and
+/// ``thresholdDown`` otherwise, Δt capped at 100 ms, γ kept in 6...600 ms, and not updated for outliers
+/// (|m| > γ + 15). This keeps the detector from starving against loss-based flows and from firing on jitter. A
+/// plain value, one thread.
 public struct OveruseDetector: Sendable {
     public static let thresholdUp = 0.0087
     public static let thresholdDown = 0.039
