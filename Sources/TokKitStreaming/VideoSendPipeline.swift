@@ -179,7 +179,12 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         let cap: Int?? = control.withLock { c in
             guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return nil }
             change(&c.attachments[i])
-            return c.attachments.compactMap(\.cap).min()
+            // The lowest cap over peers, without building an array (this runs on the network thread).
+            var lowest: Int?
+            for attachment in c.attachments {
+                if let cap = attachment.cap, cap < (lowest ?? .max) { lowest = cap }
+            }
+            return lowest
         }
         guard let cap else { return }
         bitrateCap.withLock { $0 = (cap, true) }
