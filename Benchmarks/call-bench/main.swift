@@ -320,6 +320,13 @@ report("call_frames_received", Double(receiverStats.map(\.framesReceived).reduce
 report("call_frames_dropped", Double(receiverStats.map(\.framesDropped).reduce(0, +)), "frames")
 report("call_keyframe_requests", Double(receiverStats.map(\.keyframeRequests).reduce(0, +)), "PLI")
 report("call_keyframes_decoded", Double(receiverStats.map(\.keyframesDecoded).reduce(0, +)), "frames")
+// Send-side bandwidth estimation (transport-cc): the lowest estimate over the publishers at the end of the call
+// (no loss on loopback: it should sit at its upper bound) and the lowest encoder target it left (the cap: 1 Mbps).
+let publishers = (forward.peers.withLock { $0 } + backward.peers.withLock { $0 }).map(\.publisher)
+let estimates = publishers.compactMap(\.bandwidthEstimate)
+report("call_bandwidth_estimate_min", estimates.isEmpty ? .nan : Double(estimates.min()!) / 1000, "kbps")
+report("call_encoder_target_min", Double(min(forward.video.statistics.targetBitrate,
+                                             backward.video.statistics.targetBitrate)) / 1000, "kbps")
 forward.close()
 backward.close()
 if callOnly { exit(0) }

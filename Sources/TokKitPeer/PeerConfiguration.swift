@@ -26,6 +26,11 @@ public struct PeerConfiguration: Sendable, Hashable {
     /// transport-wide sequence number, no `transport-cc` feedback), and a sender such as Chromium then keeps its
     /// bandwidth estimate near its start value.
     public var transportFeedbackInterval: Duration?
+    /// Bounds of the send-side bandwidth estimate (bits per second) made from the peer's transport-wide feedback
+    /// when transport-cc is negotiated (``PeerConnection/transportFeedbackStatistics``). The estimate starts at the
+    /// upper bound (there is no probing: the sender starts at its configured bitrate and only congestion brings it
+    /// down); the video send pipeline caps its encoder by it.
+    public var bandwidthEstimateBounds: ClosedRange<Int> = 50_000 ... 10_000_000
 
     public init(ice: IceConfiguration = .loopback, audioSSRC: UInt32? = UInt32.random(in: 1...UInt32.max),
                 videoSSRC: UInt32? = UInt32.random(in: 1...UInt32.max), cname: String = "tokkit",

@@ -30,8 +30,12 @@ import TokKitSRTP
 /// ``PeerConfiguration/transportFeedbackInterval`` is nil: the transport-wide sequence number extension and
 /// `transport-cc` are negotiated; the arrival time of every received packet carrying that extension is recorded
 /// (network thread, no allocation), and every interval a transport-wide feedback message reports all packets
-/// since the previous one, so the peer's bandwidth estimator (Chromium's) can ramp up.
-/// ``transportFeedbackStatistics`` counts both directions.
+/// since the previous one, so the peer's bandwidth estimator (Chromium's) can ramp up. In the other direction every
+/// RTP packet we send on a section that negotiated the extension (audio, video, NACK retransmissions) carries the
+/// next number of one 16-bit transport-wide counter, and its send time and size are recorded; the peer's feedback
+/// about them drives a send-side bandwidth estimate (draft-ietf-rmcat-gcc-02, ``SendSideBandwidthEstimator``,
+/// bounded by ``PeerConfiguration/bandwidthEstimateBounds``), reported to the video feedback handler as
+/// ``RTCPFeedback/sendSideEstimatedBitrate(_:)``. ``transportFeedbackStatistics`` counts both directions.
 ///
 /// Events: ``events`` carries trickled candidates, state changes and, once per received section,
 /// ``PeerConnectionEvent/firstMediaPacket(_:)`` when the peer's media first arrives.
@@ -70,6 +74,8 @@ public final class PeerConnection: Sendable {
     private let videoFeedback = Mutex<FeedbackReceiver?>(nil)
     /// Transport-wide CC state, once negotiated.
     private let transportFeedback = Mutex<TransportFeedback?>(nil)
+    /// Its send side (stamping, send record, bandwidth estimate); taken inside a send section's lock.
+    private let transportCongestion = Mutex<TransportCongestionControl?>(nil)
     /// Test hook: returns true for an outgoing video sequence number that should be "lost" (kept in the send
     /// history, not sent), to exercise NACK and retransmission. Installed with ``setOutgoingVideoLoss(_:)``.
     typealias OutgoingLoss = @Sendable (_ sequenceNumber: UInt16) -> Bool
@@ -255,8 +261,18 @@ public final class PeerConnection: Sendable {
     /// Transport-wide congestion control feedback counters (``TransportFeedbackStatistics/extensionID`` is nil
     /// when it was not negotiated).
     public var transportFeedbackStatistics: TransportFeedbackStatistics {
-        transportFeedback.withLock { $0?.statistics } ?? TransportFeedbackStatistics()
+        var s = transportFeedback.withLock { $0?.statistics } ?? TransportFeedbackStatistics()
+        transportCongestion.withLock { state in
+            guard let state else { return }
+            s.packetsStamped = state.packetsStamped
+            s.estimatedBitrate = state.estimate
+        }
+        return s
     }
+
+    /// The send-side bandwidth estimate in bits per second (draft-ietf-rmcat-gcc-02) from the peer's transport-wide
+    /// feedback about our packets; nil before the first such feedback or without transport-cc.
+    public var bandwidthEstimate: Int? { transportCongestion.withLock { $0?.estimate } }
 
     /// The SSRC our feedback packets are sent from.
     private var feedbackSSRC: UInt32 { configuration.videoSSRC ?? configuration.audioSSRC ?? 1 }
@@ -274,12 +290,13 @@ public final class PeerConnection: Sendable {
         try withSend(kind) { (track: inout SendTrack?) throws(PeerError) in
             guard let t = track else { throw .noSuchTrack(kind) }
             let header = RTPHeader(marker: marker, payloadType: t.payloadType, sequenceNumber: t.sequenceNumber,
-                                   timestamp: timestamp, ssrc: t.ssrc)
+                                   timestamp: timestamp, ssrc: t.ssrc, extensions: t.extensions)
             let length: Int
             do throws(RTPError) {
                 length = try header.write(payload: payload, into: UnsafeMutableRawBufferPointer(
                     rebasing: t.buffer[0..<SendTrack.capacity]))
             } catch { throw .rtp(error) }
+            stampTransportSequence(t, length: length)
             if let history = t.history {
                 try? history.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
             }
@@ -431,6 +448,18 @@ public final class PeerConnection: Sendable {
             fingerprint = try DTLSFingerprint(sdpValue: sdpFingerprint.sdp)
         } catch { throw .dtls(error) }
 
+        // Transport-wide CC: the answer echoes the offer's extension id (one id for the whole BUNDLE).
+        let accepted = answer.media.filter { !$0.isRejected }
+        var transportID: UInt8?
+        if configuration.transportFeedbackInterval != nil,
+           let id = accepted.lazy.compactMap({ $0.extensionID(SDPExtensionMap.transportWideCCURI) }).first,
+           accepted.contains(where: { $0.codecs.contains { $0.feedback.contains(.transportWideCC) } }) {
+            transportFeedback.withLock { $0 = TransportFeedback(extensionID: id) }
+            let bounds = configuration.bandwidthEstimateBounds
+            transportCongestion.withLock { $0 = TransportCongestionControl(bounds: bounds) }
+            transportID = id
+        }
+
         let answerIsLocal = answer == local
         for kind in MediaKind.allCases {
             guard let a = answer.media.first(where: { $0.kind == kind.rawValue && !$0.isRejected }),
@@ -441,20 +470,17 @@ public final class PeerConnection: Sendable {
             let weReceive = answerIsLocal ? direction.receives : direction.sends
             let ssrc = kind == .audio ? configuration.audioSSRC : configuration.videoSSRC
             if weSend, let ssrc {
-                withSend(kind) { $0 = SendTrack(kind: kind, ssrc: ssrc, payloadType: codec.payloadType) }
+                // Stamped only on a section that negotiated the extension under the transport's id.
+                let stamped = a.extensionID(SDPExtensionMap.transportWideCCURI) == transportID ? transportID : nil
+                withSend(kind) {
+                    $0 = SendTrack(kind: kind, ssrc: ssrc, payloadType: codec.payloadType,
+                                   transportSequenceID: stamped)
+                }
             }
             if weReceive {
                 let remoteSSRC = remote.media.first { $0.kind == kind.rawValue && !$0.isRejected }?.sources.first?.ssrc
                 withReceive(kind) { $0 = ReceiveTrack(kind: kind, payloadType: codec.payloadType, ssrc: remoteSSRC) }
             }
-        }
-
-        // Transport-wide CC: the answer echoes the offer's extension id (one id for the whole BUNDLE).
-        let accepted = answer.media.filter { !$0.isRejected }
-        if configuration.transportFeedbackInterval != nil,
-           let id = accepted.lazy.compactMap({ $0.extensionID(SDPExtensionMap.transportWideCCURI) }).first,
-           accepted.contains(where: { $0.codecs.contains { $0.feedback.contains(.transportWideCC) } }) {
-            transportFeedback.withLock { $0 = TransportFeedback(extensionID: id) }
         }
 
         let dtls: DTLSTransport
@@ -657,6 +683,14 @@ public final class PeerConnection: Sendable {
                     guard state != nil else { return }
                     state!.received(feedback)
                 }
+                let micros = Int64(now / 1000)
+                let estimate: Int? = transportCongestion.withLock { state in
+                    guard state != nil else { return nil }
+                    return state!.received(feedback, now: micros)
+                }
+                if let estimate {
+                    videoFeedback.withLock { $0 }?.handler(.sendSideEstimatedBitrate(UInt64(estimate)))
+                }
                 continue
             default: continue
             }
@@ -709,6 +743,16 @@ public final class PeerConnection: Sendable {
         }
     }
 
+    /// Writes the next transport-wide sequence number into the packet of `length` bytes in `track`'s buffer and
+    /// records it, when the section carries the extension. Called with the section's lock held; allocates nothing.
+    private func stampTransportSequence(_ track: SendTrack, length: Int) {
+        guard let offset = track.transportSequenceOffset, offset + 2 <= length else { return }
+        let now = Int64(RTCPClock.monotonicNanoseconds() / 1000)
+        guard let sequence = transportCongestion.withLock({ $0?.stamp(size: length, now: now) }) else { return }
+        track.buffer[offset] = UInt8(sequence >> 8)  // big-endian, RFC 8285 §4.2 element value
+        track.buffer[offset + 1] = UInt8(truncatingIfNeeded: sequence)
+    }
+
     /// Resends every NACKed packet of our video stream still in the history (same sequence number, RFC 4585
     /// §6.2.1; libsrtp allows the repeated protection with `allow_repeat_tx`).
     private func retransmit(_ nack: RTCPGenericNACK) {
@@ -722,6 +766,7 @@ public final class PeerConnection: Sendable {
                     let sequence = item.packetID &+ UInt16(bit + 1)
                     guard let packet = history.packet(sequenceNumber: sequence) else { continue }
                     t.buffer.copyMemory(from: packet)
+                    stampTransportSequence(t, length: packet.count)  // a new number, as libwebrtc does
                     if (try? dtls.sendRTP(t.buffer, length: packet.count)) != nil { sent += 1 }
                 }
             }

@@ -1,4 +1,5 @@
-/// RTCP feedback about one of our sending sections that the media pipeline acts on (RFC 4585, RFC 5104, REMB).
+/// RTCP feedback about one of our sending sections that the media pipeline acts on (RFC 4585, RFC 5104, REMB,
+/// and the bandwidth estimated from transport-wide feedback).
 ///
 /// Generic NACKs (RFC 4585 §6.2.1) are not reported: ``PeerConnection`` answers them itself by retransmitting
 /// from its send history. Value type, usable from any thread.
@@ -10,4 +11,8 @@ public enum RTCPFeedback: Sendable, Hashable {
     case fullIntraRequest
     /// Receiver estimated maximum bitrate in bits per second (draft-alvestrand-rmcat-remb) covering our stream.
     case receiverEstimatedMaximumBitrate(UInt64)
+    /// Our own send-side estimate in bits per second (draft-ietf-rmcat-gcc-02), computed from the peer's
+    /// transport-wide feedback about our packets (draft-holmer-rmcat-transport-wide-cc-extensions-01); reported on
+    /// the video section when it first exists and then when it changes by 1 % or more.
+    case sendSideEstimatedBitrate(UInt64)
 }

@@ -30,16 +30,46 @@ struct SendTrack {
     /// Command sequence number of the last FIR acted on (RFC 5104 §4.3.1.2: repeats carry the same one).
     var lastFullIntraRequest: UInt8?
     let buffer: UnsafeMutableRawBufferPointer
+    /// The negotiated id of the transport-wide sequence number extension when this section carries it
+    /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), and the header's extension list holding a
+    /// placeholder for it, made once: each packet's number is written in place after the header.
+    let transportSequenceID: UInt8?
+    let extensions: [RTPHeaderExtension]
+    /// Where that number's two bytes sit in every packet of this track (the header layout never changes: no
+    /// CSRCs, this one element), found once by parsing a template header; nil when not stamped.
+    let transportSequenceOffset: Int?
 
-    init(kind: MediaKind, ssrc: UInt32, payloadType: UInt8) {
+    init(kind: MediaKind, ssrc: UInt32, payloadType: UInt8, transportSequenceID: UInt8? = nil) {
         self.kind = kind
         self.ssrc = ssrc
         self.payloadType = payloadType
+        self.transportSequenceID = transportSequenceID
+        let extensions = transportSequenceID.map { [RTPHeaderExtension(id: $0, value: [0, 0])] } ?? []
+        self.extensions = extensions
+        if let id = transportSequenceID {
+            transportSequenceOffset = Self.valueOffset(id: id, header: RTPHeader(
+                payloadType: payloadType, sequenceNumber: 0, timestamp: 0, ssrc: ssrc, extensions: extensions))
+        } else {
+            transportSequenceOffset = nil
+        }
         buffer = .allocate(byteCount: Self.capacity + 64, alignment: 8)
         history = kind == .video ? try? RTPSendHistory(capacity: 512, maximumPacketSize: Self.capacity) : nil
     }
 
     func deallocate() { buffer.deallocate() }
+
+    /// The offset of extension element `id`'s value in `header` once serialized (RFC 8285 §4.2), or nil.
+    private static func valueOffset(id: UInt8, header: RTPHeader) -> Int? {
+        var bytes = [UInt8](repeating: 0, count: header.serializedLength)
+        return bytes.withUnsafeMutableBytes { raw -> Int? in
+            guard (try? header.write(into: raw)) != nil,
+                  let view = try? RTPPacketView(parsing: UnsafeRawBufferPointer(raw)),
+                  let value = view.extensions.value(id: id), value.count == 2,
+                  let start = value.baseAddress, let base = raw.baseAddress
+            else { return nil }
+            return start - UnsafeRawPointer(base)
+        }
+    }
 
     mutating func rememberSenderReport(_ compact: UInt32) {
         sentReports = (compact, sentReports.0, sentReports.1, sentReports.2)

@@ -14,9 +14,17 @@ public struct TransportFeedbackStatistics: Sendable, Hashable {
     /// Packet statuses in the feedback received, and how many of them said "not received".
     public var packetsReportedByPeer: Int = 0
     public var packetsReportedLostByPeer: Int = 0
+    /// Our RTP packets (audio, video, retransmissions) stamped with a transport-wide sequence number.
+    public var packetsStamped: Int = 0
+    /// The send-side bandwidth estimate from the peer's feedback (draft-ietf-rmcat-gcc-02) in bits per second; nil
+    /// before the first feedback about our packets, or when we send nothing under transport-cc.
+    public var estimatedBitrate: Int?
 
     public init(extensionID: UInt8? = nil, packetsRecorded: Int = 0, feedbackSent: Int = 0, feedbackReceived: Int = 0,
-                packetsReportedByPeer: Int = 0, packetsReportedLostByPeer: Int = 0) {
+                packetsReportedByPeer: Int = 0, packetsReportedLostByPeer: Int = 0, packetsStamped: Int = 0,
+                estimatedBitrate: Int? = nil) {
+        self.packetsStamped = packetsStamped
+        self.estimatedBitrate = estimatedBitrate
         self.extensionID = extensionID
         self.packetsRecorded = packetsRecorded
         self.feedbackSent = feedbackSent

@@ -15,6 +15,10 @@ struct VideoEncodeStage {
     private var generation = -1
     private let packetizer: VP8Packetizer
     private var meter = RateMeter()
+    /// The lowest peer estimate last taken from the pipeline (`Int.max`: none), kept across encoder changes.
+    private var cap = Int.max
+    /// The bitrate the encoder runs at, so an estimate moving above the configured bitrate costs nothing.
+    private var applied: Int?
 
     init(pipeline: VideoSendPipeline) {
         self.pipeline = pipeline
@@ -41,8 +45,9 @@ struct VideoEncodeStage {
             generation = control.settingsGeneration
             configure(control.settings)
         }
-        if let cap = pipeline.takeBitrateCap(), let settings = encoderSettings {
-            try? encoder?.setBitrate(min(settings.bitrate, cap))
+        if let cap = pipeline.takeBitrateCap() {
+            self.cap = cap
+            if let settings = encoderSettings { applyBitrate(settings) }
         }
         guard let encoder else {
             pipeline.record { $0.framesDropped += 1 }
@@ -90,17 +95,32 @@ struct VideoEncodeStage {
 
     /// (Re)creates the encoder for new settings; only a bitrate change keeps it.
     private mutating func configure(_ settings: VideoEncodeSettings) {
-        if let encoder, let old = encoderSettings, old.width == settings.width, old.height == settings.height,
+        if encoder != nil, let old = encoderSettings, old.width == settings.width, old.height == settings.height,
            old.contentHint == settings.contentHint, old.framesPerSecond == settings.framesPerSecond {
-            try? encoder.setBitrate(settings.bitrate)
             encoderSettings = settings
+            applyBitrate(settings)
             return
         }
         encoder = try? VP8Encoder(settings: VP8EncoderSettings(
             width: settings.width, height: settings.height, framesPerSecond: settings.framesPerSecond,
-            bitrate: settings.bitrate, contentHint: settings.contentHint))
+            bitrate: target(settings), contentHint: settings.contentHint))
         encoderSettings = settings
+        let bitrate = target(settings)
+        applied = encoder == nil ? nil : bitrate
+        pipeline.record { $0.targetBitrate = bitrate }
         pipeline.requestKeyframe()
+    }
+
+    /// The configured bitrate capped by the peers' lowest estimate, not below ``VideoEncodeSettings``' 10 kb/s floor.
+    private func target(_ settings: VideoEncodeSettings) -> Int { min(settings.bitrate, max(cap, 10_000)) }
+
+    /// Sets the encoder to the configured bitrate capped by the peers' lowest estimate.
+    private mutating func applyBitrate(_ settings: VideoEncodeSettings) {
+        let bitrate = target(settings)
+        guard bitrate != applied, let encoder else { return }
+        do throws(CodecError) { try encoder.setBitrate(bitrate) } catch { return }
+        applied = bitrate
+        pipeline.record { $0.targetBitrate = bitrate }
     }
 
     /// `frame` as upright I420 of the encode size, in pooled memory (or `frame` itself when it already is).

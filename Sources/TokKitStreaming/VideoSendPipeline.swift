@@ -39,7 +39,17 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private struct Attachment {
         let peer: PeerConnection
         var live = false
+        /// The peer's receiver estimate (REMB).
         var estimatedBitrate: Int?
+        /// Our send-side estimate towards the peer, from its transport-wide feedback.
+        var sendSideEstimate: Int?
+        /// What this peer allows: the lower of the two estimates it has.
+        var cap: Int? {
+            switch (estimatedBitrate, sendSideEstimate) {
+            case let (remb?, sendSide?): min(remb, sendSide)
+            case let (remb, sendSide): remb ?? sendSide
+            }
+        }
     }
 
     private struct Control {
@@ -57,7 +67,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let control: Mutex<Control>
     private let keyframeWanted = Atomic<Bool>(true)
     private let pendingAttach = Atomic<Bool>(false)
-    /// The lowest receiver estimate (REMB) over the peers, and whether the encode thread has seen it.
+    /// The lowest estimate (REMB or send-side) over the peers, and whether the encode thread has seen it.
     private let bitrateCap = Mutex<(value: Int?, changed: Bool)>((nil, false))
     private let stats = Mutex(VideoSendStatistics())
     private let mailbox = FrameMailbox()
@@ -114,7 +124,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     }
 
     /// Sends to `peer` from the next frame on (a keyframe once it is connected). Its video feedback (PLI, FIR,
-    /// REMB) is routed to this pipeline. Attaching a peer twice does nothing. Throws ``StreamingError/closed``.
+    /// REMB, the send-side estimate from its transport-wide feedback) is routed to this pipeline. Attaching a peer
+    /// twice does nothing. Throws ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
         let added: Bool = try control.withLock { (c: inout Control) throws(StreamingError) -> Bool in
             guard c.state == .running else { throw .closed }
@@ -132,10 +143,10 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         // (found, whether it had a bitrate estimate, the lowest estimate of the peers left)
         let removed: (found: Bool, hadEstimate: Bool, cap: Int?) = control.withLock { c in
             guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return (false, false, nil) }
-            let hadEstimate = c.attachments[i].estimatedBitrate != nil
+            let hadEstimate = c.attachments[i].cap != nil
             c.attachments.remove(at: i)
             c.livePeers = c.attachments.filter(\.live).map(\.peer)
-            return (true, hadEstimate, c.attachments.compactMap(\.estimatedBitrate).min())
+            return (true, hadEstimate, c.attachments.compactMap(\.cap).min())
         }
         guard removed.found else { return }
         removeFeedback(from: peer)
@@ -152,12 +163,28 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     }
 
     /// Caps the bitrate by `peer`'s receiver estimate (REMB); the encoder follows the lowest estimate of all
-    /// peers, never above ``VideoEncodeSettings/bitrate``.
+    /// peers (REMB or send-side), never above ``VideoEncodeSettings/bitrate``.
     public func receiverEstimatedBitrate(_ bitsPerSecond: Int, from peer: PeerConnection) {
+        updateCap(from: peer) { $0.estimatedBitrate = bitsPerSecond }
+    }
+
+    /// Caps the bitrate by our send-side estimate towards `peer` (``PeerConnection/bandwidthEstimate``, from its
+    /// transport-wide feedback); combined with REMB as above: per peer the lower of the two, over peers the
+    /// lowest, never above ``VideoEncodeSettings/bitrate``.
+    public func sendSideEstimatedBitrate(_ bitsPerSecond: Int, from peer: PeerConnection) {
+        updateCap(from: peer) { $0.sendSideEstimate = bitsPerSecond }
+    }
+
+    private func updateCap(from peer: PeerConnection, _ change: (inout Attachment) -> Void) {
         let cap: Int?? = control.withLock { c in
             guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return nil }
-            c.attachments[i].estimatedBitrate = bitsPerSecond
-            return c.attachments.compactMap(\.estimatedBitrate).min()
+            change(&c.attachments[i])
+            // The lowest cap over peers, without building an array (this runs on the network thread).
+            var lowest: Int?
+            for attachment in c.attachments {
+                if let cap = attachment.cap, cap < (lowest ?? .max) { lowest = cap }
+            }
+            return lowest
         }
         guard let cap else { return }
         bitrateCap.withLock { $0 = (cap, true) }
@@ -215,6 +242,9 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             case .receiverEstimatedMaximumBitrate(let bps):
                 guard let peer else { return }
                 self.receiverEstimatedBitrate(Int(clamping: bps), from: peer)
+            case .sendSideEstimatedBitrate(let bps):
+                guard let peer else { return }
+                self.sendSideEstimatedBitrate(Int(clamping: bps), from: peer)
             }
         }
     }

@@ -24,6 +24,9 @@ public struct VideoSendStatistics: Hashable, Sendable {
     public var framesPerSecond: Double = 0
     /// Encoded bits per second.
     public var bitrate: Double = 0
+    /// The bitrate the encoder was last set to (bits per second): ``VideoEncodeSettings/bitrate`` capped by the
+    /// lowest peer estimate (REMB or send-side); 0 before the first encode.
+    public var targetBitrate = 0
     /// Peers currently attached.
     public var peers = 0
 

@@ -237,6 +237,7 @@ import TokKitSDP
                 return stats.contains { $0.type == "inbound-rtp" && $0.kind == "video" && $0.framesDecoded > 0 }
                     && call.peer.statistics(.audio).roundTripTime != nil
                     && call.peer.statistics(.video).roundTripTime != nil
+                    && call.peer.bandwidthEstimate != nil
             }
         }
         #expect(await Self.eventually {
@@ -259,6 +260,14 @@ import TokKitSDP
         let outbound = after.filter { $0.type == "outbound-rtp" }
         #expect(outbound.first { $0.kind == "audio" }?.ssrc == sdpAudioSSRC)
         #expect(outbound.first { $0.kind == "video" }?.ssrc == sdpVideoSSRC)
+
+        // Transport-wide CC the other way: TokKit stamps its packets, Chromium's feedback about them arrives and
+        // gives a send-side estimate within its bounds.
+        let feedback = peer.transportFeedbackStatistics
+        #expect(feedback.extensionID != nil && feedback.packetsStamped > 0, "\(feedback)")
+        #expect(feedback.feedbackReceived > 0 && feedback.packetsReportedByPeer > 0, "\(feedback)")
+        let estimate = try #require(peer.bandwidthEstimate, "no estimate from Chromium's feedback: \(feedback)")
+        #expect(peer.configuration.bandwidthEstimateBounds.contains(estimate))
 
         // RTCP: Chromium's reception reports reach TokKit (RTT from LSR/DLSR), TokKit's reach Chromium.
         for kind in MediaKind.allCases {

@@ -10,9 +10,12 @@ struct LoopbackPeers {
     let subscriber: PeerConnection
     private let pumps: [Task<Void, Never>]
 
-    /// Negotiates and waits (bounded) until both ends are connected; throws if they are not.
-    static func connect(timeout: Duration = .seconds(30)) async throws -> LoopbackPeers {
-        let publisher = try PeerConnection(configuration: PeerConfiguration(rtcpInterval: nil))
+    /// Negotiates and waits (bounded) until both ends are connected; throws if they are not. A nil
+    /// `transportFeedbackInterval` leaves transport-cc out (no send-side estimate reaches the pipeline).
+    static func connect(timeout: Duration = .seconds(30),
+                        transportFeedbackInterval: Duration? = .milliseconds(50)) async throws -> LoopbackPeers {
+        let publisher = try PeerConnection(configuration: PeerConfiguration(
+            rtcpInterval: nil, transportFeedbackInterval: transportFeedbackInterval))
         let subscriber = try PeerConnection(configuration: PeerConfiguration(audioSSRC: nil, videoSSRC: nil,
                                                                              rtcpInterval: nil))
         let offer = try SessionDescription(parsing: try publisher.createOffer().sdp)

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 import TokKitICETestSupport
 import TokKitMedia
-import TokKitPeer
+@testable import TokKitPeer
 @testable import TokKitStreaming
 
 /// Publisher → peer A → peer B → subscriber over 127.0.0.1, with a numbered colour-bar pattern: every frame is
@@ -93,6 +93,75 @@ import TokKitPeer
         #expect(stats.framesEncoded == count, "one encode per published frame, got \(stats.framesEncoded)")
         #expect(a.publisher.statistics(.video).packetsSent == b.publisher.statistics(.video).packetsSent)
         #expect(stats.packetsSent == Int(a.publisher.statistics(.video).packetsSent) * 2)
+    }
+
+    @Test func theEncoderFollowsTheLowestEstimateOverPeersWhetherREMBOrSendSide() async throws {
+        // No transport-cc: only the estimates given here reach the pipeline.
+        let a = try await LoopbackPeers.connect(transportFeedbackInterval: nil)
+        let b = try await LoopbackPeers.connect(transportFeedbackInterval: nil)
+        defer { a.close(); b.close() }
+        let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
+        defer { sender.close() }
+        try sender.attach(a.publisher)
+        try sender.attach(b.publisher)
+        var frame = 0
+        /// Publishes one frame and waits until it was encoded (the cap is applied just before), then returns the
+        /// encoder's target.
+        func target() async throws -> Int {
+            let before = sender.statistics
+            try await Self.publish(sender, frame ..< frame + 1, start: .zero)
+            frame += 1
+            let encoded = await eventually(within: .seconds(20)) {
+                let now = sender.statistics
+                return now.framesEncoded + now.framesDropped > before.framesEncoded + before.framesDropped
+            }
+            try #require(encoded, "frame \(frame - 1) was not encoded")
+            return sender.statistics.targetBitrate
+        }
+        #expect(try await target() == 600_000)  // the configured bitrate
+        sender.receiverEstimatedBitrate(500_000, from: a.publisher)
+        #expect(try await target() == 500_000)
+        sender.sendSideEstimatedBitrate(300_000, from: b.publisher)
+        #expect(try await target() == 300_000)  // the slower peer wins
+        sender.sendSideEstimatedBitrate(450_000, from: a.publisher)
+        #expect(try await target() == 300_000)  // a: min(REMB 500 k, send-side 450 k)
+        sender.sendSideEstimatedBitrate(5_000_000, from: b.publisher)
+        #expect(try await target() == 450_000)  // b no longer limits; a's lower estimate does
+        sender.receiverEstimatedBitrate(5_000_000, from: a.publisher)
+        sender.sendSideEstimatedBitrate(5_000_000, from: a.publisher)
+        #expect(try await target() == 600_000)  // never above the configured bitrate
+        sender.sendSideEstimatedBitrate(200_000, from: b.publisher)
+        #expect(try await target() == 200_000)
+        sender.detach(b.publisher)
+        #expect(try await target() == 600_000)  // the limiting peer left
+    }
+
+    @Test func lossTowardsATokKitSubscriberLowersTheEncoderTarget() async throws {
+        let peers = try await LoopbackPeers.connect()  // transport-cc negotiated
+        defer { peers.close() }
+        let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
+        defer { sender.close() }
+        try sender.attach(peers.publisher)
+        try await Self.publish(sender, 0 ..< 30, start: MonotonicClock.now())
+        // The estimate from the subscriber's feedback exists; on an idle loopback it sits at its upper bound and
+        // the encoder at its configured 600 kb/s (not asserted: a loaded machine may see a delay over-use).
+        #expect(await eventually(within: .seconds(20)) { peers.publisher.bandwidthEstimate != nil })
+        let before = sender.statistics.targetBitrate
+        #expect(before > 0 && before <= 600_000)
+        // 30 % of the video lost on the way out: the send-side estimate falls and the encoder follows it.
+        peers.publisher.setOutgoingVideoLoss { $0 % 10 < 3 }
+        var published = 30, lowered = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        for _ in 0 ..< 600 where !lowered && ContinuousClock.now < deadline {
+            try await Self.publish(sender, published ..< published + 3, start: MonotonicClock.now())
+            published += 3
+            try await Task.sleep(for: .milliseconds(30))
+            lowered = sender.statistics.targetBitrate < 300_000
+        }
+        let estimate = peers.publisher.bandwidthEstimate
+        let feedback = peers.publisher.transportFeedbackStatistics
+        #expect(lowered, "target \(sender.statistics.targetBitrate), estimate \(estimate as Any), \(feedback)")
+        #expect(estimate != nil && estimate! < 300_000)
     }
 
     @Test func disablingStopsEncodingAndReEnablingResumesWithAKeyframe() async throws {
