@@ -159,11 +159,17 @@ struct PeerConnectionChromiumLossTests {
 
     @Test func droppedPacketsAreNACKedAndChromiumRetransmitsThem() async throws {
         try await Self.withCall { call, receiver, videoSSRC in
-            let before = try await Self.outbound(call)
-            // Drop the first arrival of every 7th video sequence number, 25 of them; let retransmissions pass.
+            // Start once Chromium is past its first second (its retransmission budget follows its bandwidth
+            // estimate, which starts low), and lose under 10 % (more would make its loss-based estimate fall).
+            var before = try await Self.outbound(call)
+            _ = try await PeerConnectionChromiumTests.eventually(.seconds(10)) {
+                before = try await Self.outbound(call)
+                return before.packetsSent >= 100
+            }
+            // Drop the first arrival of every 15th video sequence number, 25 of them; let retransmissions pass.
             let dropped = Mutex<[UInt16]>([])
             call.peer.setIncomingLoss { ssrc, sequence in
-                guard ssrc == videoSSRC, sequence % 7 == 3 else { return false }
+                guard ssrc == videoSSRC, sequence % 15 == 3 else { return false }
                 return dropped.withLock { d in
                     guard d.count < 25, !d.contains(sequence) else { return false }
                     d.append(sequence)
@@ -180,14 +186,29 @@ struct PeerConnectionChromiumLossTests {
                 missing = lost.filter { !seen.contains($0) }
                 return missing.isEmpty
             }
-            let after = try await Self.outbound(call)
+            // Chromium's getStats may lag the packets it sent by a cached interval: read until it counts them.
+            let repaired = lost.count - missing.count
+            var after = try await Self.outbound(call)
+            _ = try await PeerConnectionChromiumTests.eventually(.seconds(3)) {
+                after = try await Self.outbound(call)
+                return after.retransmittedPacketsSent - before.retransmittedPacketsSent >= repaired
+            }
             let stats = call.peer.statistics(.video)
-            let summary = "dropped \(lost), never arrived \(missing); TokKit sent \(stats.nacksSent) NACKs; "
-                + "before: \(before); after: \(after)"
-            #expect(recovered, "\(summary)")
+            let summary = "dropped \(lost), never arrived \(missing); TokKit sent \(stats.nacksSent) NACKs, "
+                + "\(stats.keyFrameRequestsSent) PLIs; before: \(before); after: \(after)"
             #expect(stats.nacksSent > 0, "\(summary)")
             #expect(after.nackCount > before.nackCount, "\(summary)")
-            #expect(after.retransmittedPacketsSent - before.retransmittedPacketsSent >= lost.count, "\(summary)")
+            #expect(after.retransmittedPacketsSent - before.retransmittedPacketsSent >= repaired, "\(summary)")
+            // Not every loss comes back: in runs where Chromium ramped to ~3 Mb/s during the test, 4-9 of the 25
+            // (the latest ones) were never resent and TokKit fell back to a PLI. So: most must come back by
+            // retransmission, and for any that did not, TokKit must have given up on them with a PLI answered by
+            // a keyframe sent after them (nothing left broken).
+            #expect(repaired * 2 >= lost.count, "\(summary)")
+            if !recovered, let last = missing.last {
+                let keyframeAfter = receiver.snapshot.frames.contains { $0.key && $0.first &- last < 30_000 }
+                #expect(stats.keyFrameRequestsSent > 0 && after.pliCount > before.pliCount && keyframeAfter,
+                        "\(summary)")
+            }
             print("ChromiumLoss NACK: \(summary)")
         }
     }
@@ -265,7 +286,11 @@ struct PeerConnectionChromiumLossTests {
             #expect(resumed, "\(summary)")
             #expect(snapshot.frames.first?.key == true, "\(summary)")
             if let f = first { #expect(snapshot.frames.allSatisfy { $0.first &- f >= 40 }, "\(summary)") }
-            #expect(stats.keyFrameRequestsSent > 0 && after.pliCount > 0, "\(summary)")
+            // Chromium sometimes sends a second keyframe of its own early on; when that keyframe is the very next
+            // packet after the loss (seen once: 11091 after 40 lost from 11051), nothing waits and no PLI is due.
+            let unprompted = first.map { f in snapshot.frames.first.map { $0.key && $0.first &- f == 40 } ?? false }
+                ?? false
+            #expect(unprompted || (stats.keyFrameRequestsSent > 0 && after.pliCount > 0), "\(summary)")
             print("ChromiumLoss first key frame: \(summary)")
         } catch {
             await call.close()
