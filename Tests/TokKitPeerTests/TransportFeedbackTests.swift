@@ -39,13 +39,7 @@ import TokKitSDP
     }
 
     @Test func receivedPacketsAreReportedToTheSenderWithTheirLosses() async throws {
-        let offerer = try PeerConnection(configuration: PeerConfiguration(audioSSRC: 0x1111, videoSSRC: 0x2222,
-                                                                          rtcpInterval: nil))
-        let answerer = try PeerConnection(configuration: PeerConfiguration(audioSSRC: 0x3333, videoSSRC: 0x4444,
-                                                                           rtcpInterval: nil))
-        let pumps = try PeerConnectionTests.negotiate(offerer, answerer)
-        let connected = await PeerConnectionTests.poll { offerer.state == .connected && answerer.state == .connected }
-        try #require(connected, "offerer \(offerer.state), answerer \(answerer.state)")
+        let (offerer, answerer, pumps) = try await RTCPFeedbackTests.connectedPair()
         let id = try #require(answerer.transportFeedbackStatistics.extensionID)
 
         // The offerer's audio as the answerer would receive it after SRTP: transport-wide numbers 65500 ... 65579
