@@ -94,6 +94,32 @@ import TokKitSDP
             }
         }
 
+        // The media sender's side of such a message: a fresh decode against what the receive path does (walk the
+        // compound, decode into the one value it keeps), and the heap allocations of the latter.
+        let statuses: [RTCPTransportWideFeedback.PacketStatus] = (0 ..< 100).map { i in
+            i % 40 == 7 ? .notReceived : .receivedSmallDelta(i % 12 == 0 ? 16 : 4)
+        }
+        let message = try RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: 0, referenceTime: 0,
+                                                    feedbackPacketCount: 0, statuses: statuses).serialized()
+        try measure("TWCC feedback parse (new value)", iterations: 200_000) {
+            try message.withUnsafeBytes { try RTCPTransportWideFeedback(parsing: $0).statuses.count }
+        }
+        var kept = try message.withUnsafeBytes { try RTCPTransportWideFeedback(parsing: $0) }
+        func walkAndParse() throws -> Int {
+            try message.withUnsafeBytes { raw in
+                var n = 0
+                try RTCPCompoundPacket.forEachPacket(in: raw) { (_, packet) throws(RTPError) in
+                    try kept.parse(packet)
+                    n += kept.statuses.count
+                }
+                return n
+            }
+        }
+        try measure("TWCC feedback walk + parse (kept value)", iterations: 200_000) { try walkAndParse() }
+        let allocationsBefore = tk_malloc_count()
+        for _ in 0 ..< 10_000 { _ = try walkAndParse() }
+        print("TWCC feedback receive allocations: \(tk_malloc_count() - allocationsBefore) in 10000 messages")
+
         try congestionControl(packet: &packet, length: length, parse: parse)
 
         let offerPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -50,6 +50,18 @@ final class GLibLoop: @unchecked Sendable {
         g_source_unref(source)
     }
 
+    /// Runs `work` on the loop thread every `interval` (millisecond resolution, rounded up, at least 1 ms)
+    /// until it returns false or the loop stops. One timer source for all runs: nothing is allocated per run.
+    func schedule(every interval: Duration, _ work: @escaping @Sendable () -> Bool) {
+        let ns = max(interval.nanoseconds, 0)
+        let ms = max(UInt32(clamping: (ns + 999_999) / 1_000_000), 1)
+        let source = g_timeout_source_new(ms)
+        let box = Unmanaged.passRetained(RepeatingWorkBox(work)).toOpaque()
+        g_source_set_callback(source, glibRunRepeating, box, glibReleaseRepeatingWork)
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
     /// Makes `g_main_loop_run` return.
     func quit() { g_main_loop_quit(loop) }
 
@@ -77,6 +89,11 @@ final class GLibLoop: @unchecked Sendable {
         let work: @Sendable () -> Void
         init(_ work: @escaping @Sendable () -> Void) { self.work = work }
     }
+
+    final class RepeatingWorkBox {
+        let work: @Sendable () -> Bool
+        init(_ work: @escaping @Sendable () -> Bool) { self.work = work }
+    }
 }
 
 private let glibLoopEntry: GThreadFunc = { raw in
@@ -92,6 +109,14 @@ private let glibRunOnce: GSourceFunc = { raw in
 
 private let glibReleaseWork: GDestroyNotify = { raw in
     Unmanaged<GLibLoop.WorkBox>.fromOpaque(raw!).release()
+}
+
+private let glibRunRepeating: GSourceFunc = { raw in
+    Unmanaged<GLibLoop.RepeatingWorkBox>.fromOpaque(raw!).takeUnretainedValue().work() ? 1 : 0  // CONTINUE : REMOVE
+}
+
+private let glibReleaseRepeatingWork: GDestroyNotify = { raw in
+    Unmanaged<GLibLoop.RepeatingWorkBox>.fromOpaque(raw!).release()
 }
 
 extension Duration {

@@ -13,7 +13,7 @@ import Synchronization
 /// Threading: every method may be called from any thread. Each agent runs libnice's GLib main context on its
 /// own thread (named `tk-ice-<n>`, see ``networkThreadName``), the agent's network thread: received datagrams are handed to the receive
 /// handler there, one call per datagram, with no task or allocation in between, and work passed to
-/// ``schedule(after:_:)`` runs there too. ``events`` is a control-plane stream. ``close()`` (or deinit)
+/// ``schedule(after:_:)`` and ``schedule(every:_:)`` runs there too. ``events`` is a control-plane stream. ``close()`` (or deinit)
 /// stops the thread and waits for it, except when called on the network thread itself.
 public final class IceAgent: Sendable {
     /// The role given at creation.
@@ -175,6 +175,13 @@ public final class IceAgent: Sendable {
     /// closes first. For protocol timers of the layers above (DTLS retransmission).
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
         loop.schedule(after: delay, work)
+    }
+
+    /// Runs `work` on the network thread every `interval` (millisecond resolution, at least 1 ms) until it
+    /// returns false or the agent closes. For periodic protocol timers (RTCP reports, transport-wide feedback):
+    /// one timer for all runs, nothing allocated per run.
+    public func schedule(every interval: Duration, _ work: @escaping @Sendable () -> Bool) {
+        loop.schedule(every: interval, work)
     }
 
     /// Runs `work` on the network thread (inline if already there).

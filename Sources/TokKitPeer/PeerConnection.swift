@@ -76,6 +76,11 @@ public final class PeerConnection: Sendable {
     private let transportFeedback = Mutex<TransportFeedback?>(nil)
     /// Its send side (stamping, send record, bandwidth estimate); taken inside a send section's lock.
     private let transportCongestion = Mutex<TransportCongestionControl?>(nil)
+    /// The peer's transport-wide feedback is decoded into this one value (network thread; its status storage is
+    /// reused, so decoding allocates nothing once it has grown).
+    private let feedbackScratch = Mutex(RTCPTransportWideFeedback(senderSSRC: 0, mediaSSRC: 0, baseSequenceNumber: 0,
+                                                                  referenceTime: 0, feedbackPacketCount: 0,
+                                                                  statuses: []))
     /// Test hook: returns true for an outgoing video sequence number that should be "lost" (kept in the send
     /// history, not sent), to exercise NACK and retransmission. Installed with ``setOutgoingVideoLoss(_:)``.
     typealias OutgoingLoss = @Sendable (_ sequenceNumber: UInt16) -> Bool
@@ -558,11 +563,11 @@ public final class PeerConnection: Sendable {
         guard let interval = configuration.rtcpInterval,
               let ice = control.withLock({ $0.state == .connected ? $0.ice : nil })
         else { return }
-        ice.schedule(after: interval) { [weak self] in
-            guard let self, self.state == .connected else { return }
+        ice.schedule(every: interval) { [weak self] in
+            guard let self, self.state == .connected else { return false }
             try? self.sendReports()
             self.sendDueNACKs()
-            self.scheduleReports()
+            return true
         }
     }
 
@@ -572,10 +577,10 @@ public final class PeerConnection: Sendable {
               transportFeedback.withLock({ $0 != nil }),
               let ice = control.withLock({ $0.state == .connected ? $0.ice : nil })
         else { return }
-        ice.schedule(after: interval) { [weak self] in
-            guard let self, self.state == .connected else { return }
+        ice.schedule(every: interval) { [weak self] in
+            guard let self, self.state == .connected else { return false }
             self.sendTransportFeedback()
-            self.scheduleTransportFeedback()
+            return true
         }
     }
 
@@ -642,64 +647,81 @@ public final class PeerConnection: Sendable {
         receiver?.handler(view)
     }
 
-    /// Handles one decrypted RTCP compound packet (internal for tests).
+    /// Handles one decrypted RTCP compound packet (internal for tests). A compound whose chain of packets does
+    /// not add up (RFC 3550 A.2) is dropped whole; a packet of a valid chain that does not decode is skipped.
+    /// Transport-wide feedback, the only RTCP sent many times a second, is decoded into ``feedbackScratch``:
+    /// nothing is allocated for it. The rest (reports, REMB: about once a second) decode as ``RTCPPacket``.
     func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
-        guard let compound = try? RTCPCompoundPacket(parsing: bytes) else { return }
         let arrival = RTCPClock.ntpNow().compact
         let now = RTCPClock.monotonicNanoseconds()
-        for packet in compound.packets {
-            let blocks: [RTCPReportBlock]
-            switch packet {
-            case .senderReport(let sr):
-                for kind in MediaKind.allCases {
-                    withReceive(kind) { track in
-                        guard let t = track, t.ssrc == sr.ssrc else { return }
-                        track!.lastSenderReport = sr.ntpTimestamp.compact
-                        track!.lastSenderReportArrival = now
-                        track!.senderReports += 1
-                    }
-                }
-                blocks = sr.reports
-            case .receiverReport(let rr): blocks = rr.reports
-            case .pictureLossIndication(let pli):
-                receiveKeyFrameRequest(ssrc: pli.mediaSSRC, .pictureLoss, firSequence: nil)
-                continue
-            case .fullIntraRequest(let fir):
-                for entry in fir.entries {
-                    receiveKeyFrameRequest(ssrc: entry.ssrc, .fullIntraRequest, firSequence: entry.sequenceNumber)
-                }
-                continue
-            case .receiverEstimatedMaximumBitrate(let remb):
-                let ours = withSend(.video) { $0?.ssrc }
-                if let ours, remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) {
-                    videoFeedback.withLock { $0 }?.handler(.receiverEstimatedMaximumBitrate(remb.bitrate))
-                }
-                continue
-            case .genericNACK(let nack):
-                retransmit(nack)
-                continue
-            case .transportWideFeedback(let feedback):
-                transportFeedback.withLock { state in
-                    guard state != nil else { return }
-                    state!.received(feedback)
-                }
-                let micros = Int64(now / 1000)
-                let estimate: Int? = transportCongestion.withLock { state in
-                    guard state != nil else { return nil }
-                    return state!.received(feedback, now: micros)
-                }
-                if let estimate {
-                    videoFeedback.withLock { $0 }?.handler(.sendSideEstimatedBitrate(UInt64(estimate)))
-                }
-                continue
-            default: continue
+        try? RTCPCompoundPacket.forEachPacket(in: bytes) { header, packet in
+            if header.packetType == RTCPPacketType.transportFeedback,
+               header.count == RTCPTransportWideFeedback.format {
+                receiveTransportWideFeedback(packet, now: now)
+            } else if let decoded = try? RTCPPacket(parsing: packet) {
+                receive(decoded, arrival: arrival, now: now)
             }
-            for block in blocks {
-                for kind in MediaKind.allCases {
-                    withSend(kind) { track in
-                        guard track?.ssrc == block.ssrc else { return }
-                        track!.apply(block, arrival: arrival)
-                    }
+        }
+    }
+
+    /// Transport-wide feedback about our packets: counted, and fed to the send-side estimator.
+    private func receiveTransportWideFeedback(_ packet: UnsafeRawBufferPointer, now: UInt64) {
+        let estimate: Int? = feedbackScratch.withLock { feedback in
+            guard (try? feedback.parse(packet)) != nil else { return nil }
+            transportFeedback.withLock { state in
+                guard state != nil else { return }
+                state!.received(feedback)
+            }
+            let micros = Int64(now / 1000)
+            return transportCongestion.withLock { state in
+                guard state != nil else { return nil }
+                return state!.received(feedback, now: micros)
+            }
+        }
+        if let estimate {
+            videoFeedback.withLock { $0 }?.handler(.sendSideEstimatedBitrate(UInt64(estimate)))
+        }
+    }
+
+    /// One decoded RTCP packet other than transport-wide feedback.
+    private func receive(_ packet: RTCPPacket, arrival: UInt32, now: UInt64) {
+        let blocks: [RTCPReportBlock]
+        switch packet {
+        case .senderReport(let sr):
+            for kind in MediaKind.allCases {
+                withReceive(kind) { track in
+                    guard let t = track, t.ssrc == sr.ssrc else { return }
+                    track!.lastSenderReport = sr.ntpTimestamp.compact
+                    track!.lastSenderReportArrival = now
+                    track!.senderReports += 1
+                }
+            }
+            blocks = sr.reports
+        case .receiverReport(let rr): blocks = rr.reports
+        case .pictureLossIndication(let pli):
+            receiveKeyFrameRequest(ssrc: pli.mediaSSRC, .pictureLoss, firSequence: nil)
+            return
+        case .fullIntraRequest(let fir):
+            for entry in fir.entries {
+                receiveKeyFrameRequest(ssrc: entry.ssrc, .fullIntraRequest, firSequence: entry.sequenceNumber)
+            }
+            return
+        case .receiverEstimatedMaximumBitrate(let remb):
+            let ours = withSend(.video) { $0?.ssrc }
+            if let ours, remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) {
+                videoFeedback.withLock { $0 }?.handler(.receiverEstimatedMaximumBitrate(remb.bitrate))
+            }
+            return
+        case .genericNACK(let nack):
+            retransmit(nack)
+            return
+        default: return
+        }
+        for block in blocks {
+            for kind in MediaKind.allCases {
+                withSend(kind) { track in
+                    guard track?.ssrc == block.ssrc else { return }
+                    track!.apply(block, arrival: arrival)
                 }
             }
         }

@@ -23,13 +23,13 @@ struct VideoDecodeStage {
             return
         }
         let time = localTime(of: header)
-        let (renderer, observer) = pipeline.frameTargets()
+        let targets = pipeline.frameTargets()
         var format: VideoFormat?
         do throws(CodecError) {
             // Lent, not copied: the renderer runs right here, and copies what it keeps (VideoRender's contract).
             try decoder.decode(bytes, timestamp: time) { frame in
                 format = frame.format
-                renderer?.renderVideoFrame(frame)
+                targets.renderer?.renderVideoFrame(frame)
             }
         } catch {
             pipeline.decodeFailed()
@@ -46,7 +46,7 @@ struct VideoDecodeStage {
             s.height = format.height
             if refreshed { (s.framesPerSecond, s.bitrate) = (fps, bps) }
         }
-        observer?(RenderedFrameInfo(rtpTimestamp: header.rtpTimestamp, receivedAt: header.receivedAt,
+        targets.observer?(RenderedFrameInfo(rtpTimestamp: header.rtpTimestamp, receivedAt: header.receivedAt,
                                     renderedAt: renderedAt, isKeyframe: header.isKeyframe))
         if let first = pipeline.firstFrameRendered() { first(format) }
     }

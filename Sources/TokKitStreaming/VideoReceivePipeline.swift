@@ -53,9 +53,17 @@ public final class VideoReceivePipeline: Sendable {
     private struct Control {
         var state: State = .waitingForFirstFrame
         var enabled = true
-        var renderer: (any VideoRender)?
         var onFirstFrame: (@Sendable (VideoFormat) -> Void)?
-        var frameObserver: (@Sendable (RenderedFrameInfo) -> Void)?
+        /// Read by the decode thread once per frame.
+        var targets: FrameTargets
+    }
+
+    /// Where each decoded frame goes. The observer sits in this non-generic struct, not bare in `Control`:
+    /// handing a bare closure out of `Mutex.withLock` (generic over its result) reabstracts it, two heap
+    /// allocations per read, which made every decoded frame allocate.
+    struct FrameTargets: Sendable {
+        var renderer: (any VideoRender)?
+        var observer: (@Sendable (RenderedFrameInfo) -> Void)?
     }
 
     private let control: Mutex<Control>
@@ -79,7 +87,7 @@ public final class VideoReceivePipeline: Sendable {
     public init(peer: PeerConnection, renderer: (any VideoRender)?,
                 onFirstFrame: (@Sendable (VideoFormat) -> Void)? = nil) {
         self.peer = peer
-        control = Mutex(Control(renderer: renderer, onFirstFrame: onFirstFrame))
+        control = Mutex(Control(onFirstFrame: onFirstFrame, targets: FrameTargets(renderer: renderer)))
         do throws(RTPError) { assembler = Mutex(Reassembly(assembler: try VP8FrameAssembler())) } catch {
             preconditionFailure("the default VP8 assembler configuration is valid: \(error)")
         }
@@ -106,14 +114,14 @@ public final class VideoReceivePipeline: Sendable {
 
     /// Where decoded frames go (upright I420, borrowed for the call: copy to keep).
     public var renderer: (any VideoRender)? {
-        get { control.withLock { $0.renderer } }
-        set { control.withLock { $0.renderer = newValue } }
+        get { control.withLock { $0.targets.renderer } }
+        set { control.withLock { $0.targets.renderer = newValue } }
     }
 
     /// Called on the decode thread for every rendered frame (benchmarks: capture-to-render latency).
     public var frameObserver: (@Sendable (RenderedFrameInfo) -> Void)? {
-        get { control.withLock { $0.frameObserver } }
-        set { control.withLock { $0.frameObserver = newValue } }
+        get { control.withLock { $0.targets.observer } }
+        set { control.withLock { $0.targets.observer = newValue } }
     }
 
     /// A snapshot of the counters and rates.
@@ -124,7 +132,7 @@ public final class VideoReceivePipeline: Sendable {
     /// Removes the receive handler and joins the decode thread (unless called from it). Idempotent.
     public func close() {
         let first = control.withLock { c in
-            defer { c.state = .closed; c.renderer = nil; c.onFirstFrame = nil; c.frameObserver = nil }
+            defer { c.state = .closed; c.targets = FrameTargets(); c.onFirstFrame = nil }
             return c.state != .closed
         }
         guard first else { return }
@@ -233,9 +241,9 @@ public final class VideoReceivePipeline: Sendable {
         requestKeyframe()
     }
 
-    /// Control state the decode thread reads once per frame.
-    func frameTargets() -> (renderer: (any VideoRender)?, observer: (@Sendable (RenderedFrameInfo) -> Void)?) {
-        control.withLock { ($0.renderer, $0.frameObserver) }
+    /// Control state the decode thread reads once per frame; allocates nothing.
+    func frameTargets() -> FrameTargets {
+        control.withLock { $0.targets }
     }
 
     /// Marks the first rendered frame; returns the callback to call (once).

@@ -122,4 +122,29 @@ import TokKitICETestSupport
         #expect(!agent.isOnNetworkThread)
         agent.close()
     }
+
+    @Test func aRepeatingTimerRunsUntilItSaysStopAndEndsWithTheAgent() async throws {
+        let agent = try IceAgent(role: .controlling)
+        let runs = Mutex<(count: Int, offThread: Int)>((0, 0))
+        agent.schedule(every: .milliseconds(2)) {
+            runs.withLock { r in
+                r.count += 1
+                if !agent.isOnNetworkThread { r.offThread += 1 }
+                return r.count < 5
+            }
+        }
+        #expect(await eventually { runs.withLock { $0.count } == 5 })
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(runs.withLock { $0.count } == 5, "false ends the timer")
+        #expect(runs.withLock { $0.offThread } == 0)
+
+        // One that never says stop ends when the agent closes.
+        let forever = Mutex(0)
+        agent.schedule(every: .milliseconds(2)) { forever.withLock { $0 += 1 }; return true }
+        #expect(await eventually { forever.withLock { $0 } >= 3 })
+        agent.close()
+        let atClose = forever.withLock { $0 }
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(forever.withLock { $0 } == atClose)
+    }
 }

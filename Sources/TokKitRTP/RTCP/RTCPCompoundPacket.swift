@@ -3,7 +3,8 @@
 /// Parsing requires version 2 and lengths that add up to the datagram exactly. A regular compound packet starts with
 /// an SR or RR; reduced-size RTCP (RFC 5506 §3) is tolerated, so a datagram holding only feedback (a lone PLI or NACK)
 /// parses too and ``isReducedSize`` tells which it was. At most ``maximumPacketCount`` packets are decoded.
-/// Decoding allocates for the variable-length lists of the packets; RTCP is control-rate traffic (RFC 3550 §6.2).
+/// Decoding allocates for the variable-length lists of the packets; ``forEachPacket(in:_:)`` walks the same chain
+/// without decoding or allocating, for the receive path.
 public struct RTCPCompoundPacket: Hashable, Sendable {
     /// Cap on the packets one datagram may hold (a 1500-byte datagram holds at most 125 minimal ones).
     public static let maximumPacketCount = 256
@@ -13,19 +14,37 @@ public struct RTCPCompoundPacket: Hashable, Sendable {
     public init(packets: [RTCPPacket]) { self.packets = packets }
 
     public init(parsing bytes: UnsafeRawBufferPointer) throws(RTPError) {
-        try require(.rtcpHeader, RTCPHeader.length, bytes.count)
         var packets: [RTCPPacket] = []
-        var offset = 0
-        while offset < bytes.count {
-            guard packets.count < Self.maximumPacketCount else {
-                throw .countMismatch(.rtcpPacket, count: packets.count + 1, length: bytes.count)
-            }
-            let rest = bytes.slice(offset, bytes.count - offset)
-            let header = try RTCPHeader(parsing: rest)
-            packets.append(try RTCPPacket(parsing: rest.slice(0, header.packetLength)))
-            offset += header.packetLength
+        try Self.forEachPacket(in: bytes) { (_, packet) throws(RTPError) in
+            packets.append(try RTCPPacket(parsing: packet))
         }
         self.packets = packets
+    }
+
+    /// Calls `body` with the header and the bytes (header and padding included) of each packet of the compound
+    /// packet `bytes`, in order, once the whole chain has passed the checks of ``init(parsing:)``: version 2,
+    /// lengths adding up to the datagram exactly, at most ``maximumPacketCount`` packets (RFC 3550 A.2). Nothing
+    /// is decoded and nothing is allocated: the receive path decodes what it needs from each packet. An error
+    /// thrown by `body` ends the walk.
+    public static func forEachPacket(in bytes: UnsafeRawBufferPointer,
+                                     _ body: (RTCPHeader, UnsafeRawBufferPointer) throws(RTPError) -> Void)
+        throws(RTPError) {
+        try require(.rtcpHeader, RTCPHeader.length, bytes.count)
+        var count = 0, offset = 0
+        while offset < bytes.count {
+            guard count < Self.maximumPacketCount else {
+                throw .countMismatch(.rtcpPacket, count: count + 1, length: bytes.count)
+            }
+            offset += try RTCPHeader(parsing: bytes.slice(offset, bytes.count - offset)).packetLength
+            count += 1
+        }
+        offset = 0
+        while offset < bytes.count {
+            let rest = bytes.slice(offset, bytes.count - offset)
+            let header = try RTCPHeader(parsing: rest)
+            try body(header, rest.slice(0, header.packetLength))
+            offset += header.packetLength
+        }
     }
 
     public init(parsing bytes: [UInt8]) throws(RTPError) {

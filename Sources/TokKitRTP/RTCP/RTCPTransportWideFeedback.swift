@@ -23,7 +23,8 @@
 /// The serializer chooses the chunks (run-length for long runs, otherwise the densest vector, as libwebrtc does)
 /// and pads to 32 bits with RFC 3550 padding, P bit set. The parser accepts chunks whose symbols run past the
 /// status count, zero padding without the P bit, and rejects the reserved symbol and truncated deltas with a typed
-/// error. Parsing and ``serialized()`` allocate (control rate); the receiver's data-plane path writes through
+/// error. ``init(parsing:)`` and ``serialized()`` allocate; the data plane parses with ``parse(_:)`` into a value
+/// it keeps (no allocation once its status storage has grown) and writes through
 /// ``RTCPTransportWideFeedbackBuilder`` without allocating.
 public struct RTCPTransportWideFeedback: RTCPPacketProtocol {
     public static let format: UInt8 = 15
@@ -100,11 +101,20 @@ public struct RTCPTransportWideFeedback: RTCPPacketProtocol {
     }
 
     public init(parsing bytes: UnsafeRawBufferPointer) throws(RTPError) {
+        self.init(senderSSRC: 0, mediaSSRC: 0, baseSequenceNumber: 0, referenceTime: 0, feedbackPacketCount: 0,
+                  statuses: [])
+        try parse(bytes)
+    }
+
+    /// Parses the message in `bytes` into this value, reusing the storage of ``statuses``: once it has grown to
+    /// the longest message seen, parsing allocates nothing (the receive path keeps one value per connection).
+    /// After a thrown error the value's contents are unspecified.
+    public mutating func parse(_ bytes: UnsafeRawBufferPointer) throws(RTPError) {
         let fb = try RTCPFeedbackHeader(parsing: bytes, type: RTCPPacketType.transportFeedback, format: Self.format)
         let fci = fb.fci
         try require(.feedbackControlInformation, 8, fci.count)
         let count = Int(fci.u16(2))
-        var statuses: [PacketStatus] = []
+        statuses.removeAll(keepingCapacity: true)
         // Every chunk holds at least one status and takes 2 bytes: never reserve more than the bytes can describe.
         statuses.reserveCapacity(min(count, (fci.count - 8) / 2 * 8191))
         var offset = 8
@@ -142,8 +152,11 @@ public struct RTCPTransportWideFeedback: RTCPPacketProtocol {
                 offset += 2
             }
         }
-        self.init(senderSSRC: fb.senderSSRC, mediaSSRC: fb.mediaSSRC, baseSequenceNumber: fci.u16(0),
-                  referenceTime: fci.u24(4), feedbackPacketCount: fci[7], statuses: statuses)
+        senderSSRC = fb.senderSSRC
+        mediaSSRC = fb.mediaSSRC
+        baseSequenceNumber = fci.u16(0)
+        referenceTime = fci.u24(4)
+        feedbackPacketCount = fci[7]
     }
 
     /// A status with the symbol's delta size and a zero delta (filled in once the deltas are read).
