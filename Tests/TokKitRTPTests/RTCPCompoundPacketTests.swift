@@ -107,6 +107,35 @@ import TokKitRTP
             == .countMismatch(.feedbackControlInformation, count: 2, length: 8))
     }
 
+    @Test func walkingVisitsWhatDecodingDecodesAndABadChainVisitsNothing() throws {
+        var walked: [(header: RTCPHeader, packet: RTCPPacket)] = []
+        try Self.browserDump.withUnsafeBytes { raw in
+            try RTCPCompoundPacket.forEachPacket(in: raw) { (header, bytes) throws(RTPError) in
+                #expect(bytes.count == header.packetLength)
+                walked.append((header, try RTCPPacket(parsing: bytes)))
+            }
+        }
+        #expect(walked.map(\.packet) == (try RTCPCompoundPacket(parsing: Self.browserDump)).packets)
+        #expect(walked.map(\.header.packetType) == [201, 202, 203, 206, 205, 204])
+
+        // The chain is checked whole before the first visit: an RR followed by a truncated header, a packet
+        // claiming more bytes than remain, 257 packets.
+        let many = Array(repeating: hex("80 c9 00 01 00 00 00 01"), count: 257).flatMap { $0 }
+        for bad in [hex("80 c9 00 01 00 00 00 01 80 c9 00"), hex("80 c9 00 01 00 00 00 01 81 c9 00 07 00 00"), many] {
+            let (visits, failed) = Self.visits(bad)
+            #expect(failed && visits == 0)
+        }
+    }
+
+    /// How many packets ``RTCPCompoundPacket/forEachPacket(in:_:)`` visits in `bytes`, and whether it threw.
+    static func visits(_ bytes: [UInt8]) -> (count: Int, threw: Bool) {
+        var count = 0
+        let threw = bytes.withUnsafeBytes { raw in
+            (try? RTCPCompoundPacket.forEachPacket(in: raw) { _, _ in count += 1 }) == nil
+        }
+        return (count, threw)
+    }
+
     @Test func paddedPacketParsesAndCapIsEnforced() throws {
         // RR with RFC 3550 padding (4 bytes) on the last packet.
         let padded = hex("a0 c9 00 02 00 00 00 07 00 00 00 04")

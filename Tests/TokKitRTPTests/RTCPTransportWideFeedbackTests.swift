@@ -116,6 +116,43 @@ import TokKitRTP
         }
     }
 
+    @Test func parsingIntoAKeptValueMatchesAFreshParseMessageAfterMessage() throws {
+        var random = SeededGenerator(seed: 0x5CA7)
+        var kept = RTCPTransportWideFeedback(senderSSRC: 0, mediaSSRC: 0, baseSequenceNumber: 0, referenceTime: 0,
+                                             feedbackPacketCount: 0, statuses: [])
+        // Long, short, empty and long again: a shorter message leaves nothing of a longer one behind.
+        for count in [400, 3, 0, 120, 1, 600] {
+            let statuses: [RTCPTransportWideFeedback.PacketStatus] = (0 ..< count).map { _ in
+                switch Int.random(in: 0 ..< 10, using: &random) {
+                case 0 ..< 3: .notReceived
+                case 3 ..< 9: .receivedSmallDelta(UInt8.random(in: 0 ... 255, using: &random))
+                default: .receivedLargeDelta(Int16.random(in: .min ... .max, using: &random))
+                }
+            }
+            let message = RTCPTransportWideFeedback(
+                senderSSRC: UInt32(count), mediaSSRC: 9, baseSequenceNumber: UInt16.random(in: 0 ... .max, using: &random),
+                referenceTime: 0x12_3456, feedbackPacketCount: UInt8(count % 256), statuses: statuses)
+            let bytes = try message.serialized()
+            try bytes.withUnsafeBytes { raw in try kept.parse(raw) }
+            #expect(kept == message, "\(count) statuses")
+        }
+        // A malformed message (a delta cut off) throws the same typed error as a fresh parse.
+        var bytes = try RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: 0, referenceTime: 0,
+                                                  feedbackPacketCount: 0,
+                                                  statuses: [.receivedLargeDelta(-300)]).serialized()
+        bytes[3] -= 1  // one word shorter: the large delta is no longer there
+        bytes.removeLast(4)
+        func error(_ parse: (UnsafeRawBufferPointer) throws(RTPError) -> Void) -> RTPError? {
+            bytes.withUnsafeBytes { raw in
+                do throws(RTPError) { try parse(raw) } catch { return error }
+                return nil
+            }
+        }
+        let fresh = error { raw throws(RTPError) in _ = try RTCPTransportWideFeedback(parsing: raw) }
+        #expect(fresh != nil)
+        #expect(error { raw throws(RTPError) in try kept.parse(raw) } == fresh)
+    }
+
     @Test func rejectsMalformedMessagesWithTypedErrors() {
         // Too short for the fixed FCI fields.
         #expect(Self.parse(hex("8f cd 00 03 00 00 00 01 00 00 00 02 00 01 00 09"))
