@@ -71,6 +71,32 @@ import TokKitSDP
         for p in pumps { await p.value }
     }
 
+    @Test func aPacketThatDoesNotDecodeIsSkippedAndTheRestOfItsCompoundStillActs() async throws {
+        let (offerer, answerer, pumps) = try await Self.connectedPair()
+        let received = Mutex<[RTCPFeedback]>([])
+        offerer.setFeedbackHandler(.video) { feedback in received.withLock { $0.append(feedback) } }
+        // Transport-wide feedback whose only chunk uses the reserved status symbol 3 (a valid length: the chain of
+        // the compound is fine), then a REMB for the offerer's video.
+        let badFeedback: [UInt8] = [0x8F, 0xCD, 0x00, 0x05, 0, 0, 0x44, 0x44, 0, 0, 0x22, 0x22,
+                                    0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x01, 0x00, 0x60, 0x01, 0x00, 0x00]
+        let remb = try RTCPCompoundPacket(packets: [
+            .receiverEstimatedMaximumBitrate(.init(senderSSRC: 0x4444, bitrate: 640_000, ssrcs: [0x2222])),
+        ]).serialized()
+        (badFeedback + remb).withUnsafeBytes { offerer.receiveRTCP($0) }
+        #expect(received.withLock { $0 } == [.receiverEstimatedMaximumBitrate(640_000)])
+        #expect(offerer.transportFeedbackStatistics.feedbackReceived == 0)
+        // A chain that does not add up (the REMB cut short) is dropped whole: the first packet does not act either.
+        let pli = try RTCPCompoundPacket(packets: [.pictureLossIndication(.init(senderSSRC: 0x4444, mediaSSRC: 0x2222))])
+            .serialized()
+        (pli + remb.dropLast(4)).withUnsafeBytes { offerer.receiveRTCP($0) }
+        (pli + remb).withUnsafeBytes { offerer.receiveRTCP($0) }
+        #expect(received.withLock { $0 } == [.receiverEstimatedMaximumBitrate(640_000), .pictureLoss,
+                                             .receiverEstimatedMaximumBitrate(640_000)])
+        offerer.close()
+        answerer.close()
+        for p in pumps { await p.value }
+    }
+
     @Test func droppedVideoPacketsAreNACKedAndRetransmittedUntilEverySequenceNumberArrived() async throws {
         let (offerer, answerer, pumps) = try await Self.connectedPair()
         let count = 200
