@@ -9,7 +9,10 @@ import TokKitStreaming
 // A loopback call in one process: 640x480 at 30 fps VP8 (~1 Mbps) + Opus, both directions, over 127.0.0.1
 // PeerConnections, through TokKitStreaming's pipelines. Prints one "name value unit" line per figure.
 //
-//   swift run -c release call-bench [--duration SECONDS] [--content pattern|textured] [--call-only]
+//   swift run -c release call-bench [--duration SECONDS] [--content pattern|textured] [--call-only] [--rounds N]
+//
+// --rounds N (default 1) runs the two-way call and then aiortc's N times, alternating, and prints each round's
+// CPU ratio and their median, lowest and highest: one run of each carries a few points of this machine's noise.
 //
 // Defaults: 20 s, the `textured` content (PictureSequence: camera-like, fills 1 Mbps; `pattern` is what Chromium's
 // fake camera shows, which VP8 encodes in about 300 kbps). --call-only runs just the two-way call (for profiling: no baseline, no aiortc, no fan-out).
@@ -29,6 +32,14 @@ let duration: Double = {
     return 20
 }()
 let callOnly = arguments.contains("--call-only")
+let rounds: Int = {
+    guard let i = arguments.firstIndex(of: "--rounds") else { return 1 }
+    guard i + 1 < arguments.count, let n = Int(arguments[i + 1]), (1...20).contains(n) else {
+        print("call-bench: --rounds takes a whole number from 1 to 20")
+        exit(2)
+    }
+    return n
+}()
 let content: PictureSequence.Content = {
     guard let i = arguments.firstIndex(of: "--content") else { return .textured }
     guard i + 1 < arguments.count, let c = PictureSequence.Content(rawValue: arguments[i + 1]) else {
@@ -285,9 +296,9 @@ func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
 }
 
 /// One "thread_cpu <group> <value> %core" line per thread group using at least 0.05 % of a core.
-func reportThreads(_ threads: [(group: String, seconds: Double)]) {
+func reportThreads(_ threads: [(group: String, seconds: Double)], prefix: String = "") {
     for (group, share) in threads where share >= 0.0005 {
-        print("thread_cpu", group.replacingOccurrences(of: " ", with: "_"), String(format: "%.2f", share * 100), "%core")
+        print("\(prefix)thread_cpu", group.replacingOccurrences(of: " ", with: "_"), String(format: "%.2f", share * 100), "%core")
     }
 }
 
@@ -344,6 +355,31 @@ if let aiortc {
         report("call_latency_p99_vs_aiortc", percentile(call.latency, 0.99) / p99, "x")
     }
     if let bytes = aiortc["bytes_per_second"]?.value { report("call_bytes_vs_aiortc", call.bytes / bytes, "x") }
+}
+
+// More rounds: the call again, then aiortc again, alternating (the first round is the one above).
+if let firstAiortc = aiortc?["cpu"]?.value, rounds > 1 {
+    var ratios = [call.cpu * 100 / firstAiortc]
+    for round in 2...rounds {
+        let f = try Direction(), b = try Direction()
+        try await f.addSubscriber()
+        try await b.addSubscriber()
+        let again = try await measure([f, b], seconds: duration)
+        f.close()
+        b.close()
+        guard let other = runAiortc(seconds: duration)?["cpu"]?.value else { break }
+        report("round_\(round)_call_cpu", again.cpu * 100, "%core")
+        report("round_\(round)_aiortc_cpu", other, "%")
+        report("round_\(round)_call_cpu_vs_aiortc", again.cpu * 100 / other, "x")
+        reportThreads(again.threads, prefix: "round_\(round)_")
+        ratios.append(again.cpu * 100 / other)
+    }
+    ratios.sort()
+    report("call_cpu_vs_aiortc_rounds", Double(ratios.count), "rounds")
+    report("call_cpu_vs_aiortc_median", ratios.count % 2 == 1 ? ratios[ratios.count / 2]
+           : (ratios[ratios.count / 2 - 1] + ratios[ratios.count / 2]) / 2, "x")
+    report("call_cpu_vs_aiortc_lowest", ratios.first!, "x")
+    report("call_cpu_vs_aiortc_highest", ratios.last!, "x")
 }
 
 // One publisher, 1...3 subscribers.
