@@ -31,6 +31,39 @@ enum ThreadCPU {
         return String(trimmed.reversed()) + "N"
     }
 
+    /// Context switches per thread id so far (voluntary + involuntary, from /proc/self/task/<tid>/status), with the
+    /// thread's name.
+    static func switches() -> [Int: (name: String, count: Int)] {
+        var result: [Int: (name: String, count: Int)] = [:]
+        guard let tids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return result }
+        for tid in tids {
+            guard let id = Int(tid),
+                  let status = try? String(contentsOfFile: "/proc/self/task/\(tid)/status", encoding: .utf8)
+            else { continue }
+            var name = "", count = 0
+            for line in status.split(separator: "\n") {
+                if line.hasPrefix("Name:") { name = line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+                if line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:"),
+                   let n = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+                    count += n
+                }
+            }
+            result[id] = (name, count)
+        }
+        return result
+    }
+
+    /// Context switches per thread group between two ``switches()`` snapshots.
+    static func switchDifference(from before: [Int: (name: String, count: Int)],
+                                 to after: [Int: (name: String, count: Int)]) -> [(group: String, count: Int)] {
+        var groups: [String: Int] = [:]
+        for (tid, now) in after {
+            let earlier = before[tid].flatMap { $0.name == now.name ? $0.count : nil } ?? 0
+            groups[group(now.name), default: 0] += now.count - earlier
+        }
+        return groups.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
+    }
+
     /// CPU seconds per thread group between two snapshots (threads that started in between count from zero).
     static func difference(from before: [Int: (name: String, seconds: Double)],
                            to after: [Int: (name: String, seconds: Double)]) -> [(group: String, seconds: Double)] {

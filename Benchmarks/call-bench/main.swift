@@ -127,6 +127,35 @@ func baselineCPUPerSecond(seconds: Double) throws -> Double {
     return (processCPU() - start) / seconds
 }
 
+// MARK: - What a context switch costs here
+
+/// CPU seconds this process spends per context switch on this machine, measured with the pipelines' hand-off
+/// pattern: a 500 Hz `PeriodicThread` signals a semaphore a `MediaThread` waits on, for `seconds`. Each period is
+/// two switches (the ticker's timer wake-up and the waiter's); the process CPU of the run is divided by the switches
+/// the two threads made. On a virtual machine this is mostly the hypervisor's price of sleeping and waking.
+func switchCost(seconds: Double) -> Double {
+    let token = DispatchSemaphore(value: 0)
+    final class Flag: Sendable { let raised = Atomic<Bool>(false) }
+    let done = Flag()
+    let waiter = MediaThread(name: "bench-wake-wait") { _ in
+        while !done.raised.load(ordering: .acquiring) { token.wait() }
+    }
+    let switches0 = ThreadCPU.switches(), cpu0 = processCPU()
+    let ticker = PeriodicThread(name: "bench-wake-tick", interval: .milliseconds(2)) {
+        token.signal()
+        return true
+    }
+    Thread.sleep(forTimeInterval: seconds)
+    ticker.stop()
+    let cpu = processCPU() - cpu0
+    let switches = ThreadCPU.switchDifference(from: switches0, to: ThreadCPU.switches())
+        .filter { $0.group.hasPrefix("bench-wake") }.map(\.count).reduce(0, +)
+    done.raised.store(true, ordering: .releasing)
+    token.signal()
+    waiter.stop()
+    return cpu / Double(max(switches, 1))
+}
+
 // MARK: - The call
 
 /// One direction of media: a publisher's pipelines sending to a set of subscribers' pipelines.
@@ -241,22 +270,26 @@ func trickle(_ from: PeerConnection, to: PeerConnection) {
 /// per direction, bytes/s, latencies in ms).
 func measure(_ directions: [Direction], seconds: Double) async throws -> (cpu: Double, fps: Double, bytes: Double,
                                                                           latency: [Double],
-                                                                          threads: [(group: String, seconds: Double)]) {
+                                                                          threads: [(group: String, seconds: Double)],
+                                                                          switches: [(group: String, perSecond: Double)]) {
     directions.forEach { $0.start() }
     try await Task.sleep(for: .seconds(1))
     directions.forEach { d in d.latencies.withLock { $0.removeAll(keepingCapacity: true) } }
     let frames0 = directions.map(\.framesDecoded), bytes0 = directions.map(\.bytesSent)
+    let switches0 = ThreadCPU.switches()
     let threads0 = ThreadCPU.snapshot(), cpu0 = processCPU(), wall0 = MonotonicClock.now()
     try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
     let cpu = processCPU() - cpu0, wall = (MonotonicClock.now() - wall0).seconds
     let threads = ThreadCPU.difference(from: threads0, to: ThreadCPU.snapshot()).map { ($0.group, $0.seconds / wall) }
+    let switches = ThreadCPU.switchDifference(from: switches0, to: ThreadCPU.switches())
+        .map { ($0.group, Double($0.count) / wall) }
     let frames = zip(directions.map(\.framesDecoded), frames0).map { Double($0 - $1) }
     let bytes = zip(directions.map(\.bytesSent), bytes0).map { Double($0 - $1) }
     directions.forEach { $0.stop() }
     let latency = directions.flatMap { d in d.latencies.withLock { $0 } }.sorted()
     let receivers = directions.map { $0.receivers.withLock { $0.count } }.reduce(0, +)
     return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency,
-            threads)
+            threads, switches)
 }
 
 /// Runs Benchmarks/aiortc-call/aiortc_call.py for `seconds` and returns its "name value unit" figures, or nil (with a
@@ -295,6 +328,19 @@ func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
     return figures
 }
 
+/// The call's context switches per second (every thread, voluntary and involuntary), one "thread_switches" line per
+/// thread group, and with `costPerSwitch` (nan: not measured) the CPU they account for.
+func reportSwitches(_ switches: [(group: String, perSecond: Double)], cpu: Double, costPerSwitch: Double) {
+    let total = switches.map(\.perSecond).reduce(0, +)
+    report("call_context_switches", total, "1/s")
+    for (group, rate) in switches where rate >= 1 {
+        print("thread_switches", group.replacingOccurrences(of: " ", with: "_"), String(format: "%.1f", rate), "1/s")
+    }
+    guard !costPerSwitch.isNaN else { return }
+    report("call_context_switch_cpu", total * costPerSwitch * 100, "%core")
+    report("call_context_switch_share", total * costPerSwitch / cpu * 100, "%")
+}
+
 /// One "thread_cpu <group> <value> %core" line per thread group using at least 0.05 % of a core.
 func reportThreads(_ threads: [(group: String, seconds: Double)], prefix: String = "") {
     for (group, share) in threads where share >= 0.0005 {
@@ -311,6 +357,8 @@ if !callOnly {
     baseline = try baselineCPUPerSecond(seconds: min(duration, 10)) * 2  // both directions
     report("baseline_codec_cpu", baseline * 100, "%core")
 }
+let costPerSwitch = callOnly ? Double.nan : switchCost(seconds: 2)
+if !callOnly { report("context_switch_cost", costPerSwitch * 1e6, "us") }
 
 // Two-way call: A publishes to B, B publishes to A.
 let forward = try Direction(), backward = try Direction()
@@ -324,6 +372,9 @@ report("call_latency_p50", percentile(call.latency, 0.5), "ms")
 report("call_latency_p99", percentile(call.latency, 0.99), "ms")
 report("call_bytes_per_second", call.bytes, "B/s")
 reportThreads(call.threads)
+// Context switches of the call (every thread, voluntary and involuntary) and, with the cost measured above, the share
+// of the call's CPU they account for.
+reportSwitches(call.switches, cpu: call.cpu, costPerSwitch: costPerSwitch)
 // What the receivers lost on the way (whole call, warm-up included): frames dropped (a full queue or a lost packet
 // skips to the next keyframe), keyframe requests (PLI) they sent, keyframes decoded.
 let receiverStats = (forward.receivers.withLock { $0 } + backward.receivers.withLock { $0 }).map(\.statistics)
