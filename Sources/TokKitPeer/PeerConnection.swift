@@ -52,6 +52,8 @@ public final class PeerConnection: Sendable {
 
     /// The local media and network configuration.
     public let configuration: PeerConfiguration
+    /// ``PeerConfiguration/transportFeedbackInterval`` in nanoseconds (unused when it is nil).
+    private let transportFeedbackNanoseconds: UInt64
     /// Our DTLS identity; its fingerprint is in our descriptions.
     public let certificate: DTLSCertificate
     /// Candidates and state changes, in order. Finishes after ``close()``.
@@ -108,6 +110,7 @@ public final class PeerConnection: Sendable {
     /// ``createOffer()`` or ``createAnswer(for:)``.
     public init(configuration: PeerConfiguration = PeerConfiguration()) throws(PeerError) {
         self.configuration = configuration
+        transportFeedbackNanoseconds = UInt64(max((configuration.transportFeedbackInterval ?? .zero) / .nanoseconds(1), 0))
         do throws(DTLSError) { certificate = try DTLSCertificate() } catch { throw .dtls(error) }
         (events, continuation) = AsyncStream.makeStream(of: PeerConnectionEvent.self)
     }
@@ -571,28 +574,36 @@ public final class PeerConnection: Sendable {
         }
     }
 
-    /// Sends transport-wide feedback every ``PeerConfiguration/transportFeedbackInterval`` while connected.
+    /// Transport-wide feedback goes out about every ``PeerConfiguration/transportFeedbackInterval`` while
+    /// connected, written by the receive path as soon as one is due (``receiveRTP(_:)``: the network thread is
+    /// awake for that packet anyway) and by this timer, four times slower, when packets stop coming. A timer at the
+    /// interval itself woke the network thread 20 times a second per connection for nothing else; each wake-up
+    /// costs tens of microseconds of CPU on a virtual machine (Docs/Streaming.md).
     private func scheduleTransportFeedback() {
         guard let interval = configuration.transportFeedbackInterval,
               transportFeedback.withLock({ $0 != nil }),
               let ice = control.withLock({ $0.state == .connected ? $0.ice : nil })
         else { return }
-        ice.schedule(every: interval) { [weak self] in
+        ice.schedule(every: interval * 4) { [weak self] in
             guard let self, self.state == .connected else { return false }
-            self.sendTransportFeedback()
+            let now = RTCPClock.monotonicNanoseconds()
+            let interval = self.transportFeedbackNanoseconds
+            if self.transportFeedback.withLock({ $0?.isDue(now: now, interval: interval) ?? false }) {
+                self.sendTransportFeedback(now: now)
+            }
             return true
         }
     }
 
     /// Sends the transport-wide feedback due now (internal for tests). Media SSRC: the peer's first received
     /// stream, as Chromium does (the message covers the whole transport).
-    func sendTransportFeedback() {
+    func sendTransportFeedback(now: UInt64 = RTCPClock.monotonicNanoseconds()) {
         guard let dtls = transport.withLock({ $0 }), dtls.state == .connected else { return }
         let media = withReceive(.audio) { $0?.ssrc } ?? withReceive(.video) { $0?.ssrc } ?? 0
         let sender = feedbackSSRC
         transportFeedback.withLock { state in
             guard state != nil else { return }
-            state!.sendDue(senderSSRC: sender, mediaSSRC: media) { buffer, length in
+            state!.sendDue(senderSSRC: sender, mediaSSRC: media, now: now) { buffer, length in
                 try? dtls.sendRTCP(buffer, length: length)
             }
         }
@@ -613,9 +624,10 @@ public final class PeerConnection: Sendable {
         guard let view = try? RTPPacketView(parsing: bytes) else { return }
         let ssrc = view.ssrc, pt = view.payloadType
         let now = RTCPClock.monotonicNanoseconds()
-        transportFeedback.withLock { state in
-            guard let state, let sequence = view.transportWideSequenceNumber(state.extensions) else { return }
+        let feedbackDue: Bool = transportFeedback.withLock { state in
+            guard let state, let sequence = view.transportWideSequenceNumber(state.extensions) else { return false }
             state.recorder.record(sequence, arrivalNanoseconds: now)
+            return state.isDue(now: now, interval: transportFeedbackNanoseconds)
         }
         var matched: MediaKind?
         var first = false
@@ -638,6 +650,7 @@ public final class PeerConnection: Sendable {
         }
         // Once per section: the packet counter leaves 0 exactly once.
         if first, let matched { continuation.yield(.firstMediaPacket(matched)) }
+        if feedbackDue { sendTransportFeedback(now: now) }
         let receiver: RTPReceiver?
         switch matched {
         case .audio: receiver = audioHandler.withLock { $0 }

@@ -3,8 +3,8 @@ import TokKitRTP
 /// The receive side of transport-wide congestion control for one ``PeerConnection``, once negotiated
 /// (draft-holmer-rmcat-transport-wide-cc-extensions-01): the negotiated extension id, the recorder of arrival
 /// times, a scratch buffer for the feedback messages and the counters. Guarded by its own lock in
-/// ``PeerConnection``; recorded on the network thread per RTP packet (no allocation), written by the feedback
-/// timer on the same thread.
+/// ``PeerConnection``; recorded on the network thread per RTP packet (no allocation); messages are written on the
+/// same thread, by the receive path when one is due and by a slower fallback timer.
 struct TransportFeedback {
     /// Largest feedback message written (libwebrtc keeps them well under an MTU as well).
     static let maximumMessageLength = 1200
@@ -16,6 +16,8 @@ struct TransportFeedback {
     /// Where messages are written before SRTCP protection (64 bytes spare for its trailer).
     var scratch = [UInt8](repeating: 0, count: maximumMessageLength + 64)
     var messagesSent = 0
+    /// When ``sendDue(senderSSRC:mediaSSRC:now:_:)`` last ran (monotonic nanoseconds).
+    var lastSent: UInt64 = 0
     var messagesReceived = 0
     var packetsReportedToUs = 0
     var packetsReportedLostToUs = 0
@@ -27,9 +29,16 @@ struct TransportFeedback {
         extensions = RTPHeaderExtensionMap(transportWideCC: extensionID)
     }
 
+    /// Whether a feedback message is due at `now`: arrivals wait to be reported and `interval` nanoseconds have
+    /// passed since the last ``sendDue(senderSSRC:mediaSSRC:now:_:)``.
+    func isDue(now: UInt64, interval: UInt64) -> Bool {
+        recorder.hasPendingFeedback && now &- lastSent >= interval
+    }
+
     /// Writes every message due (at most ``maximumMessagesPerTick``) and hands each to `send` with its length.
-    mutating func sendDue(senderSSRC: UInt32, mediaSSRC: UInt32,
+    mutating func sendDue(senderSSRC: UInt32, mediaSSRC: UInt32, now: UInt64,
                           _ send: (UnsafeMutableRawBufferPointer, Int) -> Void) {
+        lastSent = now
         var sent = 0
         scratch.withUnsafeMutableBytes { buffer in
             let body = UnsafeMutableRawBufferPointer(rebasing: buffer[..<Self.maximumMessageLength])

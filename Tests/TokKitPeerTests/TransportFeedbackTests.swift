@@ -64,4 +64,29 @@ import TokKitSDP
         answerer.close()
         for p in pumps { await p.value }
     }
+
+    @Test func feedbackKeepsItsIntervalFromTheReceivePathAndTheFallbackTimerReportsTheLastPackets() async throws {
+        let (offerer, answerer, pumps) = try await RTCPFeedbackTests.connectedPair()  // 50 ms interval
+        let id = try #require(answerer.transportFeedbackStatistics.extensionID)
+        // 1 s of audio at 100 packets a second: the receive path sends a message whenever 50 ms have passed, about
+        // 20 (the fallback timer alone, at 200 ms, would send about 5).
+        let start = ContinuousClock.now
+        for i in 0 ..< 100 {
+            let bytes = try Self.packet(ssrc: 0x1111, sequenceNumber: UInt16(i), transportSequence: UInt16(i), id: id)
+            bytes.withUnsafeBytes { answerer.receiveRTP($0) }
+            try await Task.sleep(until: start + .milliseconds(10 * (i + 1)))
+        }
+        let elapsed = ContinuousClock.now - start
+        let sent = answerer.transportFeedbackStatistics.feedbackSent
+        // Messages are at least 50 ms apart, and at most 50 ms plus one packet gap (10 ms when on time).
+        let intervals = elapsed / .milliseconds(50)
+        #expect(Double(sent) <= intervals + 1 && Double(sent) >= intervals / 2, "\(sent) messages in \(elapsed)")
+        // The last packets, received less than 50 ms after the message before them, go out with the timer.
+        #expect(await PeerConnectionTests.poll(.seconds(5)) {
+            offerer.transportFeedbackStatistics.packetsReportedByPeer == 100
+        }, "\(offerer.transportFeedbackStatistics)")
+        offerer.close()
+        answerer.close()
+        for p in pumps { await p.value }
+    }
 }
