@@ -1,13 +1,13 @@
 import Foundation
 
-/// CPU time per thread of this process, from /proc/self/task/<tid>/stat (utime + stime, in clock ticks) and the
-/// thread's name from .../comm. Threads are grouped by name with any trailing number removed (`tk-venc-3` and
+/// CPU time per thread of this process, from /proc/self/task/<tid>/stat (utime + stime, in clock ticks), and its
+/// context switches, from .../status, with the thread's name. Threads are grouped by name with any trailing number removed (`tk-venc-3` and
 /// `tk-venc-4` both count as `tk-venc-N`), so a breakdown reads the same from run to run.
 enum ThreadCPU {
     /// CPU seconds per thread id, with the thread's name.
-    static func snapshot() -> [Int: (name: String, seconds: Double)] {
+    static func snapshot() -> [Int: (name: String, value: Double)] {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        var result: [Int: (name: String, seconds: Double)] = [:]
+        var result: [Int: (name: String, value: Double)] = [:]
         guard let tids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return result }
         for tid in tids {
             guard let id = Int(tid),
@@ -33,8 +33,8 @@ enum ThreadCPU {
 
     /// Context switches per thread id so far (voluntary + involuntary, from /proc/self/task/<tid>/status), with the
     /// thread's name.
-    static func switches() -> [Int: (name: String, count: Int)] {
-        var result: [Int: (name: String, count: Int)] = [:]
+    static func switches() -> [Int: (name: String, value: Int)] {
+        var result: [Int: (name: String, value: Int)] = [:]
         guard let tids = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return result }
         for tid in tids {
             guard let id = Int(tid),
@@ -53,25 +53,16 @@ enum ThreadCPU {
         return result
     }
 
-    /// Context switches per thread group between two ``switches()`` snapshots.
-    static func switchDifference(from before: [Int: (name: String, count: Int)],
-                                 to after: [Int: (name: String, count: Int)]) -> [(group: String, count: Int)] {
-        var groups: [String: Int] = [:]
+    /// Per thread group, how much `value` grew between two snapshots (``snapshot()`` or ``switches()``): threads
+    /// that started in between count from zero.
+    static func difference<Value: AdditiveArithmetic & Comparable>(
+        from before: [Int: (name: String, value: Value)], to after: [Int: (name: String, value: Value)]
+    ) -> [(group: String, value: Value)] {
+        var groups: [String: Value] = [:]
         for (tid, now) in after {
-            let earlier = before[tid].flatMap { $0.name == now.name ? $0.count : nil } ?? 0
-            groups[group(now.name), default: 0] += now.count - earlier
+            let earlier = before[tid].flatMap { $0.name == now.name ? $0.value : nil } ?? .zero
+            groups[group(now.name), default: .zero] += now.value - earlier
         }
-        return groups.map { ($0.key, $0.value) }.sorted { $0.count > $1.count }
-    }
-
-    /// CPU seconds per thread group between two snapshots (threads that started in between count from zero).
-    static func difference(from before: [Int: (name: String, seconds: Double)],
-                           to after: [Int: (name: String, seconds: Double)]) -> [(group: String, seconds: Double)] {
-        var groups: [String: Double] = [:]
-        for (tid, now) in after {
-            let earlier = before[tid].flatMap { $0.name == now.name ? $0.seconds : nil } ?? 0
-            groups[group(now.name), default: 0] += now.seconds - earlier
-        }
-        return groups.map { ($0.key, $0.value) }.sorted { $0.seconds > $1.seconds }
+        return groups.map { ($0.key, $0.value) }.sorted { $0.value > $1.value }
     }
 }

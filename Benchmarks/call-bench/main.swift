@@ -148,8 +148,8 @@ func switchCost(seconds: Double) -> Double {
     Thread.sleep(forTimeInterval: seconds)
     ticker.stop()
     let cpu = processCPU() - cpu0
-    let switches = ThreadCPU.switchDifference(from: switches0, to: ThreadCPU.switches())
-        .filter { $0.group.hasPrefix("bench-wake") }.map(\.count).reduce(0, +)
+    let switches = ThreadCPU.difference(from: switches0, to: ThreadCPU.switches())
+        .filter { $0.group.hasPrefix("bench-wake") }.map(\.value).reduce(0, +)
     done.raised.store(true, ordering: .releasing)
     token.signal()
     waiter.stop()
@@ -280,9 +280,9 @@ func measure(_ directions: [Direction], seconds: Double) async throws -> (cpu: D
     let threads0 = ThreadCPU.snapshot(), cpu0 = processCPU(), wall0 = MonotonicClock.now()
     try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
     let cpu = processCPU() - cpu0, wall = (MonotonicClock.now() - wall0).seconds
-    let threads = ThreadCPU.difference(from: threads0, to: ThreadCPU.snapshot()).map { ($0.group, $0.seconds / wall) }
-    let switches = ThreadCPU.switchDifference(from: switches0, to: ThreadCPU.switches())
-        .map { ($0.group, Double($0.count) / wall) }
+    let threads = ThreadCPU.difference(from: threads0, to: ThreadCPU.snapshot()).map { ($0.group, $0.value / wall) }
+    let switches = ThreadCPU.difference(from: switches0, to: ThreadCPU.switches())
+        .map { ($0.group, Double($0.value) / wall) }
     let frames = zip(directions.map(\.framesDecoded), frames0).map { Double($0 - $1) }
     let bytes = zip(directions.map(\.bytesSent), bytes0).map { Double($0 - $1) }
     directions.forEach { $0.stop() }
