@@ -1,8 +1,8 @@
 import Foundation
 
 /// CPU time per thread of this process, from /proc/self/task/<tid>/stat (utime + stime, in clock ticks), and its
-/// context switches, from .../status, with the thread's name. Threads are grouped by name with any trailing number removed (`tk-venc-3` and
-/// `tk-venc-4` both count as `tk-venc-N`), so a breakdown reads the same from run to run.
+/// context switches, from .../status, with the thread's name. Threads are grouped by name with any trailing number
+/// removed (`tk-venc-3` and `tk-venc-4` both count as `tk-venc-N`), so a breakdown reads the same from run to run.
 enum ThreadCPU {
     /// CPU seconds per thread id, with the thread's name.
     static func snapshot() -> [Int: (name: String, value: Double)] {

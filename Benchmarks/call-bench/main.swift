@@ -267,11 +267,10 @@ func trickle(_ from: PeerConnection, to: PeerConnection) {
 }
 
 /// Runs `directions` for `seconds` after a 1 s warm-up; returns (CPU fraction of one core, decoded frames/s
-/// per direction, bytes/s, latencies in ms).
-func measure(_ directions: [Direction], seconds: Double) async throws -> (cpu: Double, fps: Double, bytes: Double,
-                                                                          latency: [Double],
-                                                                          threads: [(group: String, seconds: Double)],
-                                                                          switches: [(group: String, perSecond: Double)]) {
+/// per direction, bytes/s, latencies in ms, CPU fraction per thread group, context switches per second per group).
+func measure(_ directions: [Direction], seconds: Double)
+    async throws -> (cpu: Double, fps: Double, bytes: Double, latency: [Double],
+                     threads: [(group: String, seconds: Double)], switches: [(group: String, perSecond: Double)]) {
     directions.forEach { $0.start() }
     try await Task.sleep(for: .seconds(1))
     directions.forEach { d in d.latencies.withLock { $0.removeAll(keepingCapacity: true) } }
@@ -344,7 +343,8 @@ func reportSwitches(_ switches: [(group: String, perSecond: Double)], cpu: Doubl
 /// One "thread_cpu <group> <value> %core" line per thread group using at least 0.05 % of a core.
 func reportThreads(_ threads: [(group: String, seconds: Double)], prefix: String = "") {
     for (group, share) in threads where share >= 0.0005 {
-        print("\(prefix)thread_cpu", group.replacingOccurrences(of: " ", with: "_"), String(format: "%.2f", share * 100), "%core")
+        let name = group.replacingOccurrences(of: " ", with: "_")
+        print("\(prefix)thread_cpu", name, String(format: "%.2f", share * 100), "%core")
     }
 }
 

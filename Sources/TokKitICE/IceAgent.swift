@@ -13,8 +13,8 @@ import Synchronization
 /// Threading: every method may be called from any thread. Each agent runs libnice's GLib main context on its
 /// own thread (named `tk-ice-<n>`, see ``networkThreadName``), the agent's network thread: received datagrams are handed to the receive
 /// handler there, one call per datagram, with no task or allocation in between, and work passed to
-/// ``schedule(after:_:)`` and ``schedule(every:_:)`` runs there too. ``events`` is a control-plane stream. ``close()`` (or deinit)
-/// stops the thread and waits for it, except when called on the network thread itself.
+/// ``schedule(after:_:)`` and ``schedule(every:_:)`` runs there too. ``events`` is a control-plane stream.
+/// ``close()`` (or deinit) stops the thread and waits for it, except when called on the network thread itself.
 public final class IceAgent: Sendable {
     /// The role given at creation.
     public let role: IceRole

@@ -110,7 +110,8 @@ public final class PeerConnection: Sendable {
     /// ``createOffer()`` or ``createAnswer(for:)``.
     public init(configuration: PeerConfiguration = PeerConfiguration()) throws(PeerError) {
         self.configuration = configuration
-        transportFeedbackNanoseconds = UInt64(max((configuration.transportFeedbackInterval ?? .zero) / .nanoseconds(1), 0))
+        let feedbackInterval = configuration.transportFeedbackInterval ?? .zero
+        transportFeedbackNanoseconds = UInt64(max(feedbackInterval / .nanoseconds(1), 0))
         do throws(DTLSError) { certificate = try DTLSCertificate() } catch { throw .dtls(error) }
         (events, continuation) = AsyncStream.makeStream(of: PeerConnectionEvent.self)
     }
@@ -650,7 +651,6 @@ public final class PeerConnection: Sendable {
         }
         // Once per section: the packet counter leaves 0 exactly once.
         if first, let matched { continuation.yield(.firstMediaPacket(matched)) }
-        if feedbackDue { sendTransportFeedback(now: now) }
         let receiver: RTPReceiver?
         switch matched {
         case .audio: receiver = audioHandler.withLock { $0 }
@@ -658,6 +658,8 @@ public final class PeerConnection: Sendable {
         case nil: receiver = nil
         }
         receiver?.handler(view)
+        // After the media handler: the packet goes on first, the feedback about it a few microseconds later.
+        if feedbackDue { sendTransportFeedback(now: now) }
     }
 
     /// Handles one decrypted RTCP compound packet (internal for tests). A compound whose chain of packets does
