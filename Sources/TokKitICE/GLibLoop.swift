@@ -41,23 +41,27 @@ final class GLibLoop: @unchecked Sendable {
     /// Runs `work` once on the loop thread after `delay` (millisecond resolution, rounded up). Dropped if
     /// the loop stops first.
     func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        let ns = max(delay.nanoseconds, 0)
-        let ms = UInt32(clamping: (ns + 999_999) / 1_000_000)
-        let source = g_timeout_source_new(ms)
-        let box = Unmanaged.passRetained(WorkBox(work)).toOpaque()
-        g_source_set_callback(source, glibRunOnce, box, glibReleaseWork)
-        g_source_attach(source, context)
-        g_source_unref(source)
+        attach(g_timeout_source_new(Self.milliseconds(delay)), glibRunOnce,
+               Unmanaged.passRetained(WorkBox(work)).toOpaque(), glibReleaseWork)
     }
 
     /// Runs `work` on the loop thread every `interval` (millisecond resolution, rounded up, at least 1 ms)
     /// until it returns false or the loop stops. One timer source for all runs: nothing is allocated per run.
     func schedule(every interval: Duration, _ work: @escaping @Sendable () -> Bool) {
-        let ns = max(interval.nanoseconds, 0)
-        let ms = max(UInt32(clamping: (ns + 999_999) / 1_000_000), 1)
-        let source = g_timeout_source_new(ms)
-        let box = Unmanaged.passRetained(RepeatingWorkBox(work)).toOpaque()
-        g_source_set_callback(source, glibRunRepeating, box, glibReleaseRepeatingWork)
+        attach(g_timeout_source_new(max(Self.milliseconds(interval), 1)), glibRunRepeating,
+               Unmanaged.passRetained(RepeatingWorkBox(work)).toOpaque(), glibReleaseRepeatingWork)
+    }
+
+    /// `duration` in whole milliseconds, rounded up; 0 for negative durations, saturating at `UInt32.max`.
+    private static func milliseconds(_ duration: Duration) -> UInt32 {
+        let ns = max(duration.nanoseconds, 0)
+        return UInt32(clamping: ns / 1_000_000 + (ns % 1_000_000 == 0 ? 0 : 1))
+    }
+
+    /// Attaches `source` to the context with `callback(box)`, `release(box)` when the source goes.
+    private func attach(_ source: UnsafeMutablePointer<GSource>?, _ callback: GSourceFunc,
+                        _ box: UnsafeMutableRawPointer, _ release: GDestroyNotify) {
+        g_source_set_callback(source, callback, box, release)
         g_source_attach(source, context)
         g_source_unref(source)
     }
