@@ -141,6 +141,7 @@ let package = Package(
         .executableTarget(name: "list-cameras", dependencies: ["TokKitCapture"],
                           path: "Examples/list-cameras", swiftSettings: strict),
         .target(name: "CMallocCounter", path: "Benchmarks/CMallocCounter"),
+        .target(name: "CBenchSystem", path: "Benchmarks/CBenchSystem"),
         .executableTarget(name: "tokkit-bench", dependencies: ["TokKitMedia", "CYUV", "CMallocCounter"],
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
         .executableTarget(name: "renderers-bench", dependencies: ["TokKitCapture"],
@@ -157,7 +158,7 @@ let package = Package(
         .executableTarget(name: "signal-bench", dependencies: ["TokKit", "TokKitServer"],
                           path: "Benchmarks/signal-bench", swiftSettings: strict),
         .executableTarget(name: "call-bench",
-                          dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP"],
+                          dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP", "CBenchSystem"],
                           path: "Benchmarks/call-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)

@@ -1,3 +1,4 @@
+import CBenchSystem
 import Foundation
 import Synchronization
 import TokKitCodecs
@@ -127,33 +128,102 @@ func baselineCPUPerSecond(seconds: Double) throws -> Double {
     return (processCPU() - start) / seconds
 }
 
-// MARK: - What a context switch costs here
+// MARK: - What waking a thread costs here
 
-/// CPU seconds this process spends per context switch on this machine, measured with the pipelines' hand-off
-/// pattern: a 500 Hz `PeriodicThread` signals a semaphore a `MediaThread` waits on, for `seconds`. Each period is
-/// two switches (the ticker's timer wake-up and the waiter's); the process CPU of the run is divided by the switches
-/// the two threads made. On a virtual machine this is mostly the hypervisor's price of sleeping and waking.
-func switchCost(seconds: Double) -> Double {
-    let token = DispatchSemaphore(value: 0)
-    final class Flag: Sendable { let raised = Atomic<Bool>(false) }
-    let done = Flag()
-    let waiter = MediaThread(name: "bench-wake-wait") { _ in
-        while !done.raised.load(ordering: .acquiring) { token.wait() }
+/// What a context switch costs this process on this machine, in CPU seconds, in the two cases that differ by an
+/// order of magnitude on a virtual machine:
+/// - `fromIdle`: a thread woken on a CPU that was idle (halted). A lone 500 Hz `PeriodicThread`, the pattern of the
+///   capture and sound-card clocks, for `seconds`: process CPU per tick. On a quiet machine every tick wakes an
+///   idle CPU (`idleEntriesPerTick`, from the system's cpuidle counters, shows how nearly).
+/// - `busy`: a switch from one runnable thread to another, no CPU going idle: two `MediaThread`s pinned to one
+///   CPU hand a token back and forth through two semaphores (the pipelines' hand-off), 20 000 times at most and for
+///   `seconds` at most: process CPU per switch.
+struct WakeCosts {
+    var fromIdle: Double
+    var idleEntriesPerTick: Double
+    var busy: Double
+
+    static func measure(seconds: Double) -> WakeCosts {
+        let idle0 = cpuIdleEntries(), cpu0 = processCPU()
+        let ticks = Atomic<Int>(0)
+        let ticker = PeriodicThread(name: "bench-wake-tick", interval: .milliseconds(2)) {
+            ticks.add(1, ordering: .relaxed)
+            return true
+        }
+        Thread.sleep(forTimeInterval: seconds)
+        ticker.stop()
+        let tickCount = Double(max(ticks.load(ordering: .relaxed), 1))
+        let fromIdle = (processCPU() - cpu0) / tickCount
+        var idleEntries = Double.nan
+        if let before = idle0, let after = cpuIdleEntries() { idleEntries = Double(after - before) / tickCount }
+        return WakeCosts(fromIdle: fromIdle, idleEntriesPerTick: idleEntries, busy: busySwitchCost(seconds: seconds))
     }
-    let switches0 = ThreadCPU.switches(), cpu0 = processCPU()
-    let ticker = PeriodicThread(name: "bench-wake-tick", interval: .milliseconds(2)) {
-        token.signal()
-        return true
+
+    /// See ``WakeCosts``: CPU per switch of two threads pinned to CPU 0 passing a token back and forth.
+    private static func busySwitchCost(seconds: Double) -> Double {
+        let ping = DispatchSemaphore(value: 0), pong = DispatchSemaphore(value: 0)
+        final class Flag: Sendable { let raised = Atomic<Bool>(false) }
+        let done = Flag()
+        let maximumRounds = 20_000
+        let deadline = MonotonicClock.now() + .nanoseconds(Int64(seconds * 1e9))
+        let rounds = Atomic<Int>(0)
+        let switches0 = ThreadCPU.switches(), cpu0 = processCPU()
+        let responder = MediaThread(name: "bench-wake-pong") { _ in
+            pinToFirstCPU()
+            while true {
+                ping.wait()
+                if done.raised.load(ordering: .acquiring) { return }
+                pong.signal()
+            }
+        }
+        let caller = MediaThread(name: "bench-wake-ping") { _ in
+            pinToFirstCPU()
+            var n = 0
+            while n < maximumRounds, n % 256 != 0 || MonotonicClock.now() < deadline {
+                ping.signal()
+                pong.wait()
+                n += 1
+            }
+            rounds.store(n, ordering: .relaxed)
+        }
+        caller.stop()
+        let cpu = processCPU() - cpu0
+        let switches = ThreadCPU.difference(from: switches0, to: ThreadCPU.switches())
+            .filter { $0.group.hasPrefix("bench-wake-p") }.map(\.value).reduce(0, +)
+        done.raised.store(true, ordering: .releasing)
+        ping.signal()
+        responder.stop()
+        return rounds.load(ordering: .relaxed) > 0 ? cpu / Double(max(switches, 1)) : .nan
     }
-    Thread.sleep(forTimeInterval: seconds)
-    ticker.stop()
-    let cpu = processCPU() - cpu0
-    let switches = ThreadCPU.difference(from: switches0, to: ThreadCPU.switches())
-        .filter { $0.group.hasPrefix("bench-wake") }.map(\.value).reduce(0, +)
-    done.raised.store(true, ordering: .releasing)
-    token.signal()
-    waiter.stop()
-    return cpu / Double(max(switches, 1))
+
+    /// Binds the calling thread to CPU 0 (if that fails, the figure is a mix of both kinds of switch).
+    private static func pinToFirstCPU() {
+        if bench_pin_thread_to_cpu(0) != 0 { print("# switch_busy_cpu_cost: could not pin a thread (errno \(errno))") }
+    }
+
+    /// The CPU `switches` context switches a second cost when `idleEntries` of them a second woke an idle CPU.
+    func cpu(switches: Double, idleEntries: Double) -> Double {
+        let fromIdle = min(idleEntries, switches)
+        return fromIdle * self.fromIdle + (switches - fromIdle) * busy
+    }
+}
+
+/// How many times every CPU of the machine has entered an idle state so far (the sum of cpuidle's `usage`
+/// counters: system-wide, other processes included), or nil where cpuidle is not exposed.
+func cpuIdleEntries() -> Int? {
+    let root = "/sys/devices/system/cpu"
+    guard let cpus = try? FileManager.default.contentsOfDirectory(atPath: root) else { return nil }
+    var total: Int?
+    for cpu in cpus where cpu.hasPrefix("cpu") && cpu.dropFirst(3).allSatisfy(\.isNumber) {
+        let directory = "\(root)/\(cpu)/cpuidle"
+        for state in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where state.hasPrefix("state") {
+            guard let text = try? String(contentsOfFile: "\(directory)/\(state)/usage", encoding: .utf8),
+                  let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { continue }
+            total = (total ?? 0) + count
+        }
+    }
+    return total
 }
 
 // MARK: - The call
@@ -270,25 +340,28 @@ func trickle(_ from: PeerConnection, to: PeerConnection) {
 /// per direction, bytes/s, latencies in ms, CPU fraction per thread group, context switches per second per group).
 func measure(_ directions: [Direction], seconds: Double)
     async throws -> (cpu: Double, fps: Double, bytes: Double, latency: [Double],
-                     threads: [(group: String, seconds: Double)], switches: [(group: String, perSecond: Double)]) {
+                     threads: [(group: String, seconds: Double)], switches: [(group: String, perSecond: Double)],
+                     idleEntries: Double) {
     directions.forEach { $0.start() }
     try await Task.sleep(for: .seconds(1))
     directions.forEach { d in d.latencies.withLock { $0.removeAll(keepingCapacity: true) } }
     let frames0 = directions.map(\.framesDecoded), bytes0 = directions.map(\.bytesSent)
-    let switches0 = ThreadCPU.switches()
+    let switches0 = ThreadCPU.switches(), idle0 = cpuIdleEntries()
     let threads0 = ThreadCPU.snapshot(), cpu0 = processCPU(), wall0 = MonotonicClock.now()
     try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
     let cpu = processCPU() - cpu0, wall = (MonotonicClock.now() - wall0).seconds
     let threads = ThreadCPU.difference(from: threads0, to: ThreadCPU.snapshot()).map { ($0.group, $0.value / wall) }
     let switches = ThreadCPU.difference(from: switches0, to: ThreadCPU.switches())
         .map { ($0.group, Double($0.value) / wall) }
+    var idleEntries = Double.nan
+    if let before = idle0, let after = cpuIdleEntries() { idleEntries = Double(after - before) / wall }
     let frames = zip(directions.map(\.framesDecoded), frames0).map { Double($0 - $1) }
     let bytes = zip(directions.map(\.bytesSent), bytes0).map { Double($0 - $1) }
     directions.forEach { $0.stop() }
     let latency = directions.flatMap { d in d.latencies.withLock { $0 } }.sorted()
     let receivers = directions.map { $0.receivers.withLock { $0.count } }.reduce(0, +)
     return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency,
-            threads, switches)
+            threads, switches, idleEntries)
 }
 
 /// Runs Benchmarks/aiortc-call/aiortc_call.py for `seconds` and returns its "name value unit" figures, or nil (with a
@@ -328,16 +401,20 @@ func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
 }
 
 /// The call's context switches per second (every thread, voluntary and involuntary), one "thread_switches" line per
-/// thread group, and with `costPerSwitch` (nan: not measured) the CPU they account for.
-func reportSwitches(_ switches: [(group: String, perSecond: Double)], cpu: Double, costPerSwitch: Double) {
+/// thread group, the machine's idle-state entries per second during the call (`idleEntries`, system-wide: each is a
+/// CPU that went idle and was woken again), and with `costs` (nil: not measured) the CPU the switches account for,
+/// counting as many of them as there were idle entries at the wake-from-idle price and the rest at the busy price.
+func reportSwitches(_ switches: [(group: String, perSecond: Double)], idleEntries: Double, cpu: Double, costs: WakeCosts?) {
     let total = switches.map(\.perSecond).reduce(0, +)
     report("call_context_switches", total, "1/s")
     for (group, rate) in switches where rate >= 1 {
         print("thread_switches", group.replacingOccurrences(of: " ", with: "_"), String(format: "%.1f", rate), "1/s")
     }
-    guard !costPerSwitch.isNaN else { return }
-    report("call_context_switch_cpu", total * costPerSwitch * 100, "%core")
-    report("call_context_switch_share", total * costPerSwitch / cpu * 100, "%")
+    report("call_cpu_idle_entries", idleEntries, "1/s")
+    guard let costs, !idleEntries.isNaN else { return }
+    let switching = costs.cpu(switches: total, idleEntries: idleEntries)
+    report("call_context_switch_cpu", switching * 100, "%core")
+    report("call_context_switch_share", switching / cpu * 100, "%")
 }
 
 /// One "thread_cpu <group> <value> %core" line per thread group using at least 0.05 % of a core.
@@ -357,8 +434,12 @@ if !callOnly {
     baseline = try baselineCPUPerSecond(seconds: min(duration, 10)) * 2  // both directions
     report("baseline_codec_cpu", baseline * 100, "%core")
 }
-let costPerSwitch = callOnly ? Double.nan : switchCost(seconds: 2)
-if !callOnly { report("context_switch_cost", costPerSwitch * 1e6, "us") }
+let wakeCosts = callOnly ? nil : WakeCosts.measure(seconds: 2)
+if let wakeCosts {
+    report("wake_from_idle_cost", wakeCosts.fromIdle * 1e6, "us")
+    report("wake_from_idle_idle_entries_per_tick", wakeCosts.idleEntriesPerTick, "")
+    report("switch_busy_cpu_cost", wakeCosts.busy * 1e6, "us")
+}
 
 // Two-way call: A publishes to B, B publishes to A.
 let forward = try Direction(), backward = try Direction()
@@ -374,7 +455,7 @@ report("call_bytes_per_second", call.bytes, "B/s")
 reportThreads(call.threads)
 // Context switches of the call (every thread, voluntary and involuntary) and, with the cost measured above, the share
 // of the call's CPU they account for.
-reportSwitches(call.switches, cpu: call.cpu, costPerSwitch: costPerSwitch)
+reportSwitches(call.switches, idleEntries: call.idleEntries, cpu: call.cpu, costs: wakeCosts)
 // What the receivers lost on the way (whole call, warm-up included): frames dropped (a full queue or a lost packet
 // skips to the next keyframe), keyframe requests (PLI) they sent, keyframes decoded.
 let receiverStats = (forward.receivers.withLock { $0 } + backward.receivers.withLock { $0 }).map(\.statistics)
