@@ -244,7 +244,7 @@ final class Direction: Sendable {
 
     init() throws {
         video = try VideoSendPipeline(settings: VideoEncodeSettings(width: width, height: height, framesPerSecond: fps))
-        audio = AudioSendPipeline()
+        audio = try AudioSendPipeline()
         bus = try MediaAudioBus()
         bus.add(audio)
         latencies.withLock { $0.reserveCapacity(200_000) }

@@ -1,4 +1,5 @@
 import Synchronization
+import TokKitStreaming
 
 /// Publishes this client's audio and video into a session, as the SDK's `OTPublisher` / `OTPublisherKit`.
 ///
@@ -26,6 +27,12 @@ public final class Publisher: Sendable {
 
     /// The name given to the stream (at most 1000 characters); fixed once created.
     public let name: String
+    /// The Opus bitrate of the published audio in bits per second, 6000...510000 (the SDK's `audioBitrate`);
+    /// fixed once created. Out of range, ``Session/publish(_:)`` fails with ``SessionError/unableToPublish(_:)``.
+    public let audioBitrate: Int
+    /// Whether silence is sent as Opus discontinuous transmission (the SDK's `enableOpusDtx`): while the
+    /// microphone hears nothing, almost no audio packets go out. Fixed once created.
+    public let opusDTX: Bool
     private let state: Mutex<State>
     /// The encoders and the peers they send to.
     let media = PublisherMedia()
@@ -33,9 +40,12 @@ public final class Publisher: Sendable {
     public init(
         name: String = "", publishAudio: Bool = true, publishVideo: Bool = true, videoType: StreamVideoType = .camera,
         videoDimensions: VideoDimensions? = nil, videoCapture: (any VideoCapture)? = nil,
-        videoRender: (any VideoRender)? = nil, delegate: (any PublisherDelegate)? = nil
+        videoRender: (any VideoRender)? = nil, audioBitrate: Int = 32_000, opusDTX: Bool = false,
+        delegate: (any PublisherDelegate)? = nil
     ) {
         self.name = name
+        self.audioBitrate = audioBitrate
+        self.opusDTX = opusDTX
         state = Mutex(State(
             publishAudio: publishAudio, publishVideo: publishVideo, videoType: videoType,
             videoDimensions: videoDimensions, videoCapture: videoCapture, videoRender: videoRender,
@@ -187,7 +197,8 @@ public final class Publisher: Sendable {
     func startMedia() throws(SessionError) {
         let setup = state.withLock { s in
             PublisherMedia.Setup(capture: s.videoCapture, preview: s.videoRender, publishVideo: s.publishVideo,
-                                 publishAudio: s.publishAudio, videoType: s.videoType)
+                                 publishAudio: s.publishAudio, videoType: s.videoType,
+                                 audio: AudioEncodeSettings(bitrate: audioBitrate, dtx: opusDTX))
         }
         try media.start(setup)
     }

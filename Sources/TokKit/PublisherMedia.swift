@@ -43,6 +43,7 @@ final class PublisherMedia: Sendable {
         var publishVideo: Bool
         var publishAudio: Bool
         var videoType: StreamVideoType
+        var audio: AudioEncodeSettings
     }
 
     /// Builds the pipelines and starts capturing. Throws ``SessionError/unableToPublish(_:)`` when the capturer
@@ -50,6 +51,13 @@ final class PublisherMedia: Sendable {
     func start(_ setup: Setup) throws(SessionError) {
         let result: Result<Void, SessionError> = Self.control.sync {
             guard phase == .idle else { return .failure(.illegalState("the publisher's media is already running")) }
+            // Audio first: building it starts nothing, so a refusal leaves nothing to stop.
+            let audio: AudioSendPipeline
+            do throws(StreamingError) {
+                audio = try AudioSendPipeline(settings: setup.audio)
+            } catch {
+                return .failure(.unableToPublish("audio encoder: \(error)"))
+            }
             var video: VideoSendPipeline?
             if let capture = setup.capture {
                 do throws(SessionError) {
@@ -58,7 +66,6 @@ final class PublisherMedia: Sendable {
                     return .failure(error)
                 }
             }
-            let audio = AudioSendPipeline()
             audio.isEnabled = setup.publishAudio
             state.withLock { s in
                 s.phase = .running
@@ -198,6 +205,9 @@ final class PublisherMedia: Sendable {
     }
 
     /// Counters and rates of both pipelines.
+    /// What the running audio encoder was built with; nil while not running.
+    var audioSettings: AudioEncodeSettings? { state.withLock { $0.audio?.settings } }
+
     var statistics: PublisherStatistics {
         let (video, audio) = state.withLock { ($0.video, $0.audio) }
         return PublisherStatistics(video: video?.statistics ?? VideoSendStatistics(),

@@ -2,7 +2,7 @@ import TokKitCodecs
 import TokKitMedia
 
 /// An ``AudioSendPipeline``'s encoder state: the 20 ms mono accumulator, the RTP timestamp clock, the Opus
-/// encoder and its output buffer, all preallocated.
+/// encoder and its output buffer, all preallocated; with DTX, whether the encoder is in a pause.
 ///
 /// Used only under the pipeline's lock (on the capture thread), which is what makes `@unchecked Sendable` sound.
 struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
@@ -13,17 +13,29 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     let clockMapping: RTPClockMapping
     private let pcm: UnsafeMutableBufferPointer<Int16>
     private let packet: UnsafeMutableRawBufferPointer
-    private let encoder: OpusEncoder?
+    private let encoder: OpusEncoder
+    private let dtx: Bool
     private var filled = 0
     /// RTP timestamp of the first sample in `pcm`, once anchored.
     private var timestamp: UInt32?
+    /// DTX: the encoder's last frame was silence (a packet of at most 2 bytes, RFC 7587 §3.1.3).
+    private var pausing = false
+    /// DTX: frames encoded but not sent, because they continued a pause.
+    private(set) var framesSuppressed = 0
 
-    init(clockMapping: RTPClockMapping) {
+    /// Throws ``StreamingError/invalidSettings(_:)`` when libopus refuses `settings`.
+    init(clockMapping: RTPClockMapping, settings: AudioEncodeSettings) throws(StreamingError) {
+        try settings.validate()
+        do throws(CodecError) {
+            encoder = try OpusEncoder(settings: settings.opus)
+        } catch {
+            throw .invalidSettings("Opus encoder: \(error)")
+        }
+        dtx = settings.dtx
         self.clockMapping = clockMapping
         pcm = .allocate(capacity: Self.frameLength)
         pcm.initialize(repeating: 0)
         packet = .allocate(byteCount: OpusEncoder.maximumPacketSize, alignment: 16)
-        encoder = try? OpusEncoder(settings: OpusEncoderSettings())
     }
 
     deinit {
@@ -32,9 +44,10 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     }
 
     /// Appends `samples` (`channels` interleaved, stereo averaged to mono); calls `send` with each complete
-    /// encoded packet and its RTP timestamp. When `enabled` is false the samples only advance the clock.
+    /// encoded packet to send, its RTP timestamp and whether it starts a talkspurt (the RTP marker). When
+    /// `enabled` is false the samples only advance the clock.
     mutating func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int, enabled: Bool,
-                        send: (UnsafeRawBufferPointer, UInt32) -> Void) {
+                        send: (UnsafeRawBufferPointer, UInt32, Bool) -> Void) {
         let frames = samples.count / channels
         if filled == 0 { anchor(pendingFrames: frames) }
         var i = 0
@@ -53,7 +66,15 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
             if filled == Self.frameLength {
                 let ts = timestamp ?? clockMapping.timestamp(at: MonotonicClock.now())
                 if enabled, let length = encode() {
-                    send(UnsafeRawBufferPointer(rebasing: packet[0..<length]), ts)
+                    // With DTX, the first silent frame goes out (the receiver learns the pause began), the
+                    // rest are held back, and the first frame after them starts a talkspurt.
+                    let silent = dtx && length <= 2
+                    if silent && pausing {
+                        framesSuppressed += 1
+                    } else {
+                        send(UnsafeRawBufferPointer(rebasing: packet[0..<length]), ts, pausing && !silent)
+                    }
+                    pausing = silent
                 }
                 timestamp = ts &+ UInt32(Self.frameLength)
                 filled = 0
@@ -77,7 +98,6 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
 
     /// Encodes the full accumulator into `packet`; returns the length, nil on encoder error.
     private func encode() -> Int? {
-        guard let encoder else { return nil }
         do throws(CodecError) {
             return try encoder.encode(UnsafeBufferPointer(pcm), into: packet)
         } catch {

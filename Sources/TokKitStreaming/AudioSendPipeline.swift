@@ -9,8 +9,8 @@ import TokKitPeer
 /// ``write(_:channels:)`` is called by ``MediaAudioBus`` on the audio device's capture thread, one 10 ms period
 /// at a time (any length works). Samples accumulate in a preallocated 20 ms buffer; each full buffer is
 /// encoded and sent on that same thread (about 0.3 ms of work per 20 ms). RTP timestamps (48 kHz) start from
-/// the capture time of the first sample through ``clockMapping`` and advance by 960 per packet. Nothing is
-/// allocated per packet.
+/// the capture time of the first sample through ``clockMapping`` and advance by 960 per packet, sent or not
+/// (with ``AudioEncodeSettings/dtx``, silence is mostly not sent). Nothing is allocated per packet.
 ///
 /// ## Control
 /// ``attach(_:)`` / ``detach(_:)`` at any time, any thread. ``isEnabled`` false (publishAudio = false) drops
@@ -24,6 +24,8 @@ public final class AudioSendPipeline: Sendable {
 
     /// The 48 kHz mapping from capture time to RTP timestamp.
     public let clockMapping: RTPClockMapping
+    /// What the encoder was built with.
+    public let settings: AudioEncodeSettings
 
     private struct Control {
         var closed = false
@@ -35,9 +37,12 @@ public final class AudioSendPipeline: Sendable {
     private let encoder: Mutex<AudioEncodeStage>
     private let stats = Mutex(AudioSendStatistics())
 
-    public init(clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 48_000)) {
+    /// Builds the encoder. Throws ``StreamingError/invalidSettings(_:)`` for a bitrate out of range.
+    public init(settings: AudioEncodeSettings = AudioEncodeSettings(),
+                clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 48_000)) throws(StreamingError) {
         self.clockMapping = clockMapping
-        encoder = Mutex(AudioEncodeStage(clockMapping: clockMapping))
+        self.settings = settings
+        encoder = Mutex(try AudioEncodeStage(clockMapping: clockMapping, settings: settings))
     }
 
     /// Whether audio is encoded and sent (the publisher's publishAudio).
@@ -66,6 +71,7 @@ public final class AudioSendPipeline: Sendable {
     public var statistics: AudioSendStatistics {
         var s = stats.withLock { $0 }
         s.peers = control.withLock { $0.peers.count }
+        s.packetsSuppressed = encoder.withLock { $0.framesSuppressed }
         return s
     }
 
@@ -85,11 +91,11 @@ public final class AudioSendPipeline: Sendable {
         let frames = samples.count / channels
         stats.withLock { $0.framesCaptured += frames }
         encoder.withLock { stage in
-            stage.write(samples, channels: channels, enabled: enabled) { payload, timestamp in
+            stage.write(samples, channels: channels, enabled: enabled) { payload, timestamp, marker in
                 var sent = 0, failed = 0
                 for peer in peers {
                     do throws(PeerError) {
-                        try peer.sendRTP(.audio, payload: payload, timestamp: timestamp)
+                        try peer.sendRTP(.audio, payload: payload, timestamp: timestamp, marker: marker)
                         sent += 1
                     } catch {
                         failed += 1

@@ -4,8 +4,10 @@
 public struct AudioSendStatistics: Hashable, Sendable {
     /// 48 kHz frames (samples per channel) written by the capture side.
     public var framesCaptured = 0
-    /// Opus packets encoded (20 ms each), once however many peers are attached.
+    /// Opus packets encoded for sending (20 ms each), once however many peers are attached.
     public var packetsEncoded = 0
+    /// With DTX: 20 ms frames encoded as silence and not sent (not counted in ``packetsEncoded``).
+    public var packetsSuppressed = 0
     /// Encoded bytes.
     public var bytesEncoded: UInt64 = 0
     /// RTP packets sent, summed over peers.

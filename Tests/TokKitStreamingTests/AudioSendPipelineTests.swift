@@ -16,7 +16,7 @@ import TokKitPeer
         let mixer = AudioMixer()
         let capture = AudioFormat(numberOfChannels: captureChannels)
         let buses = try tones.map { _ in try MediaAudioBus(captureFormat: capture, renderFormat: .voice, mixer: mixer) }
-        let senders = tones.map { _ in AudioSendPipeline() }
+        let senders = try tones.map { _ in try AudioSendPipeline() }
         let receivers = pairs.map { AudioReceivePipeline(peer: $0.subscriber) }
         defer { senders.forEach { $0.close() }; receivers.forEach { $0.close() } }
         for i in tones.indices {
@@ -60,10 +60,43 @@ import TokKitPeer
         #expect(Tone.dominant(output.suffix(9_600)) == 1_000)
     }
 
+    /// With DTX a pause costs almost no packets, and the tone after it plays again: the receiver's jitter buffer
+    /// runs dry during the pause and starts over when the sound returns.
+    @Test func dtxPauseSendsLittleAndTheToneReturnsAfterIt() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let sender = try AudioSendPipeline(settings: AudioEncodeSettings(dtx: true))
+        let receiver = AudioReceivePipeline(peer: peers.subscriber)
+        defer { sender.close(); receiver.close() }
+        try sender.attach(peers.publisher)
+        var output: [Int16] = []
+        var period = [Int16](repeating: 0, count: 480)
+        // 1 s of tone, 2 s of silence, 1 s of tone in 10 ms periods; every 20 ms, wait for what was sent, play it.
+        for p in 0..<400 {
+            let samples = (100..<300).contains(p)
+                ? [Int16](repeating: 0, count: 480) : Tone.samples(440, count: 480, offset: p * 480)
+            samples.withUnsafeBufferPointer { sender.write($0, channels: 1) }
+            guard p % 2 == 1 else { continue }
+            let sent = peers.publisher.statistics(.audio).packetsSent
+            let arrived = await eventually(within: .seconds(20)) { receiver.statistics.packetsReceived >= sent }
+            try #require(arrived, "received \(receiver.statistics.packetsReceived) of \(sent)")
+            for _ in 0..<2 {
+                period.withUnsafeMutableBufferPointer { _ = receiver.read(into: $0) }
+                output += period
+            }
+        }
+        let sent = sender.statistics
+        #expect(sent.packetsSuppressed >= 70 && sent.packetsEncoded + sent.packetsSuppressed == 200, "\(sent)")
+        #expect(receiver.statistics.packetsReceived == sent.packetsEncoded)
+        let tail = output.suffix(9_600)  // the last 200 ms
+        #expect(Tone.dominant(tail) == 440, "dominant \(Tone.dominant(tail)) Hz")
+        #expect(tail.map { abs(Int($0)) }.max() ?? 0 > 4_000, "the tone lost most of its level")
+    }
+
     @Test func disabledSendsNothing() async throws {
         let peers = try await LoopbackPeers.connect()
         defer { peers.close() }
-        let sender = AudioSendPipeline()
+        let sender = try AudioSendPipeline()
         defer { sender.close() }
         try sender.attach(peers.publisher)
         sender.isEnabled = false

@@ -38,7 +38,7 @@ import TokKitPeer
     private func cycle(_ peers: LoopbackPeers, _ bus: MediaAudioBus, _ settings: VideoEncodeSettings,
                        frame: Int) async throws -> Set<String> {
         let video = try VideoSendPipeline(settings: settings)
-        let audio = AudioSendPipeline()
+        let audio = try AudioSendPipeline()
         let renderer = CountingRenderer(width: 160, height: 120)
         let videoIn = VideoReceivePipeline(peer: peers.subscriber, renderer: renderer)
         let audioIn = AudioReceivePipeline(peer: peers.subscriber)

@@ -58,14 +58,16 @@ enum MediaTestKit {
     }
 
     static func pair(_ server: TestServer, width: Int = 320, height: Int = 240, subscribeToAudio: Bool = true,
-                     publishAudio: Bool = true, publishVideo: Bool = true) async throws -> Pair
+                     publishAudio: Bool = true, publishVideo: Bool = true, audioBitrate: Int = 32_000,
+                     opusDTX: Bool = false) async throws -> Pair
     {
         let (a, _) = try await server.connected(media: true)
         let (b, rb) = try await server.connected(media: true)
         let capturer = PatternCapturer(width: width, height: height, framesPerSecond: 30)
         let preview = CountingRenderer()
         let publisher = Publisher(name: "pattern", publishAudio: publishAudio, publishVideo: publishVideo,
-                                  videoCapture: capturer, videoRender: preview)
+                                  videoCapture: capturer, videoRender: preview, audioBitrate: audioBitrate,
+                                  opusDTX: opusDTX)
         try await a.publish(publisher)
         let streamId = try #require(publisher.stream?.streamId)
         #expect(await eventually { b.streams[streamId] != nil })

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import TokKitSessionTestSupport
+import TokKitStreaming
 
 @testable import TokKit
 
@@ -27,6 +28,51 @@ extension LiveServer {
             #expect(received.video.width == 320 && received.video.height == 240)
 
             await p.disconnect()
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        /// The publisher's audio settings reach its encoder: the packets shrink to the bitrate asked for.
+        @Test func audioBitrateAndDTXReachTheEncoder() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server, audioBitrate: 12_000, opusDTX: true)
+            #expect(p.publisher.media.audioSettings == AudioEncodeSettings(bitrate: 12_000, dtx: true))
+            #expect(await eventually { p.subscriber.statistics.audio.packetsDecoded >= 50 })
+            let audio = p.publisher.statistics.audio
+            // 12 kbit/s is 30 bytes a packet (the default 32 kbit/s would be 80); the tone never pauses.
+            let bytesPerPacket = Double(audio.bytesEncoded) / Double(max(audio.packetsEncoded, 1))
+            #expect(bytesPerPacket > 10 && bytesPerPacket < 40, "\(bytesPerPacket) bytes a packet")
+            #expect(audio.packetsSuppressed == 0)
+            await p.disconnect()
+            #expect(p.publisher.media.audioSettings == nil)
+            #expect(await MediaTestKit.audioIdle())
+        }
+
+        @Test func anAudioBitrateOutOfRangeFailsThePublishAndStartsNothing() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, _) = try await server.connected(media: true)
+            let (b, _) = try await server.connected(media: true)
+            let capturer = PatternCapturer(width: 320, height: 240, framesPerSecond: 30)
+            let publisher = Publisher(name: "loud", videoCapture: capturer, audioBitrate: 600_000)
+            do {
+                try await a.publish(publisher)
+                Issue.record("published with an audio bitrate of 600 kbit/s")
+            } catch {
+                #expect(error.code == 1500 && "\(error)".contains("audio bitrate"), "\(error)")
+            }
+            #expect(publisher.stream == nil && publisher.session == nil && publisher.media.phase == .idle)
+            try await Task.sleep(for: .milliseconds(200))  // a started capturer would have delivered ~6 frames
+            #expect(capturer.framesDelivered == 0)
+            #expect(await MediaTestKit.audioIdle())
+            // Nobody saw a stream; the session still publishes a valid publisher.
+            try await a.publish(Publisher(name: "fine", videoCapture: PatternCapturer(width: 320, height: 240)))
+            #expect(await eventually { b.streams.count == 1 })
+            #expect(b.streams.values.allSatisfy { $0.name == "fine" })
+            await a.disconnect()
+            await b.disconnect()
             #expect(await MediaTestKit.audioIdle())
         }
 
