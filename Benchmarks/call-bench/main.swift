@@ -90,9 +90,26 @@ let tonePeriods = (0..<100).map(tone)
 
 // MARK: - Baseline: the codec work alone
 
-/// Per second of one direction: 30 × (copy of the borrowed frame into a pooled one + VP8 encode + VP8 decode) +
-/// 50 × (Opus encode + decode), on one thread, on the same pictures and settings as the call.
-func baselineCPUPerSecond(seconds: Double) throws -> Double {
+/// The codec work alone, in CPU seconds per second of one direction, and its stages: 30 × (copy of the borrowed
+/// frame into a pooled one, VP8 encode, VP8 decode) + 50 × (Opus encode + decode), on one thread, on the same
+/// pictures and settings as the call. The stages are timed with the thread's CPU clock, so they show which of the
+/// call's threads costs more than its share of this work.
+struct Baseline {
+    var total = 0.0
+    var copy = 0.0
+    var vp8Encode = 0.0
+    var vp8Decode = 0.0
+    var opus = 0.0
+}
+
+/// CPU seconds the calling thread has used.
+func threadCPU() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+func measureBaseline(seconds: Double) throws -> Baseline {
     let pool = VideoFramePool(capacity: 3)
     let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: width, height: height, framesPerSecond: fps,
                                                               bitrate: 1_000_000))
@@ -102,16 +119,26 @@ func baselineCPUPerSecond(seconds: Double) throws -> Double {
     var packet = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketSize)
     var pcm = [Int16](repeating: 0, count: 960)
     let frames = Int(seconds * Double(fps))
+    var stages = Baseline()
     let start = processCPU()
     var decodeFailures = 0
     for n in 0..<frames {
         withSourceFrame(n, timestamp: .milliseconds(33 * n)) { frame in
+            let t0 = threadCPU()
             guard let copy = try? frame.copy(using: pool) else { return }
+            let t1 = threadCPU()
+            var decoding = 0.0
             try? encoder.encode(copy) { encoded in
+                let d0 = threadCPU()
                 do throws(CodecError) { _ = try decoder.decode(encoded.bytes) } catch { decodeFailures += 1 }
+                decoding += threadCPU() - d0
             }
+            stages.copy += t1 - t0
+            stages.vp8Encode += threadCPU() - t1 - decoding
+            stages.vp8Decode += decoding
         }
         // 50 Opus packets per 30 frames.
+        let o0 = threadCPU()
         for k in 0..<((n * 5 + 5) / 3 - (n * 5) / 3) {
             let input = (tonePeriods[(2 * (n + k)) % 100] + tonePeriods[(2 * (n + k) + 1) % 100])
             let length = input.withUnsafeBufferPointer { src in
@@ -123,9 +150,12 @@ func baselineCPUPerSecond(seconds: Double) throws -> Double {
                 }
             }
         }
+        stages.opus += threadCPU() - o0
     }
     if decodeFailures > 0 { print("# baseline: \(decodeFailures) decode failures") }
-    return (processCPU() - start) / seconds
+    stages.total = processCPU() - start
+    for path in [\Baseline.total, \.copy, \.vp8Encode, \.vp8Decode, \.opus] { stages[keyPath: path] /= seconds }
+    return stages
 }
 
 // MARK: - What waking a thread costs here
@@ -431,8 +461,14 @@ print("# content \(content.rawValue), \(PictureSequence.count)-frame loop, \(wid
 
 var baseline = Double.nan
 if !callOnly {
-    baseline = try baselineCPUPerSecond(seconds: min(duration, 10)) * 2  // both directions
+    let stages = try measureBaseline(seconds: min(duration, 10))
+    baseline = stages.total * 2  // both directions
     report("baseline_codec_cpu", baseline * 100, "%core")
+    // Both directions, to set beside the call's thread groups: bench-camera, tk-venc-N, tk-vdec-N, bench-audio.
+    for (stage, value) in [("copy", stages.copy), ("vp8_encode", stages.vp8Encode), ("vp8_decode", stages.vp8Decode),
+                           ("opus", stages.opus)] {
+        print("baseline_stage_cpu", stage, String(format: "%.2f", value * 2 * 100), "%core")
+    }
 }
 let wakeCosts = callOnly ? nil : WakeCosts.measure(seconds: 2)
 if let wakeCosts {
