@@ -59,6 +59,17 @@ final class EventHub: Sendable {
         }
     }
 
+    /// Yields a publisher's or subscriber's `event` to its `streams` and schedules `delegateWork` on the delegate
+    /// queue, in the same total order as the session's own events. `finishing` ends the streams after the event.
+    func emit<Event>(_ event: Event, to streams: EventStreams<Event>, finishing: Bool = false,
+                     delegateWork: @escaping @Sendable () -> Void) {
+        state.withLock { s in
+            streams.yield(event)
+            if finishing { streams.finish() }
+            s.queue.async(execute: delegateWork)
+        }
+    }
+
     /// Number of live event streams (for tests and leak checks).
     var streamCount: Int { state.withLock { $0.continuations.count } }
 

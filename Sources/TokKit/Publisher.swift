@@ -52,6 +52,8 @@ public final class Publisher: Sendable {
             delegate: delegate))
     }
 
+    deinit { eventStreams.finish() }
+
     /// Whether audio is sent. Changing it while published stops (resumes) encoding and sending at once and
     /// changes ``Stream/hasAudio`` for everyone.
     public var publishAudio: Bool {
@@ -135,6 +137,12 @@ public final class Publisher: Sendable {
         get { state.withLock { $0.delegate } }
         set { state.withLock { $0.delegate = newValue } }
     }
+
+    /// This publisher's events from now on, the same the ``delegate`` gets and in the same order, across
+    /// publishes; the stream ends when the publisher is released. Each stream keeps at most 256 unread events
+    /// (the newest).
+    public var events: AsyncStream<PublisherEvent> { eventStreams.makeStream() }
+    let eventStreams = EventStreams<PublisherEvent>()
 
     /// The published stream as the server last described it; nil while not published.
     public var stream: Stream? { state.withLock { $0.stream } }

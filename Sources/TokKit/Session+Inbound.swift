@@ -171,10 +171,7 @@ extension Session: SignalingLinkOwner {
         guard isMine else { return emit(.streamCreated(stream)) }
         guard let publisher = s.publishers[info.id] else { return }
         publisher.setStream(stream)
-        emitDelegateWork { [weak publisher] in
-            guard let publisher, let d = publisher.delegate else { return }
-            d.publisher(publisher, streamCreated: stream)
-        }
+        emit(.streamCreated(stream), for: publisher)
         if let waiter = s.awaitingStream.removeValue(forKey: info.id) {
             waiter.resume(returning: .success(ServerMessage.Ack(rid: 0, streamId: info.id)))
         }
@@ -188,10 +185,7 @@ extension Session: SignalingLinkOwner {
             }
             if let publisher = s.publishers.removeValue(forKey: streamId) {
                 publisher.detach(from: self)
-                emitDelegateWork { [weak publisher] in
-                    guard let publisher, let d = publisher.delegate else { return }
-                    d.publisher(publisher, streamDestroyed: stream)
-                }
+                emit(.streamDestroyed(stream), for: publisher)
             }
             return
         }
@@ -235,10 +229,7 @@ extension Session: SignalingLinkOwner {
             if let stream = s.streams[streamId] {
                 // Our own streamCreated came first.
                 publisher.setStream(stream)
-                emitDelegateWork { [weak publisher] in
-                    guard let publisher, let d = publisher.delegate else { return }
-                    d.publisher(publisher, streamCreated: stream)
-                }
+                emit(.streamCreated(stream), for: publisher)
                 p.continuation.resume(returning: .success(ack))
             } else {
                 s.awaitingStream[streamId] = p.continuation

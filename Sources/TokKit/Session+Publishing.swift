@@ -34,10 +34,7 @@ extension Session {
     }
 
     private func failPublish(_ publisher: Publisher, _ error: SessionError) throws(SessionError) {
-        emitDelegateWork { [weak publisher] in
-            guard let publisher, let d = publisher.delegate else { return }
-            d.publisher(publisher, didFailWithError: error)
-        }
+        emit(.failed(error), for: publisher)
         throw error
     }
 
@@ -81,15 +78,13 @@ extension Session {
             purpose: .subscribe(subscriber, streamId: streamId))
         if case .failure(let error) = result {
             _ = subscriber.end()
-            try failSubscribe(subscriber, error)
+            try failSubscribe(subscriber, error, ended: true)
         }
     }
 
-    private func failSubscribe(_ subscriber: Subscriber, _ error: SessionError) throws(SessionError) {
-        emitDelegateWork { [weak subscriber] in
-            guard let subscriber, let d = subscriber.delegate else { return }
-            d.subscriber(subscriber, didFailWithError: error)
-        }
+    /// Reports a failed subscribe and throws it; `ended`: the subscriber is used up, its event streams end.
+    private func failSubscribe(_ subscriber: Subscriber, _ error: SessionError, ended: Bool = false) throws(SessionError) {
+        emit(.failed(error), for: subscriber, last: ended)
         throw error
     }
 
@@ -118,11 +113,8 @@ extension Session {
         if notifyServer, s.status == .connected, let link = s.link {
             link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberId: subscriberId)))))
         }
-        emitDelegateWork { [weak subscriber] in
-            guard let subscriber, let d = subscriber.delegate else { return }
-            if let failure { d.subscriber(subscriber, didFailWithError: failure) }
-            d.subscriberDidDisconnect(fromStream: subscriber)
-        }
+        if let failure { emit(.failed(failure), for: subscriber) }
+        emit(.disconnected, for: subscriber)
     }
 
     // MARK: - Moderation
@@ -175,14 +167,7 @@ extension Session {
     }
 
     func subscriberVideoChangedLocked(_ subscriber: Subscriber, enabled: Bool, reason: SubscriberVideoEventReason) {
-        emitDelegateWork { [weak subscriber] in
-            guard let subscriber, let d = subscriber.delegate else { return }
-            if enabled {
-                d.subscriberVideoEnabled(subscriber, reason: reason)
-            } else {
-                d.subscriberVideoDisabled(subscriber, reason: reason)
-            }
-        }
+        emit(enabled ? .videoEnabled(reason) : .videoDisabled(reason), for: subscriber)
     }
 
     func relayNegotiation(_ message: NegotiationMessage, for context: MediaNegotiationContext) throws(SessionError) {
@@ -207,10 +192,7 @@ extension Session {
         guard context.side == .subscriber else { return }
         state.withLock { s in
             guard let subscriber = s.subscribers[context.subscriberId], subscriber.markConnected() else { return }
-            emitDelegateWork { [weak subscriber] in
-                guard let subscriber, let d = subscriber.delegate else { return }
-                d.subscriberDidConnect(toStream: subscriber)
-            }
+            emit(.connected, for: subscriber)
         }
     }
 

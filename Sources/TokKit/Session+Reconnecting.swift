@@ -65,12 +65,7 @@ extension Session {
             for id in s.publisherSides.keys.sorted() { endPublisherSide(subscriberId: id, &s) }
             for (streamId, publisher) in s.publishers {
                 publisher.detach(from: self)
-                if let stream = s.streams[streamId] {
-                    emitDelegateWork { [weak publisher] in
-                        guard let publisher, let d = publisher.delegate else { return }
-                        d.publisher(publisher, streamDestroyed: stream)
-                    }
-                }
+                if let stream = s.streams[streamId] { emit(.streamDestroyed(stream), for: publisher) }
             }
             s.publishers.removeAll()
             for (_, c) in s.awaitingStream { c.resume(returning: .failure(.connectionDropped)) }

@@ -279,10 +279,21 @@ public final class Session: Sendable {
         }
     }
 
-    /// Runs `work` on the delegate queue in order with the session's events (for publisher and subscriber
-    /// delegates).
-    func emitDelegateWork(_ work: @escaping @Sendable () -> Void) {
-        hub.emit(nil, delegateWork: work)
+    /// Reports `event` to `publisher`'s event streams and delegate, in order with the session's events.
+    func emit(_ event: PublisherEvent, for publisher: Publisher) {
+        hub.emit(event, to: publisher.eventStreams) { [weak publisher] in
+            guard let publisher, let delegate = publisher.delegate else { return }
+            event.deliver(to: delegate, from: publisher)
+        }
+    }
+
+    /// Reports `event` to `subscriber`'s event streams and delegate, in order with the session's events; the
+    /// streams end after ``SubscriberEvent/disconnected``, or after `event` when it is the `last`.
+    func emit(_ event: SubscriberEvent, for subscriber: Subscriber, last: Bool = false) {
+        hub.emit(event, to: subscriber.eventStreams, finishing: last || event == .disconnected) { [weak subscriber] in
+            guard let subscriber, let delegate = subscriber.delegate else { return }
+            event.deliver(to: delegate, from: subscriber)
+        }
     }
 
     /// Runs `work` with the negotiator on the negotiation queue.

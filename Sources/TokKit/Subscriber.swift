@@ -45,6 +45,8 @@ public final class Subscriber: Sendable {
         media.setAudioEnabled(subscribeToAudio)
     }
 
+    deinit { eventStreams.finish() }
+
     /// The stream, as the session last described it (property changes update it).
     public var stream: Stream { state.withLock { $0.stream } }
 
@@ -91,6 +93,11 @@ public final class Subscriber: Sendable {
         get { state.withLock { $0.delegate } }
         set { state.withLock { $0.delegate = newValue } }
     }
+
+    /// This subscriber's events from now on, the same the ``delegate`` gets and in the same order; the stream ends
+    /// after ``SubscriberEvent/disconnected``. Each stream keeps at most 256 unread events (the newest).
+    public var events: AsyncStream<SubscriberEvent> { eventStreams.makeStream() }
+    let eventStreams = EventStreams<SubscriberEvent>()
 
     /// The session it subscribes in, while subscribed.
     public var session: Session? { state.withLock { $0.session } }

@@ -1,0 +1,20 @@
+/// Everything a ``Publisher`` reports, as one enum: the ``PublisherDelegate`` methods as values, for
+/// `for await event in publisher.events`. The stream and the delegate see the same events in the same order, in
+/// order with the session's own events. A publisher's streams end when it is released.
+public enum PublisherEvent: Sendable {
+    /// The server accepted the stream (`publisher:streamCreated:`).
+    case streamCreated(Stream)
+    /// The stream ended: unpublish, disconnect, or the session dropped for good (`publisher:streamDestroyed:`).
+    case streamDestroyed(Stream)
+    /// Publishing failed, or a published stream failed (`publisher:didFailWithError:`).
+    case failed(SessionError)
+
+    /// Calls the matching delegate method.
+    func deliver(to delegate: any PublisherDelegate, from publisher: Publisher) {
+        switch self {
+        case .streamCreated(let stream): delegate.publisher(publisher, streamCreated: stream)
+        case .streamDestroyed(let stream): delegate.publisher(publisher, streamDestroyed: stream)
+        case .failed(let error): delegate.publisher(publisher, didFailWithError: error)
+        }
+    }
+}

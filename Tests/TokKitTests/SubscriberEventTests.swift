@@ -1,0 +1,81 @@
+import Testing
+import TokKitProtocol
+import TokKitSessionTestSupport
+
+@testable import TokKit
+
+extension SubscriberEvent {
+    /// The name ``SubscriberRecorder`` gives the same delegate call.
+    var name: String {
+        switch self {
+        case .connected: "connected"
+        case .disconnected: "disconnected"
+        case .failed(let error): "failed(\(error.code))"
+        case .videoDisabled(let reason): "videoDisabled(\(reason))"
+        case .videoEnabled(let reason): "videoEnabled(\(reason))"
+        }
+    }
+}
+
+extension LiveServer {
+    /// `subscriber.events`: the delegate's events as a stream, through the real server.
+    @Suite struct SubscriberEventTests {
+        @Test func theStreamSeesWhatTheDelegateSeesAndEndsAfterDisconnected() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, _) = try await server.connected()
+            let (b, _) = try await server.connected()
+            let publisher = Publisher(name: "p")
+            try await a.publish(publisher)
+            let streamId = try #require(publisher.stream?.streamId)
+            #expect(await eventually { b.streams[streamId] != nil })
+            let delegate = SubscriberRecorder()
+            let subscriber = Subscriber(stream: b.streams[streamId]!, delegate: delegate)
+            let events = StreamRecorder(subscriber.events)
+            try await b.subscribe(subscriber)
+            #expect(await eventually { events.all.map(\.name) == ["connected"] })
+
+            publisher.publishVideo = false
+            #expect(await eventually { events.all.last == .videoDisabled(.publisherPropertyChanged) })
+            publisher.publishVideo = true
+            #expect(await eventually { events.all.last == .videoEnabled(.publisherPropertyChanged) })
+            subscriber.subscribeToVideo = false
+            #expect(await eventually { events.all.last == .videoDisabled(.subscriberPropertyChanged) })
+            try await b.unsubscribe(subscriber)
+
+            #expect(await eventually { events.ended }, "the stream ends after disconnected")
+            #expect(events.all.last == .disconnected)
+            #expect(await eventually { delegate.events == events.all.map(\.name) },
+                    "delegate \(delegate.events), stream \(events.all.map(\.name))")
+            // A stream asked for after the end is already over.
+            let late = StreamRecorder(subscriber.events)
+            #expect(await eventually { late.ended } && late.all.isEmpty)
+            await a.disconnect()
+            await b.disconnect()
+        }
+
+        /// Refused before the server was asked (the role may not subscribe): the subscriber is not used up, its
+        /// stream goes on, and it subscribes in another session.
+        @Test func aSubscriptionRefusedByTheRoleIsAFailedEventAndTheSubscriberStaysUsable() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, _) = try await server.connected()
+            let publisher = Publisher(name: "p")
+            try await a.publish(publisher)
+            let streamId = try #require(publisher.stream?.streamId)
+            let (po, _) = try await server.connected(role: .publisherOnly)
+            let (b, _) = try await server.connected()
+            #expect(await eventually { po.streams[streamId] != nil && b.streams[streamId] != nil })
+            let subscriber = Subscriber(stream: po.streams[streamId]!)
+            let events = StreamRecorder(subscriber.events)
+            await #expect(throws: SessionError.self) { try await po.subscribe(subscriber) }
+            #expect(await eventually { events.all == [.failed(.unableToSubscribe("the token's role may not subscribe"))] },
+                    "\(events.all)")
+            #expect(!events.ended)
+            try await b.subscribe(subscriber)
+            #expect(await eventually { events.all.last == .connected }, "\(events.all)")
+            for s in [a, po, b] { await s.disconnect() }
+            #expect(await eventually { events.ended })
+        }
+    }
+}

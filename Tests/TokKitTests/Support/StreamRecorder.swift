@@ -1,0 +1,25 @@
+import Synchronization
+
+/// Consumes an `AsyncStream` in a task, keeping every element and whether the stream ended.
+final class StreamRecorder<Element: Sendable>: Sendable {
+    private final class Log: Sendable {
+        let elements = Mutex<[Element]>([])
+        let finished = Atomic<Bool>(false)
+    }
+
+    private let log = Log()
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<Element>) {
+        task = Task { [log] in
+            for await e in stream { log.elements.withLock { $0.append(e) } }
+            log.finished.store(true, ordering: .releasing)
+        }
+    }
+
+    deinit { task.cancel() }
+
+    var all: [Element] { log.elements.withLock { $0 } }
+    /// Whether the stream ended (and the task saw its end).
+    var ended: Bool { log.finished.load(ordering: .acquiring) }
+}
