@@ -4,7 +4,7 @@ import Synchronization
 /// gets every event yielded from then on, buffering at most `bufferLimit` (the newest are kept) for a consumer
 /// that falls behind. ``finish()`` ends them all, and streams made afterwards start finished.
 ///
-/// Ordering with the delegate is the caller's job: ``EventHub/emit(_:to:delegateWork:)`` yields under the
+/// Ordering with the delegate is the caller's job: ``EventHub/emit(_:to:finishing:delegateWork:)`` yields under the
 /// session's event lock.
 final class EventStreams<Event: Sendable>: Sendable {
     private struct State {
