@@ -172,6 +172,7 @@ extension LiveServer {
             #expect(await eventually { b.streams[streamId] != nil })
             let subDelegate = SubscriberRecorder()
             let subscriber = Subscriber(stream: b.streams[streamId]!, delegate: subDelegate)
+            let events = StreamRecorder(subscriber.events)
             try await b.subscribe(subscriber)
             #expect(await eventually { subDelegate.events == ["connected"] })
 
@@ -187,6 +188,12 @@ extension LiveServer {
             try await a.unpublish(publisher)
             #expect(await eventually { subDelegate.events.last == "disconnected" })
             #expect(subscriber.subscriberId == nil)
+            // subscriber.events saw the same, in the same order, and ended after disconnected; a stream asked for
+            // afterwards is already over.
+            #expect(await eventually { events.ended })
+            #expect(events.all.map(\.name) == subDelegate.events, "stream \(events.all.map(\.name))")
+            let late = StreamRecorder(subscriber.events)
+            #expect(await eventually { late.ended } && late.all.isEmpty)
             await a.disconnect()
             await b.disconnect()
         }

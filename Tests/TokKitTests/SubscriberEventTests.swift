@@ -18,42 +18,9 @@ extension SubscriberEvent {
 }
 
 extension LiveServer {
-    /// `subscriber.events`: the delegate's events as a stream, through the real server.
+    /// `subscriber.events`: the delegate's events as a stream, through the real server (the order of a whole
+    /// subscription is checked in `SessionPublishingTests.subscriberHearsVideoToggles`).
     @Suite struct SubscriberEventTests {
-        @Test func theStreamSeesWhatTheDelegateSeesAndEndsAfterDisconnected() async throws {
-            let server = try await TestServer.start()
-            defer { Task { await server.stop() } }
-            let (a, _) = try await server.connected()
-            let (b, _) = try await server.connected()
-            let publisher = Publisher(name: "p")
-            try await a.publish(publisher)
-            let streamId = try #require(publisher.stream?.streamId)
-            #expect(await eventually { b.streams[streamId] != nil })
-            let delegate = SubscriberRecorder()
-            let subscriber = Subscriber(stream: b.streams[streamId]!, delegate: delegate)
-            let events = StreamRecorder(subscriber.events)
-            try await b.subscribe(subscriber)
-            #expect(await eventually { events.all.map(\.name) == ["connected"] })
-
-            publisher.publishVideo = false
-            #expect(await eventually { events.all.last == .videoDisabled(.publisherPropertyChanged) })
-            publisher.publishVideo = true
-            #expect(await eventually { events.all.last == .videoEnabled(.publisherPropertyChanged) })
-            subscriber.subscribeToVideo = false
-            #expect(await eventually { events.all.last == .videoDisabled(.subscriberPropertyChanged) })
-            try await b.unsubscribe(subscriber)
-
-            #expect(await eventually { events.ended }, "the stream ends after disconnected")
-            #expect(events.all.last == .disconnected)
-            #expect(await eventually { delegate.events == events.all.map(\.name) },
-                    "delegate \(delegate.events), stream \(events.all.map(\.name))")
-            // A stream asked for after the end is already over.
-            let late = StreamRecorder(subscriber.events)
-            #expect(await eventually { late.ended } && late.all.isEmpty)
-            await a.disconnect()
-            await b.disconnect()
-        }
-
         /// Refused before the server was asked (the role may not subscribe): the subscriber is not used up, its
         /// stream goes on, and it subscribes in another session.
         @Test func aSubscriptionRefusedByTheRoleIsAFailedEventAndTheSubscriberStaysUsable() async throws {
