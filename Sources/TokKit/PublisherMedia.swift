@@ -204,10 +204,10 @@ final class PublisherMedia: Sendable {
         }
     }
 
-    /// Counters and rates of both pipelines.
     /// What the running audio encoder was built with; nil while not running.
     var audioSettings: AudioEncodeSettings? { state.withLock { $0.audio?.settings } }
 
+    /// Counters and rates of both pipelines.
     var statistics: PublisherStatistics {
         let (video, audio) = state.withLock { ($0.video, $0.audio) }
         return PublisherStatistics(video: video?.statistics ?? VideoSendStatistics(),
