@@ -11,16 +11,10 @@ import Foundation
 import TokKit
 import TokKitCapture
 
-/// Prints what the other end sees of each control.
-final class Events: SessionDelegate, SubscriberDelegate {
+/// Prints what the other end sees of each control (the subscriber's side comes from `subscriber.events` below).
+final class Events: SessionDelegate {
     func session(_ session: Session, stream: TokKit.Stream, didChange change: StreamPropertyChange) {
         print("  session: stream \"\(stream.name)\" changed: \(change)")
-    }
-    func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {
-        print("  subscriber: video disabled (\(reason))")
-    }
-    func subscriberVideoEnabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {
-        print("  subscriber: video enabled (\(reason))")
     }
 }
 
@@ -45,7 +39,18 @@ await ExampleSession.run("controls") { example in
     try await session.publish(publisher)
     let stream = try await example.streamToSubscribe(besides: publisher)
     let view = GrayscaleRenderer()
-    let subscriber = Subscriber(stream: stream, videoRender: view, delegate: events)
+    let subscriber = Subscriber(stream: stream, videoRender: view)
+    // The subscriber's events as values, the same a SubscriberDelegate gets; the stream ends after .disconnected.
+    let watcher = Task {
+        for await event in subscriber.events {
+            switch event {
+            case .videoDisabled(let reason): print("  subscriber: video disabled (\(reason))")
+            case .videoEnabled(let reason): print("  subscriber: video enabled (\(reason))")
+            case .disconnected: print("  subscriber: disconnected")
+            case .connected, .failed: break
+            }
+        }
+    }
     try await session.subscribe(subscriber)
 
     func report(_ what: String) async throws {
@@ -71,5 +76,6 @@ await ExampleSession.run("controls") { example in
     try await report("camera swapped back")
 
     try await session.unsubscribe(subscriber)
+    await watcher.value
     try await session.unpublish(publisher)
 }
