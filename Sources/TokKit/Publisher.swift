@@ -132,6 +132,11 @@ public final class Publisher: Sendable {
     /// published.
     public var statistics: PublisherStatistics { media.statistics }
 
+    /// How loud the published audio is, 0 (silence) ... 1 (full scale): the peak of the captured audio, falling
+    /// off by half every 50 ms after the sound stops (the value the SDK's `audioLevelUpdated` reports; read it as
+    /// often as you draw a meter), with or without subscribers. 0 while `publishAudio` is off or not published.
+    public var audioLevel: Float { media.audioLevel }
+
     /// Receives this publisher's events (held weakly).
     public var delegate: (any PublisherDelegate)? {
         get { state.withLock { $0.delegate } }

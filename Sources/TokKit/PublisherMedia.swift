@@ -207,6 +207,9 @@ final class PublisherMedia: Sendable {
     /// What the running audio encoder was built with; nil while not running.
     var audioSettings: AudioEncodeSettings? { state.withLock { $0.audio?.settings } }
 
+    /// The level of the microphone as published (0...1); 0 while muted or not published.
+    var audioLevel: Float { state.withLock { $0.audio }?.level.level ?? 0 }
+
     /// Counters and rates of both pipelines.
     var statistics: PublisherStatistics {
         let (video, audio) = state.withLock { ($0.video, $0.audio) }

@@ -88,6 +88,11 @@ public final class Subscriber: Sendable {
     /// zero before the media is negotiated.
     public var statistics: SubscriberStatistics { media.statistics }
 
+    /// How loud the stream's audio is as it plays, 0 (silence) ... 1 (full scale): the peak of the decoded audio,
+    /// falling off by half every 50 ms after the sound stops (the value the SDK's `audioLevelUpdated` reports; read
+    /// it as often as you draw a meter). 0 while `subscribeToAudio` is off or nothing arrives.
+    public var audioLevel: Float { media.audioLevel }
+
     /// Receives this subscriber's events (held weakly).
     public var delegate: (any SubscriberDelegate)? {
         get { state.withLock { $0.delegate } }

@@ -80,6 +80,9 @@ final class SubscriberMedia: Sendable {
         }?.renderer = renderer
     }
 
+    /// The level of the audio being played (0...1); 0 without audio.
+    var audioLevel: Float { state.withLock { $0.audio }?.level.level ?? 0 }
+
     /// Counters and rates of both pipelines and of the RTP streams.
     var statistics: SubscriberStatistics {
         let (peer, video, audio) = state.withLock { ($0.peer, $0.video, $0.audio) }

@@ -22,6 +22,8 @@ import TokKitRTP
 public final class AudioReceivePipeline: Sendable {
     /// The peer whose audio this pipeline decodes.
     public let peer: PeerConnection
+    /// The level of the decoded audio as it is mixed; silent while nothing plays (disabled, no packets).
+    public let level = AudioLevelMeter()
 
     private let enabledFlag = Atomic<Bool>(true)
     private let closedFlag = Atomic<Bool>(false)
@@ -102,6 +104,7 @@ public final class AudioReceivePipeline: Sendable {
                 }
             }
         }
+        if audible { level.record(UnsafeBufferPointer(output)) }
         stats.withLock { s in
             s.packetsDecoded += decoded
             s.packetsConcealed += concealed

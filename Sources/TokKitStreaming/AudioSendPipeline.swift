@@ -26,6 +26,8 @@ public final class AudioSendPipeline: Sendable {
     public let clockMapping: RTPClockMapping
     /// What the encoder was built with.
     public let settings: AudioEncodeSettings
+    /// The level of the captured audio while ``isEnabled`` (with or without peers); silent otherwise.
+    public let level = AudioLevelMeter()
 
     private struct Control {
         var closed = false
@@ -87,7 +89,10 @@ public final class AudioSendPipeline: Sendable {
     /// the capture thread. Copies them before returning.
     public func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int) {
         guard channels == 1 || channels == 2 else { return }
-        let (enabled, peers) = control.withLock { c in (c.enabled && !c.closed && !c.peers.isEmpty, c.peers) }
+        let (metered, enabled, peers) = control.withLock { c in
+            (c.enabled && !c.closed, c.enabled && !c.closed && !c.peers.isEmpty, c.peers)
+        }
+        if metered { level.record(samples) }
         let frames = samples.count / channels
         stats.withLock { $0.framesCaptured += frames }
         encoder.withLock { stage in

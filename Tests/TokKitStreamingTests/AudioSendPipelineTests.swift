@@ -45,6 +45,15 @@ import TokKitPeer
             }
         }
         #expect(senders.allSatisfy { $0.statistics.packetsEncoded == periods / 2 })
+        // The tones' peak (8000) over full scale, on both sides: each receiver's as it was last mixed (just
+        // above), each sender's right after one more period (half a packet: nothing more is sent).
+        for receiver in receivers {
+            #expect(receiver.level.level > 0.15 && receiver.level.level < 0.35, "level \(receiver.level.level)")
+        }
+        for i in tones.indices {
+            Tone.samples(tones[i], count: 480, offset: periods * 480).withUnsafeBufferPointer { buses[i].writeCaptureData($0) }
+            #expect(abs(senders[i].level.level - 0.244) < 0.05, "level \(senders[i].level.level)")
+        }
         return output
     }
 
@@ -102,6 +111,7 @@ import TokKitPeer
         sender.isEnabled = false
         let tone = Tone.samples(440, count: 960, offset: 0)
         tone.withUnsafeBufferPointer { sender.write($0, channels: 1) }
+        #expect(sender.level.level == 0, "a muted microphone reads silent")
         #expect(sender.statistics.packetsEncoded == 0 && peers.publisher.statistics(.audio).packetsSent == 0)
         sender.isEnabled = true
         tone.withUnsafeBufferPointer { sender.write($0, channels: 1) }

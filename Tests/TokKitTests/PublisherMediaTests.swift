@@ -49,6 +49,30 @@ extension LiveServer {
             #expect(await MediaTestKit.audioIdle())
         }
 
+        /// The tone device plays a peak of 8000 (level 0.24); muting either side silences its meter.
+        @Test func audioLevelsFollowTheToneAndTheMutes() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let p = try await MediaTestKit.pair(server)
+            let loud: @Sendable (Float) -> Bool = { $0 > 0.15 && $0 < 0.35 }
+            #expect(await eventually { loud(p.publisher.audioLevel) && loud(p.subscriber.audioLevel) },
+                    "publisher \(p.publisher.audioLevel), subscriber \(p.subscriber.audioLevel)")
+
+            p.subscriber.subscribeToAudio = false
+            #expect(await eventually { p.subscriber.audioLevel == 0 }, "\(p.subscriber.audioLevel)")
+            #expect(loud(p.publisher.audioLevel), "the publisher's meter does not depend on the subscriber")
+            p.subscriber.subscribeToAudio = true
+            #expect(await eventually { loud(p.subscriber.audioLevel) })
+
+            p.publisher.publishAudio = false
+            #expect(await eventually { p.publisher.audioLevel == 0 && p.subscriber.audioLevel == 0 },
+                    "publisher \(p.publisher.audioLevel), subscriber \(p.subscriber.audioLevel)")
+            await p.disconnect()
+            #expect(p.publisher.audioLevel == 0 && p.subscriber.audioLevel == 0)
+            #expect(await MediaTestKit.audioIdle())
+        }
+
         @Test func anAudioBitrateOutOfRangeFailsThePublishAndStartsNothing() async throws {
             try await MediaTestKit.useTone()
             let server = try await TestServer.start()
