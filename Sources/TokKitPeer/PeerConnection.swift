@@ -370,6 +370,7 @@ public final class PeerConnection: Sendable {
             s.bytesSent = t.payloadBytes
             s.senderReportsSent = t.senderReports
             s.remotePacketsLost = t.remoteLost
+            s.remoteFractionLost = Double(t.remoteFractionLost) / 256
             s.remoteJitter = Double(t.remoteJitter) / Double(kind.clockRate)
             s.roundTripTime = t.roundTripTime
             s.receptionReportsReceived = t.receptionReports

@@ -18,6 +18,9 @@ struct SendTrack {
     /// LSR values of the SRs we sent (compact NTP), for matching reception reports; the last few.
     var sentReports: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
     var remoteLost: Int64 = 0
+    /// The last reception report's fraction lost (RFC 3550 §6.4.1: lost / expected since the previous report,
+    /// in 1/256).
+    var remoteFractionLost: UInt8 = 0
     var remoteJitter: UInt32 = 0
     var roundTripTime: Duration?
     var receptionReports = 0
@@ -80,6 +83,7 @@ struct SendTrack {
     mutating func apply(_ block: RTCPReportBlock, arrival: UInt32) {
         receptionReports += 1
         remoteLost = Int64(block.cumulativeLost)
+        remoteFractionLost = block.fractionLost
         remoteJitter = block.jitter
         let lsr = block.lastSenderReport
         guard lsr != 0, lsr == sentReports.0 || lsr == sentReports.1 || lsr == sentReports.2 || lsr == sentReports.3

@@ -17,6 +17,9 @@ public struct TrackStatistics: Sendable, Hashable {
     public var jitter: Double = 0
     /// Packets of our stream the peer reported lost in its last reception report.
     public var remotePacketsLost: Int64 = 0
+    /// The share of our packets the peer lost between its last two reception reports, 0...1 (RFC 3550 §6.4.1
+    /// fraction lost).
+    public var remoteFractionLost: Double = 0
     /// Jitter of our stream as the peer reported it, in seconds.
     public var remoteJitter: Double = 0
     /// Round-trip time from the peer's last reception report with LSR/DLSR (RFC 3550 §6.4.1), if any.

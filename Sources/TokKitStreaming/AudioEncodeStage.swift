@@ -22,6 +22,10 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     private var pausing = false
     /// DTX: frames encoded but not sent, because they continued a pause.
     private(set) var framesSuppressed = 0
+    /// The in-band FEC's planned loss, following the receivers' reports (``followLoss(reports:loss:)``).
+    private var lossTuning: OpusLossTuning
+    private var packetsSinceLossCheck = 0
+    private var reportsSeen = 0
 
     /// Throws ``StreamingError/invalidSettings(_:)`` when libopus refuses `settings`.
     init(clockMapping: RTPClockMapping, settings: AudioEncodeSettings) throws(StreamingError) {
@@ -32,6 +36,7 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
             throw .invalidSettings("Opus encoder: \(error)")
         }
         dtx = settings.dtx
+        lossTuning = OpusLossTuning(percent: settings.opus.expectedPacketLoss)
         self.clockMapping = clockMapping
         pcm = .allocate(capacity: Self.frameLength)
         pcm.initialize(repeating: 0)
@@ -73,6 +78,7 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
                         framesSuppressed += 1
                     } else {
                         send(UnsafeRawBufferPointer(rebasing: packet[0..<length]), ts, pausing && !silent)
+                        packetsSinceLossCheck += 1
                     }
                     pausing = silent
                 }
@@ -94,6 +100,21 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
         }
         let drift = actual &- expected
         if min(drift, 0 &- drift) > Self.maximumDrift { timestamp = actual }
+    }
+
+    /// The loss, in percent, the encoder's in-band FEC is planned for now.
+    var expectedPacketLoss: Int { lossTuning.percent }
+
+    /// Whether a second of audio (50 packets) went out since the receivers' reports were last looked at.
+    var lossCheckDue: Bool { packetsSinceLossCheck >= 50 }
+
+    /// Takes the receivers' reception reports so far (`reports`, summed over peers) and the highest loss fraction
+    /// they reported (`loss`, 0...1): when reports are new since the last look, the FEC follows the loss.
+    mutating func followLoss(reports: Int, loss: Double) {
+        packetsSinceLossCheck = 0
+        guard reports != reportsSeen else { return }
+        reportsSeen = reports
+        if let percent = lossTuning.update(reportedLoss: loss) { try? encoder.setExpectedPacketLoss(percent) }
     }
 
     /// Encodes the full accumulator into `packet`; returns the length, nil on encoder error.

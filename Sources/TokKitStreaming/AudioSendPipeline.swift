@@ -10,7 +10,8 @@ import TokKitPeer
 /// at a time (any length works). Samples accumulate in a preallocated 20 ms buffer; each full buffer is
 /// encoded and sent on that same thread (about 0.3 ms of work per 20 ms). RTP timestamps (48 kHz) start from
 /// the capture time of the first sample through ``clockMapping`` and advance by 960 per packet, sent or not
-/// (with ``AudioEncodeSettings/dtx``, silence is mostly not sent). Nothing is allocated per packet.
+/// (with ``AudioEncodeSettings/dtx``, silence is mostly not sent). Once a second the Opus in-band FEC is retuned
+/// for the worst loss the receivers report (``OpusLossTuning``). Nothing is allocated per packet.
 ///
 /// ## Control
 /// ``attach(_:)`` / ``detach(_:)`` at any time, any thread. ``isEnabled`` false (publishAudio = false) drops
@@ -73,7 +74,7 @@ public final class AudioSendPipeline: Sendable {
     public var statistics: AudioSendStatistics {
         var s = stats.withLock { $0 }
         s.peers = control.withLock { $0.peers.count }
-        s.packetsSuppressed = encoder.withLock { $0.framesSuppressed }
+        (s.packetsSuppressed, s.expectedPacketLoss) = encoder.withLock { ($0.framesSuppressed, $0.expectedPacketLoss) }
         return s
     }
 
@@ -112,6 +113,16 @@ public final class AudioSendPipeline: Sendable {
                     s.packetsSent += sent
                     s.sendErrors += failed
                 }
+            }
+            // Once a second: the in-band FEC follows the worst loss the receivers report.
+            if stage.lossCheckDue {
+                var reports = 0, loss = 0.0
+                for peer in peers {
+                    let track = peer.statistics(.audio)
+                    reports += track.receptionReportsReceived
+                    if track.receptionReportsReceived > 0 { loss = max(loss, track.remoteFractionLost) }
+                }
+                stage.followLoss(reports: reports, loss: loss)
             }
         }
     }

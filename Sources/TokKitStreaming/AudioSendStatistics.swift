@@ -8,6 +8,9 @@ public struct AudioSendStatistics: Hashable, Sendable {
     public var packetsEncoded = 0
     /// With DTX: 20 ms frames encoded as silence and not sent (not counted in ``packetsEncoded``).
     public var packetsSuppressed = 0
+    /// The packet loss, in percent, the encoder's in-band FEC is planned for: 5 until a receiver reports, then
+    /// following the worst loss reported (0, 1, 5, 10 or 20).
+    public var expectedPacketLoss = 0
     /// Encoded bytes.
     public var bytesEncoded: UInt64 = 0
     /// RTP packets sent, summed over peers.

@@ -1,7 +1,7 @@
 import Testing
 import TokKitICETestSupport
 import TokKitMedia
-import TokKitPeer
+@testable import TokKitPeer
 @testable import TokKitStreaming
 
 /// Tones through the whole audio path: bus capture side → AudioSendPipeline → Opus → peer A → peer B →
@@ -100,6 +100,38 @@ import TokKitPeer
         let tail = output.suffix(9_600)  // the last 200 ms
         #expect(Tone.dominant(tail) == 440, "dominant \(Tone.dominant(tail)) Hz")
         #expect(tail.map { abs(Int($0)) }.max() ?? 0 > 4_000, "the tone lost most of its level")
+    }
+
+    /// The receiver's reports (RTCP fraction lost, once a second) retune the sender's Opus FEC: up when half the
+    /// packets are lost, down again on a clean path.
+    @Test func theFECFollowsTheLossTheReceiverReports() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let sender = try AudioSendPipeline()
+        let receiver = AudioReceivePipeline(peer: peers.subscriber)
+        defer { sender.close(); receiver.close() }
+        try sender.attach(peers.publisher)
+        #expect(sender.statistics.expectedPacketLoss == 5, "before any report")
+        peers.subscriber.setIncomingLoss { _, sequence in sequence % 2 == 0 }
+
+        /// Sends 20 ms of tone every 20 ms, and a receiver report every 25 packets (these peers have no report
+        /// timer), until `done` or 400 packets (8 s, 16 reports).
+        func send(until done: (AudioSendStatistics) -> Bool) async throws -> Bool {
+            for n in 0..<400 {
+                Tone.samples(440, count: 960, offset: n * 960).withUnsafeBufferPointer { sender.write($0, channels: 1) }
+                if n % 25 == 24 { try peers.subscriber.sendReports() }
+                if done(sender.statistics) { return true }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return false
+        }
+        let climbed = try await send { $0.expectedPacketLoss == 20 }
+        #expect(climbed, "\(sender.statistics); \(peers.publisher.statistics(.audio))")
+        #expect(peers.publisher.statistics(.audio).remoteFractionLost > 0.4)
+
+        peers.subscriber.setIncomingLoss(nil)
+        let settled = try await send { $0.expectedPacketLoss == 0 }
+        #expect(settled, "\(sender.statistics); \(peers.publisher.statistics(.audio))")
     }
 
     @Test func disabledSendsNothing() async throws {
