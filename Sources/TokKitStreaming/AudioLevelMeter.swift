@@ -6,7 +6,7 @@ import TokKitMedia
 /// absolute sample of each period over full scale, held and falling off by half every ``halfLife`` once the
 /// sound stops, like a level meter's needle.
 ///
-/// One audio thread records (``record(_:)``, a few hundred nanoseconds a period, nothing allocated); any thread
+/// One audio thread records (``record(_:)``: one pass over the period's samples, nothing allocated); any thread
 /// reads ``level`` without locking. The fall-off is computed when read, from the time of the last record, so a
 /// stream that stops being recorded (muted, unsubscribed) reads as silent after a moment.
 public final class AudioLevelMeter: Sendable {
@@ -38,9 +38,12 @@ public final class AudioLevelMeter: Sendable {
         let word = state.load(ordering: .relaxed)
         let recorded = Float(bitPattern: UInt32(truncatingIfNeeded: word >> 32))
         guard recorded > 0 else { return 0 }
-        let elapsed = Self.milliseconds(now) &- UInt32(truncatingIfNeeded: word)
-        let halfLives = Float(elapsed) / Float(Self.halfLife / .milliseconds(1))
-        // Below 1/4096 of full scale (-72 dB) counts as silence, and a wrapped clock reads old, not new.
+        let elapsed = Int32(bitPattern: Self.milliseconds(now) &- UInt32(truncatingIfNeeded: word))
+        // A reader that took the time just before the record sees the record as new; further back is a record
+        // older than the clock's 32-bit wrap: silence.
+        guard elapsed > -1_000 else { return 0 }
+        let halfLives = Float(max(elapsed, 0)) / Float(Self.halfLife / .milliseconds(1))
+        // Below 1/4096 of full scale (-72 dB) counts as silence.
         guard halfLives < 12 else { return 0 }
         return recorded * exp2f(-halfLives)
     }

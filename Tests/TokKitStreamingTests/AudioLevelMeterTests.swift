@@ -15,6 +15,7 @@ import Testing
         #expect(abs(meter.level(at: .milliseconds(1_050)) - 0.25) < 0.01)
         #expect(abs(meter.level(at: .milliseconds(1_100)) - 0.125) < 0.01)
         #expect(meter.level(at: .milliseconds(1_600)) == 0, "12 half-lives later it reads as silence")
+        #expect(abs(meter.level(at: .milliseconds(999)) - 0.5) < 0.01, "a reader a little behind the record sees it")
     }
 
     @Test func aQuieterPeriodDoesNotPullTheNeedleDownFasterThanTheFallOff() {
