@@ -34,6 +34,9 @@ public final class AudioLevelMeter: Sendable {
         state.store(UInt64(level.bitPattern) << 32 | UInt64(Self.milliseconds(now)), ordering: .relaxed)
     }
 
+    /// The level as last recorded, before any fall-off (for tests, which cannot know how long ago that was).
+    var recorded: Float { Float(bitPattern: UInt32(truncatingIfNeeded: state.load(ordering: .relaxed) >> 32)) }
+
     func level(at now: Duration) -> Float {
         let word = state.load(ordering: .relaxed)
         let recorded = Float(bitPattern: UInt32(truncatingIfNeeded: word >> 32))
