@@ -26,7 +26,7 @@ public final class OpusEncoder {
             try set(OPUS_SET_PACKET_LOSS_PERC_REQUEST, settings.expectedPacketLoss)
             try set(OPUS_SET_DTX_REQUEST, settings.dtx ? 1 : 0)
             try set(OPUS_SET_COMPLEXITY_REQUEST, settings.complexity)
-            if settings.application == .voip { try set(OPUS_SET_SIGNAL_REQUEST, Int(OPUS_SIGNAL_VOICE)) }
+            try set(OPUS_SET_SIGNAL_REQUEST, Int(settings.signal.rawValue))
         } catch {
             opus_encoder_destroy(encoder)
             throw error

@@ -46,6 +46,17 @@ import TokKitCodecs
         #expect(TestSignals.rms(tail) > 5_000, "level kept (input RMS ≈ 7071)")
     }
 
+    /// The signal hint reaches libopus: each packet's TOC byte names its mode (RFC 6716 §3.1: configurations 0-11
+    /// SILK, 12-15 hybrid, 16-31 CELT). On a steady tone, `.voice` keeps SILK or hybrid (the modes that carry FEC),
+    /// `.music` and `.auto` (libopus's classifier, WebRTC's default) go to CELT, the cheaper one: `.auto` once its
+    /// classifier has heard the tone for a while (it starts in SILK; here it switched after ~18 frames).
+    @Test(arguments: [(OpusEncoderSettings.Signal.voice, false), (.music, true), (.auto, true)])
+    func theSignalHintChoosesTheMode(signal: OpusEncoderSettings.Signal, celt: Bool) throws {
+        let packets = try Self.packets(frequency: 440, settings: OpusEncoderSettings(signal: signal), frames: 50)
+        let configurations = packets.dropFirst(30).map { Int($0[0] >> 3) }
+        #expect(configurations.allSatisfy { ($0 >= 16) == celt }, "\(signal): configurations \(configurations)")
+    }
+
     @Test func wrongFrameLengthIsATypedError() throws {
         let encoder = try OpusEncoder(settings: OpusEncoderSettings())
         var out = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketSize)
