@@ -13,13 +13,14 @@ import TokKitStreaming
 //   swift run -c release call-bench [--duration SECONDS] [--content pattern|textured] [--call-only] [--rounds N]
 //
 // --rounds N (default 1) runs the two-way call and then aiortc's N times, alternating, and prints each round's
-// CPU ratio and their median, lowest and highest: one run of each carries a few points of this machine's noise.
+// CPU ratio and latency, and the medians and extremes over the rounds: one run of each carries a few points of this
+// machine's noise.
 //
 // Defaults: 20 s, the `textured` content (PictureSequence: camera-like, fills 1 Mbps; `pattern` is what Chromium's
 // fake camera shows, which VP8 encodes in about 300 kbps). --call-only runs just the two-way call (for profiling: no baseline, no aiortc, no fan-out).
 //
-// Figures: process CPU as % of one core, frames per second delivered, capture-to-render latency p50/p99,
-// bytes per second; the codec work alone on the same frames (baseline) and the call/baseline ratio; the CPU
+// Figures: process CPU as % of one core, frames per second delivered, capture-to-render latency p50/p99 (and, for
+// the slowest 1 % of frames, how much of it came before and after their last packet arrived), bytes per second; the codec work alone on the same frames (baseline) and the call/baseline ratio; the CPU
 // of one publisher with 1, 2, 3 subscribers; encodes per published frame (must be 1); and the same call run with
 // aiortc 1.16 right after (Benchmarks/aiortc-call), with TokKit/aiortc ratios of CPU and latency. Both jobs send the
 // same pictures (PictureSequence, handed to aiortc as a raw I420 file) and the same 440 Hz tone. The call also
@@ -266,7 +267,8 @@ final class Direction: Sendable {
     let peers: Mutex<[(publisher: PeerConnection, subscriber: PeerConnection)]> = Mutex([])
     let receivers = Mutex<[VideoReceivePipeline]>([])
     let audioReceivers = Mutex<[AudioReceivePipeline]>([])
-    let latencies = Mutex<[Double]>([])
+    /// Capture-to-render latency of each rendered frame, and the part of it until the frame's last packet arrived.
+    let latencies = Mutex<[(total: Double, toReceive: Double)]>([])
     let capture: Mutex<PeriodicThread?> = Mutex(nil)
     let audioClock: Mutex<PeriodicThread?> = Mutex(nil)
     let frameNumber = Atomic<Int>(0)
@@ -299,7 +301,8 @@ final class Direction: Sendable {
         receiver.frameObserver = { [self] info in
             let captured = mapping.time(of: info.rtpTimestamp, near: info.renderedAt)
             let ms = Double((info.renderedAt - captured).nanoseconds) / 1e6
-            latencies.withLock { l in if l.count < l.capacity { l.append(ms) } }
+            let toReceive = Double((info.receivedAt - captured).nanoseconds) / 1e6
+            latencies.withLock { l in if l.count < l.capacity { l.append((ms, toReceive)) } }
         }
         let audioReceiver = AudioReceivePipeline(peer: subscriber)
         bus.mixer.add(audioReceiver)
@@ -367,11 +370,12 @@ func trickle(_ from: PeerConnection, to: PeerConnection) {
 }
 
 /// Runs `directions` for `seconds` after a 1 s warm-up; returns (CPU fraction of one core, decoded frames/s
-/// per direction, bytes/s, latencies in ms, CPU fraction per thread group, context switches per second per group).
+/// per direction, bytes/s, latencies in ms, CPU fraction per thread group, context switches per second per group,
+/// idle entries per second, and the slowest 1 % of frames' latency split at their last packet's arrival).
 func measure(_ directions: [Direction], seconds: Double)
     async throws -> (cpu: Double, fps: Double, bytes: Double, latency: [Double],
                      threads: [(group: String, seconds: Double)], switches: [(group: String, perSecond: Double)],
-                     idleEntries: Double) {
+                     idleEntries: Double, slowest: (before: Double, after: Double)) {
     directions.forEach { $0.start() }
     try await Task.sleep(for: .seconds(1))
     directions.forEach { d in d.latencies.withLock { $0.removeAll(keepingCapacity: true) } }
@@ -388,10 +392,17 @@ func measure(_ directions: [Direction], seconds: Double)
     let frames = zip(directions.map(\.framesDecoded), frames0).map { Double($0 - $1) }
     let bytes = zip(directions.map(\.bytesSent), bytes0).map { Double($0 - $1) }
     directions.forEach { $0.stop() }
-    let latency = directions.flatMap { d in d.latencies.withLock { $0 } }.sorted()
+    let samples = directions.flatMap { d in d.latencies.withLock { $0 } }
+    let latency = samples.map(\.total).sorted()
+    // The slowest 1 %: how much of their latency came before their last packet arrived (capture, encode, send,
+    // network, receive) and how much after (decode queue, decode, render), on average.
+    let slow = samples.filter { $0.total >= percentile(latency, 0.99) }
+    let count = Double(max(slow.count, 1))
+    let slowest = (before: slow.map(\.toReceive).reduce(0, +) / count,
+                   after: slow.map { $0.total - $0.toReceive }.reduce(0, +) / count)
     let receivers = directions.map { $0.receivers.withLock { $0.count } }.reduce(0, +)
     return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency,
-            threads, switches, idleEntries)
+            threads, switches, idleEntries, slowest)
 }
 
 /// Runs Benchmarks/aiortc-call/aiortc_call.py for `seconds` and returns its "name value unit" figures, or nil (with a
@@ -487,6 +498,8 @@ if !callOnly { report("call_vs_codec_ratio", call.cpu / baseline, "x") }
 report("call_fps_delivered", call.fps, "fps")
 report("call_latency_p50", percentile(call.latency, 0.5), "ms")
 report("call_latency_p99", percentile(call.latency, 0.99), "ms")
+report("call_latency_slowest_1pct_to_last_packet", call.slowest.before, "ms")
+report("call_latency_slowest_1pct_after_last_packet", call.slowest.after, "ms")
 report("call_bytes_per_second", call.bytes, "B/s")
 reportThreads(call.threads)
 // Context switches of the call (every thread, voluntary and involuntary) and, with the cost measured above, the share
@@ -528,6 +541,7 @@ if let aiortc {
 // More rounds: the call again, then aiortc again, alternating (the first round is the one above).
 if let firstAiortc = aiortc?["cpu"]?.value, rounds > 1 {
     var ratios = [call.cpu * 100 / firstAiortc]
+    var p50s = [percentile(call.latency, 0.5)], p99s = [percentile(call.latency, 0.99)]
     for round in 2...rounds {
         let f = try Direction(), b = try Direction()
         try await f.addSubscriber()
@@ -539,15 +553,26 @@ if let firstAiortc = aiortc?["cpu"]?.value, rounds > 1 {
         report("round_\(round)_call_cpu", again.cpu * 100, "%core")
         report("round_\(round)_aiortc_cpu", other, "%")
         report("round_\(round)_call_cpu_vs_aiortc", again.cpu * 100 / other, "x")
+        report("round_\(round)_call_latency_p50", percentile(again.latency, 0.5), "ms")
+        report("round_\(round)_call_latency_p99", percentile(again.latency, 0.99), "ms")
+        report("round_\(round)_call_latency_slowest_1pct_to_last_packet", again.slowest.before, "ms")
+        report("round_\(round)_call_latency_slowest_1pct_after_last_packet", again.slowest.after, "ms")
         reportThreads(again.threads, prefix: "round_\(round)_")
         ratios.append(again.cpu * 100 / other)
+        p50s.append(percentile(again.latency, 0.5))
+        p99s.append(percentile(again.latency, 0.99))
     }
-    ratios.sort()
+    func median(_ values: [Double]) -> Double {
+        let v = values.sorted()
+        return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
+    }
     report("call_cpu_vs_aiortc_rounds", Double(ratios.count), "rounds")
-    report("call_cpu_vs_aiortc_median", ratios.count % 2 == 1 ? ratios[ratios.count / 2]
-           : (ratios[ratios.count / 2 - 1] + ratios[ratios.count / 2]) / 2, "x")
-    report("call_cpu_vs_aiortc_lowest", ratios.first!, "x")
-    report("call_cpu_vs_aiortc_highest", ratios.last!, "x")
+    report("call_cpu_vs_aiortc_median", median(ratios), "x")
+    report("call_cpu_vs_aiortc_lowest", ratios.min()!, "x")
+    report("call_cpu_vs_aiortc_highest", ratios.max()!, "x")
+    report("call_latency_p50_median", median(p50s), "ms")
+    report("call_latency_p99_median", median(p99s), "ms")
+    report("call_latency_p99_highest", p99s.max()!, "ms")
 }
 
 // One publisher, 1...3 subscribers.
