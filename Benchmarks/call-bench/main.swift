@@ -24,7 +24,8 @@ import TokKitStreaming
 // of one publisher with 1, 2, 3 subscribers; encodes per published frame (must be 1); and the same call run with
 // aiortc 1.16 right after (Benchmarks/aiortc-call), with TokKit/aiortc ratios of CPU and latency. Both jobs send the
 // same pictures (PictureSequence, handed to aiortc as a raw I420 file) and the same 440 Hz tone. The call also
-// prints its CPU per thread group ("thread_cpu <group> <value> %core").
+// prints its CPU per thread group ("thread_cpu <group> <value> %core"), and each job the share of the machine's CPU
+// time the hypervisor took while it ran (steal: on a shared host it stretches latency and CPU both).
 
 let arguments = CommandLine.arguments
 let duration: Double = {
@@ -369,18 +370,53 @@ func trickle(_ from: PeerConnection, to: PeerConnection) {
     }
 }
 
-/// Runs `directions` for `seconds` after a 1 s warm-up; returns (CPU fraction of one core, decoded frames/s
-/// per direction, bytes/s, latencies in ms, CPU fraction per thread group, context switches per second per group,
-/// idle entries per second, and the slowest 1 % of frames' latency split at their last packet's arrival).
-func measure(_ directions: [Direction], seconds: Double)
-    async throws -> (cpu: Double, fps: Double, bytes: Double, latency: [Double],
-                     threads: [(group: String, seconds: Double)], switches: [(group: String, perSecond: Double)],
-                     idleEntries: Double, slowest: (before: Double, after: Double)) {
+/// What one run of ``measure(_:seconds:)`` saw.
+struct CallRun {
+    /// Process CPU, as a fraction of one core.
+    var cpu: Double
+    /// Decoded frames per second per receiver.
+    var fps: Double
+    /// Bytes sent per second, all publishers.
+    var bytes: Double
+    /// Capture-to-render latencies in ms, sorted.
+    var latency: [Double]
+    /// CPU fraction of one core per thread group.
+    var threads: [(group: String, seconds: Double)]
+    /// Context switches per second per thread group.
+    var switches: [(group: String, perSecond: Double)]
+    /// The machine's idle-state entries per second (system-wide).
+    var idleEntries: Double
+    /// The slowest 1 % of frames: mean ms before their last packet arrived (capture, encode, send, network,
+    /// receive) and after it (decode queue, decode, render).
+    var slowest: (before: Double, after: Double)
+    /// The share of the machine's CPU time the hypervisor took (steal, system-wide), in %.
+    var steal: Double
+}
+
+/// The machine's CPU time stolen by the hypervisor and its total CPU time so far, in clock ticks (the first line of
+/// /proc/stat), or nil where it cannot be read.
+func machineSteal() -> (steal: Int, total: Int)? {
+    guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+          let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
+    else { return nil }
+    let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
+    guard fields.count >= 8 else { return nil }
+    return (fields[7], fields.reduce(0, +))
+}
+
+/// The share of the machine's CPU time stolen since `before`, in %.
+func stealPercent(since before: (steal: Int, total: Int)?) -> Double {
+    guard let before, let after = machineSteal(), after.total > before.total else { return .nan }
+    return Double(after.steal - before.steal) * 100 / Double(after.total - before.total)
+}
+
+/// Runs `directions` for `seconds` after a 1 s warm-up and measures it.
+func measure(_ directions: [Direction], seconds: Double) async throws -> CallRun {
     directions.forEach { $0.start() }
     try await Task.sleep(for: .seconds(1))
     directions.forEach { d in d.latencies.withLock { $0.removeAll(keepingCapacity: true) } }
     let frames0 = directions.map(\.framesDecoded), bytes0 = directions.map(\.bytesSent)
-    let switches0 = ThreadCPU.switches(), idle0 = cpuIdleEntries()
+    let switches0 = ThreadCPU.switches(), idle0 = cpuIdleEntries(), steal0 = machineSteal()
     let threads0 = ThreadCPU.snapshot(), cpu0 = processCPU(), wall0 = MonotonicClock.now()
     try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
     let cpu = processCPU() - cpu0, wall = (MonotonicClock.now() - wall0).seconds
@@ -389,20 +425,20 @@ func measure(_ directions: [Direction], seconds: Double)
         .map { ($0.group, Double($0.value) / wall) }
     var idleEntries = Double.nan
     if let before = idle0, let after = cpuIdleEntries() { idleEntries = Double(after - before) / wall }
+    let steal = stealPercent(since: steal0)
     let frames = zip(directions.map(\.framesDecoded), frames0).map { Double($0 - $1) }
     let bytes = zip(directions.map(\.bytesSent), bytes0).map { Double($0 - $1) }
     directions.forEach { $0.stop() }
     let samples = directions.flatMap { d in d.latencies.withLock { $0 } }
     let latency = samples.map(\.total).sorted()
-    // The slowest 1 %: how much of their latency came before their last packet arrived (capture, encode, send,
-    // network, receive) and how much after (decode queue, decode, render), on average.
     let slow = samples.filter { $0.total >= percentile(latency, 0.99) }
     let count = Double(max(slow.count, 1))
     let slowest = (before: slow.map(\.toReceive).reduce(0, +) / count,
                    after: slow.map { $0.total - $0.toReceive }.reduce(0, +) / count)
     let receivers = directions.map { $0.receivers.withLock { $0.count } }.reduce(0, +)
-    return (cpu / wall, frames.reduce(0, +) / wall / Double(max(receivers, 1)), bytes.reduce(0, +) / wall, latency,
-            threads, switches, idleEntries, slowest)
+    return CallRun(cpu: cpu / wall, fps: frames.reduce(0, +) / wall / Double(max(receivers, 1)),
+                   bytes: bytes.reduce(0, +) / wall, latency: latency, threads: threads, switches: switches,
+                   idleEntries: idleEntries, slowest: slowest, steal: steal)
 }
 
 /// Runs Benchmarks/aiortc-call/aiortc_call.py for `seconds` and returns its "name value unit" figures, or nil (with a
@@ -422,6 +458,7 @@ func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
                          "--frame-count", String(PictureSequence.count)]
     let output = Pipe()
     process.standardOutput = output
+    let steal0 = machineSteal()
     do { try process.run() } catch {
         print("# aiortc: not run (\(error)); install it with scripts/bootstrap --bench")
         return nil
@@ -438,6 +475,8 @@ func runAiortc(seconds: Double) -> [String: (value: Double, unit: String)]? {
         guard fields.count >= 2, let value = Double(fields[1]) else { continue }
         figures[String(fields[0])] = (value, fields.count > 2 ? String(fields[2]) : "")
     }
+    // Over the whole process, start-up included (the call's figure covers its measured seconds only).
+    figures["machine_steal"] = (stealPercent(since: steal0), "%")
     return figures
 }
 
@@ -500,6 +539,7 @@ report("call_latency_p50", percentile(call.latency, 0.5), "ms")
 report("call_latency_p99", percentile(call.latency, 0.99), "ms")
 report("call_latency_slowest_1pct_to_last_packet", call.slowest.before, "ms")
 report("call_latency_slowest_1pct_after_last_packet", call.slowest.after, "ms")
+report("call_machine_steal", call.steal, "%")
 report("call_bytes_per_second", call.bytes, "B/s")
 reportThreads(call.threads)
 // Context switches of the call (every thread, voluntary and involuntary) and, with the cost measured above, the share
@@ -549,14 +589,16 @@ if let firstAiortc = aiortc?["cpu"]?.value, rounds > 1 {
         let again = try await measure([f, b], seconds: duration)
         f.close()
         b.close()
-        guard let other = runAiortc(seconds: duration)?["cpu"]?.value else { break }
+        guard let otherRun = runAiortc(seconds: duration), let other = otherRun["cpu"]?.value else { break }
         report("round_\(round)_call_cpu", again.cpu * 100, "%core")
         report("round_\(round)_aiortc_cpu", other, "%")
+        if let steal = otherRun["machine_steal"]?.value { report("round_\(round)_aiortc_machine_steal", steal, "%") }
         report("round_\(round)_call_cpu_vs_aiortc", again.cpu * 100 / other, "x")
         report("round_\(round)_call_latency_p50", percentile(again.latency, 0.5), "ms")
         report("round_\(round)_call_latency_p99", percentile(again.latency, 0.99), "ms")
         report("round_\(round)_call_latency_slowest_1pct_to_last_packet", again.slowest.before, "ms")
         report("round_\(round)_call_latency_slowest_1pct_after_last_packet", again.slowest.after, "ms")
+        report("round_\(round)_call_machine_steal", again.steal, "%")
         reportThreads(again.threads, prefix: "round_\(round)_")
         ratios.append(again.cpu * 100 / other)
         p50s.append(percentile(again.latency, 0.5))
