@@ -12,6 +12,8 @@ import TokKitMedia
 public final class AudioLevelMeter: Sendable {
     /// How long the level takes to halve once the sound stops.
     public static let halfLife = Duration.milliseconds(50)
+    /// ``halfLife`` in milliseconds, computed once (dividing `Duration`s goes through 128-bit arithmetic).
+    private static let halfLifeMilliseconds = Float(halfLife / .milliseconds(1))
 
     /// The last recorded level (Float bits, high half) and when it was recorded (milliseconds on the monotonic
     /// clock, low half, wrapping): one word, so a reader never sees one without the other.
@@ -45,7 +47,7 @@ public final class AudioLevelMeter: Sendable {
         // A reader that took the time just before the record sees the record as new; further back is a record
         // older than the clock's 32-bit wrap: silence.
         guard elapsed > -1_000 else { return 0 }
-        let halfLives = Float(max(elapsed, 0)) / Float(Self.halfLife / .milliseconds(1))
+        let halfLives = Float(max(elapsed, 0)) / Self.halfLifeMilliseconds
         // Below 1/4096 of full scale (-72 dB) counts as silence.
         guard halfLives < 12 else { return 0 }
         return recorded * exp2f(-halfLives)
