@@ -620,7 +620,9 @@ if let firstAiortc = aiortc?["cpu"]?.value, rounds > 1 {
 // One publisher, 1...3 subscribers.
 let fan = try Direction()
 var previous: Double?
-let fanSeconds = max(duration / 4, 2)
+// Half the call's length each: a subscriber adds ~5 % of a core, which five seconds measured too noisily (one
+// step once came out negative).
+let fanSeconds = max(duration / 2, 2)
 for k in 1...3 {
     try await fan.addSubscriber()
     let run = try await measure([fan], seconds: fanSeconds)
