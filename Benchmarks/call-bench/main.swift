@@ -13,14 +13,16 @@ import TokKitStreaming
 //   swift run -c release call-bench [--duration SECONDS] [--content pattern|textured] [--call-only] [--rounds N]
 //
 // --rounds N (default 1) runs the two-way call and then aiortc's N times, alternating, and prints each round's
-// CPU ratio and latency, and the medians and extremes over the rounds: one run of each carries a few points of this
-// machine's noise.
+// CPU ratio and latency, then over the rounds the median, lowest and highest CPU ratio and the median p50, median p99
+// and highest p99: one run of each carries a few points of this machine's noise.
 //
 // Defaults: 20 s, the `textured` content (PictureSequence: camera-like, fills 1 Mbps; `pattern` is what Chromium's
-// fake camera shows, which VP8 encodes in about 300 kbps). --call-only runs just the two-way call (for profiling: no baseline, no aiortc, no fan-out).
+// fake camera shows, which VP8 encodes in about 300 kbps). --call-only runs just the two-way call (for profiling: no
+// baseline, no aiortc, no fan-out).
 //
 // Figures: process CPU as % of one core, frames per second delivered, capture-to-render latency p50/p99 (and, for
-// the slowest 1 % of frames, how much of it came before and after their last packet arrived), bytes per second; the codec work alone on the same frames (baseline) and the call/baseline ratio; the CPU
+// the slowest 1 % of frames, how much of it came before and after their last packet arrived), bytes per second;
+// the codec work alone on the same frames (baseline) and the call/baseline ratio; the CPU
 // of one publisher with 1, 2, 3 subscribers; encodes per published frame (must be 1); and the same call run with
 // aiortc 1.16 right after (Benchmarks/aiortc-call), with TokKit/aiortc ratios of CPU and latency. Both jobs send the
 // same pictures (PictureSequence, handed to aiortc as a raw I420 file) and the same 440 Hz tone. The call also
@@ -399,9 +401,10 @@ func machineSteal() -> (steal: Int, total: Int)? {
     guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
           let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
     else { return nil }
+    // user nice system idle iowait irq softirq steal [guest guest_nice: already counted in user and nice]
     let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
     guard fields.count >= 8 else { return nil }
-    return (fields[7], fields.reduce(0, +))
+    return (fields[7], fields.prefix(8).reduce(0, +))
 }
 
 /// The share of the machine's CPU time stolen since `before`, in %.
@@ -431,10 +434,12 @@ func measure(_ directions: [Direction], seconds: Double) async throws -> CallRun
     directions.forEach { $0.stop() }
     let samples = directions.flatMap { d in d.latencies.withLock { $0 } }
     let latency = samples.map(\.total).sorted()
-    let slow = samples.filter { $0.total >= percentile(latency, 0.99) }
-    let count = Double(max(slow.count, 1))
-    let slowest = (before: slow.map(\.toReceive).reduce(0, +) / count,
-                   after: slow.map { $0.total - $0.toReceive }.reduce(0, +) / count)
+    let p99 = percentile(latency, 0.99)
+    let slow = samples.filter { $0.total >= p99 }
+    let count = Double(slow.count)
+    let slowest = slow.isEmpty ? (before: Double.nan, after: Double.nan)
+        : (before: slow.map(\.toReceive).reduce(0, +) / count,
+           after: slow.map { $0.total - $0.toReceive }.reduce(0, +) / count)
     let receivers = directions.map { $0.receivers.withLock { $0.count } }.reduce(0, +)
     return CallRun(cpu: cpu / wall, fps: frames.reduce(0, +) / wall / Double(max(receivers, 1)),
                    bytes: bytes.reduce(0, +) / wall, latency: latency, threads: threads, switches: switches,

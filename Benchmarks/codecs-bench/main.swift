@@ -216,7 +216,7 @@ func benchOpus() throws {
     defer { opus_encoder_destroy(raw) }
     for (request, value) in [(OPUS_SET_BITRATE_REQUEST, 32_000), (OPUS_SET_INBAND_FEC_REQUEST, 1),
                              (OPUS_SET_PACKET_LOSS_PERC_REQUEST, 5), (OPUS_SET_DTX_REQUEST, 0),
-                             (OPUS_SET_COMPLEXITY_REQUEST, 9), (OPUS_SET_SIGNAL_REQUEST, OPUS_SIGNAL_VOICE)] {
+                             (OPUS_SET_COMPLEXITY_REQUEST, 9), (OPUS_SET_SIGNAL_REQUEST, OPUS_AUTO)] {
         precondition(tokkit_opus_encoder_set(raw, request, value) == OPUS_OK)
     }
     var out = [UInt8](repeating: 0, count: OpusEncoder.maximumPacketSize)

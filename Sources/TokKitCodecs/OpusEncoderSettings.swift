@@ -24,11 +24,11 @@ public struct OpusEncoderSettings: Hashable, Sendable {
         }
     }
 
-    /// Input sample rate: 8000, 12000, 16000, 24000 or 48000 Hz (RTP always signals 48 kHz).
-    public var sampleRate: Int
     /// What the input is, as a hint to libopus's choice of mode (`OPUS_SET_SIGNAL`).
     public enum Signal: Hashable, Sendable {
         /// libopus decides frame by frame from its own speech/music classifier (`OPUS_AUTO`), as WebRTC leaves it.
+        /// The classifier runs in floating-point builds at complexity 7 and above and 16 kHz and above (Debian's
+        /// libopus 1.3 is such a build); below that libopus treats the input almost as speech.
         case auto
         /// Speech: biases libopus towards its SILK and hybrid modes, the only ones that carry in-band FEC, and
         /// costs several times the CPU of the CELT mode on music-like input (a tone: ~330 µs against ~90 µs a
@@ -46,6 +46,8 @@ public struct OpusEncoderSettings: Hashable, Sendable {
         }
     }
 
+    /// Input sample rate: 8000, 12000, 16000, 24000 or 48000 Hz (RTP always signals 48 kHz).
+    public var sampleRate: Int
     /// 1 or 2; PCM is interleaved.
     public var channels: Int
     /// Duration of one frame: 10 or 20 ms.

@@ -3,8 +3,10 @@ import TokKitCodecs
 /// What an ``AudioSendPipeline`` encodes: the Opus bitrate, and whether silence is sent as discontinuous
 /// transmission (DTX).
 ///
-/// The rest is fixed by the pipeline: 48 kHz mono, 20 ms packets, the VOIP application, in-band FEC (see
-/// `OpusEncoderSettings`' defaults). Value type, usable from any thread.
+/// The rest is fixed by the pipeline: 48 kHz mono, 20 ms packets, the VOIP application, in-band FEC, the signal
+/// type left to libopus (see `OpusEncoderSettings`' defaults). FEC is carried only by SILK and hybrid frames: on
+/// speech, or at 10 % planned loss and above (`OpusLossTuning`), where libopus chooses SILK for anything; music-like
+/// input at lower loss goes out in CELT without it, as in WebRTC. Value type, usable from any thread.
 public struct AudioEncodeSettings: Hashable, Sendable {
     /// Target bitrate in bits per second, 6000...510000. The default, 32 kbit/s, is WebRTC's for a voice call.
     public var bitrate: Int
