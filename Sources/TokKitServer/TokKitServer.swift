@@ -38,7 +38,7 @@ public final class TokKitServer: Service, Sendable {
         authority = TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
         registry = SessionRegistry(authority: authority, configuration: configuration, logger: logger)
         endpoint = SignalingEndpoint(
-            registry: registry, outboxCapacity: configuration.outboxCapacity, activeSockets: .init())
+            registry: registry, outboxCapacity: configuration.outboxCapacity)
     }
 
     /// The bound port while running.
@@ -97,10 +97,12 @@ public final class TokKitServer: Service, Sendable {
         guard let (group, serving, janitor) = running else { return }
         await registry.shutdown()
         // Every socket's writer now sends its 1001 close frame; let them finish before the HTTP server closes the
-        // channels under them (which would end a socket with no close frame). Bounded: a writer stuck on a dead
-        // peer is cut by the graceful shutdown after 2 s.
+        // channels under them (which would end a socket with no close frame, or with 1000). Sockets upgraded whose
+        // handler has not started yet are waited for too: the handler finds the registry shut down and closes with
+        // 1001. Bounded: a writer stuck on a dead peer (or an upgrade whose handler never runs) is cut by the
+        // graceful shutdown after 2 s.
         let deadline = ContinuousClock.now + .seconds(2)
-        while endpoint.activeSockets.current > 0, ContinuousClock.now < deadline {
+        while endpoint.openSockets > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))
         }
         janitor.cancel()
@@ -174,6 +176,7 @@ public final class TokKitServer: Service, Sendable {
             router: router,
             server: .http1WebSocketUpgrade(configuration: .init(http1: .init(), ws: webSocket)) { head, _, _ in
                 guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
+                endpoint.upgradeAccepted()
                 return .upgrade([:]) { inbound, outbound, context in
                     await endpoint.serve(inbound: inbound, outbound: outbound, logger: context.logger)
                 }

@@ -10,11 +10,21 @@ import TokKitProtocol
 /// network error, oversized frame) tells the registry, which closes the outbox; the outbox closing (registry
 /// decision: disconnect, timeout, takeover, overflow, shutdown) sends the close frame and cancels the reader.
 ///
-/// `Sendable`; one instance serves every socket. `activeSockets` counts running handlers (leak checks).
+/// `Sendable`; one instance serves every socket. `activeSockets` counts running handlers (leak checks);
+/// `acceptedUpgrades` counts sockets upgraded (the client already holds an open WebSocket) whose handler has not
+/// started yet, so that a server stopping in that moment still closes them itself (1001) rather than leaving them
+/// to the HTTP server's graceful shutdown, which closes a WebSocket with 1000.
 struct SignalingEndpoint: Sendable {
     let registry: SessionRegistry
     let outboxCapacity: Int
-    let activeSockets: Counter
+    let activeSockets = Counter()
+    let acceptedUpgrades = Counter()
+
+    /// Sockets being served or about to be.
+    var openSockets: Int { activeSockets.current + acceptedUpgrades.current }
+
+    /// Called when the HTTP server agrees to upgrade a request to the signaling WebSocket, before it answers 101.
+    func upgradeAccepted() { acceptedUpgrades.increment() }
 
     /// A thread-safe counter.
     final class Counter: Sendable {
@@ -26,6 +36,7 @@ struct SignalingEndpoint: Sendable {
 
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
         activeSockets.increment()
+        acceptedUpgrades.decrement()  // after the increment: `openSockets` never dips to 0 in between
         defer { activeSockets.decrement() }
         let outbox = Outbox(capacity: outboxCapacity)
         let socket = await registry.open(outbox: outbox)
