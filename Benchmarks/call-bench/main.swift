@@ -557,6 +557,15 @@ report("call_frames_received", Double(receiverStats.map(\.framesReceived).reduce
 report("call_frames_dropped", Double(receiverStats.map(\.framesDropped).reduce(0, +)), "frames")
 report("call_keyframe_requests", Double(receiverStats.map(\.keyframeRequests).reduce(0, +)), "PLI")
 report("call_keyframes_decoded", Double(receiverStats.map(\.keyframesDecoded).reduce(0, +)), "frames")
+// Wall-clock time in the codec per frame (whole call, warm-up included): against its CPU share, how much the
+// threads waited for a CPU while inside libvpx.
+let senderStats = [forward.video.statistics, backward.video.statistics]
+let encodeTime = senderStats.map(\.totalEncodeTime).reduce(.zero, +)
+let decodeTime = receiverStats.map(\.totalDecodeTime).reduce(.zero, +)
+let framesEncoded = Double(max(senderStats.map(\.framesEncoded).reduce(0, +), 1))
+let framesDecoded = Double(max(receiverStats.map(\.framesDecoded).reduce(0, +), 1))
+report("call_encode_time_mean", encodeTime.seconds * 1000 / framesEncoded, "ms")
+report("call_decode_time_mean", decodeTime.seconds * 1000 / framesDecoded, "ms")
 // Send-side bandwidth estimation (transport-cc): the lowest estimate over the publishers at the end of the call
 // (no loss on loopback: it should sit at its upper bound) and the lowest encoder target it left (the cap: 1 Mbps).
 let publishers = (forward.peers.withLock { $0 } + backward.peers.withLock { $0 }).map(\.publisher)

@@ -25,9 +25,12 @@ struct VideoDecodeStage {
         let time = localTime(of: header)
         let targets = pipeline.frameTargets()
         var format: VideoFormat?
+        var decodeTime = Duration.zero
+        let started = MonotonicClock.now()
         do throws(CodecError) {
             // Lent, not copied: the renderer runs right here, and copies what it keeps (VideoRender's contract).
             try decoder.decode(bytes, timestamp: time) { frame in
+                decodeTime = MonotonicClock.now() - started
                 format = frame.format
                 targets.renderer?.renderVideoFrame(frame)
             }
@@ -41,6 +44,7 @@ struct VideoDecodeStage {
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
         pipeline.record { s in
             s.framesDecoded += 1
+            s.totalDecodeTime += decodeTime
             if header.isKeyframe { s.keyframesDecoded += 1 }
             s.width = format.width
             s.height = format.height

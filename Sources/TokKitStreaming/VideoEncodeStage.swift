@@ -56,10 +56,11 @@ struct VideoEncodeStage {
         let force = pipeline.takeKeyframeRequest() || control.newlyLive
         let timestamp = pipeline.clockMapping.timestamp(at: image.timestamp)
         var produced = false
+        let started = MonotonicClock.now()
         do throws(CodecError) {
             try encoder.encode(image, forceKeyframe: force) { encoded in
                 produced = true
-                send(encoded, timestamp: timestamp, to: control.peers)
+                send(encoded, timestamp: timestamp, to: control.peers, encodeTime: MonotonicClock.now() - started)
             }
         } catch {
             pipeline.record { $0.framesDropped += 1 }
@@ -68,8 +69,10 @@ struct VideoEncodeStage {
         if !produced { pipeline.record { $0.framesDropped += 1 } }  // rate control skipped it (screen tuning)
     }
 
-    /// Packetizes `encoded` once and sends every packet to every peer.
-    private mutating func send(_ encoded: EncodedVideoFrame, timestamp: UInt32, to peers: [PeerConnection]) {
+    /// Packetizes `encoded` once and sends every packet to every peer; records the frame (`encodeTime`: in the
+    /// encoder, before this).
+    private mutating func send(_ encoded: EncodedVideoFrame, timestamp: UInt32, to peers: [PeerConnection],
+                               encodeTime: Duration) {
         var sent = 0, failed = 0
         packetizer.packetize(encoded.bytes) { payload, marker in
             for peer in peers {
@@ -85,6 +88,7 @@ struct VideoEncodeStage {
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
         pipeline.record { s in
             s.framesEncoded += 1
+            s.totalEncodeTime += encodeTime
             if encoded.isKeyframe { s.keyframesEncoded += 1 }
             s.bytesEncoded += UInt64(encoded.bytes.count)
             s.packetsSent += sent

@@ -23,6 +23,9 @@ public struct VideoReceiveStatistics: Hashable, Sendable {
     public var framesPerSecond: Double = 0
     /// Received bits per second.
     public var bitrate: Double = 0
+    /// Wall-clock time spent in the VP8 decoder for the frames decoded, rendering left out (WebRTC's
+    /// `totalDecodeTime`); divided by ``framesDecoded``, the mean decode time.
+    public var totalDecodeTime: Duration = .zero
 
     public init() {}
 }

@@ -24,6 +24,9 @@ public struct VideoSendStatistics: Hashable, Sendable {
     public var framesPerSecond: Double = 0
     /// Encoded bits per second.
     public var bitrate: Double = 0
+    /// Wall-clock time spent in the VP8 encoder for the frames it produced, conversion, preview, packetizing and
+    /// sending left out (WebRTC's `totalEncodeTime`); divided by ``framesEncoded``, the mean encode time.
+    public var totalEncodeTime: Duration = .zero
     /// The bitrate the encoder was last set to (bits per second): ``VideoEncodeSettings/bitrate`` capped by the
     /// lowest peer estimate (REMB or send-side); 0 before the first encode.
     public var targetBitrate = 0

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import TokKitICETestSupport
@@ -68,6 +69,51 @@ import TokKitMedia
         #expect(sent.keyframesEncoded >= 1 && sent.sendErrors == 0)
         #expect(got.framesDecoded == count && got.decodeErrors == 0 && got.keyframesDecoded >= 1)
         #expect(got.width == 320 && got.height == 240)
+    }
+
+    /// A renderer that takes `delay` over every frame and counts them.
+    final class SlowRenderer: VideoRender {
+        let frames = Atomic<Int>(0)
+        let delay: Duration
+        init(delay: Duration) { self.delay = delay }
+        func renderVideoFrame(_ frame: VideoFrame) {
+            let until = MonotonicClock.now() + delay
+            while MonotonicClock.now() < until { usleep(1_000) }
+            frames.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// `totalEncodeTime` / `totalDecodeTime` time the codec alone: a preview and a renderer that take 15 ms a frame
+    /// each (on the encode and decode threads, around the codec calls) stay out of them, while a 320x240 VP8 frame
+    /// takes a few milliseconds at most.
+    @Test func encodeAndDecodeTimesCountTheCodecAlone() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let slow = Duration.milliseconds(15), count = 10
+        let preview = SlowRenderer(delay: slow)
+        let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: preview)
+        defer { sender.close() }
+        let renderer = SlowRenderer(delay: slow)
+        let receiver = VideoReceivePipeline(peer: peers.subscriber, renderer: renderer)
+        defer { receiver.close() }
+        try sender.attach(peers.publisher)
+
+        let start = MonotonicClock.now()
+        for n in 0..<count {
+            sender.consumeFrame(try TestPattern.frame(n, width: Self.source.width, height: Self.source.height,
+                                                      timestamp: start + .milliseconds(33 * n)))
+            let shown = await eventually(within: .seconds(20)) { renderer.frames.load(ordering: .relaxed) > n }
+            try #require(shown, "frame \(n) not rendered")
+        }
+        let elapsed = MonotonicClock.now() - start
+        let sent = sender.statistics, got = receiver.statistics
+        #expect(sent.framesEncoded == count && got.framesDecoded == count)
+        let lowerThanPreview = slow * count
+        #expect(sent.totalEncodeTime > .zero && sent.totalEncodeTime < lowerThanPreview,
+                "encode \(sent.totalEncodeTime) for \(count) frames (the preview alone took \(lowerThanPreview))")
+        #expect(got.totalDecodeTime > .zero && got.totalDecodeTime < lowerThanPreview,
+                "decode \(got.totalDecodeTime) for \(count) frames (the renderer alone took \(lowerThanPreview))")
+        #expect(sent.totalEncodeTime + got.totalDecodeTime < elapsed)
     }
 
     @Test func twoSubscribersShareOneEncodePerFrame() async throws {
