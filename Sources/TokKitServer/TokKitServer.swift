@@ -99,10 +99,10 @@ public final class TokKitServer: Service, Sendable {
         // Every socket's writer now sends its 1001 close frame; let them finish before the HTTP server closes the
         // channels under them (which would end a socket with no close frame, or with 1000). Sockets upgraded whose
         // handler has not started yet are waited for too: the handler finds the registry shut down and closes with
-        // 1001. Bounded: a writer stuck on a dead peer (or an upgrade whose handler never runs) is cut by the
-        // graceful shutdown after 2 s.
+        // 1001. Bounded: a writer stuck on a dead peer is cut by the graceful shutdown after 2 s (and a handler the
+        // cooperative pool has not started by then is closed by it, with 1000).
         let deadline = ContinuousClock.now + .seconds(2)
-        while endpoint.openSockets > 0, ContinuousClock.now < deadline {
+        while endpoint.openSockets.current > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))
         }
         janitor.cancel()
@@ -174,11 +174,12 @@ public final class TokKitServer: Service, Sendable {
             closeTimeout: .milliseconds(configuration.closeTimeoutMs))
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(http1: .init(), ws: webSocket)) { head, _, _ in
+            server: .http1WebSocketUpgrade(configuration: .init(http1: .init(), ws: webSocket)) { head, channel, _ in
                 guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
-                endpoint.upgradeAccepted()
+                let upgrade = endpoint.acceptUpgrade()
+                channel.closeFuture.whenComplete { _ in upgrade.release() }
                 return .upgrade([:]) { inbound, outbound, context in
-                    await endpoint.serve(inbound: inbound, outbound: outbound, logger: context.logger)
+                    await endpoint.serve(inbound: inbound, outbound: outbound, upgrade: upgrade, logger: context.logger)
                 }
             },
             configuration: .init(

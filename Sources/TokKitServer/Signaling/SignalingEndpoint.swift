@@ -10,21 +10,36 @@ import TokKitProtocol
 /// network error, oversized frame) tells the registry, which closes the outbox; the outbox closing (registry
 /// decision: disconnect, timeout, takeover, overflow, shutdown) sends the close frame and cancels the reader.
 ///
-/// `Sendable`; one instance serves every socket. `activeSockets` counts running handlers (leak checks);
-/// `acceptedUpgrades` counts sockets upgraded (the client already holds an open WebSocket) whose handler has not
-/// started yet, so that a server stopping in that moment still closes them itself (1001) rather than leaving them
-/// to the HTTP server's graceful shutdown, which closes a WebSocket with 1000.
+/// `Sendable`; one instance serves every socket. `activeSockets` counts running handlers (leak checks).
+/// `openSockets` counts accepted upgrades until their handler ends, so it also covers a socket the client already
+/// holds open (the 101 went out) whose handler has not started yet: a server stopping in that moment waits for it
+/// and it closes itself with 1001, instead of being left to the HTTP server's graceful shutdown, which closes a
+/// WebSocket with 1000.
 struct SignalingEndpoint: Sendable {
     let registry: SessionRegistry
     let outboxCapacity: Int
     let activeSockets = Counter()
-    let acceptedUpgrades = Counter()
+    let openSockets = Counter()
 
-    /// Sockets being served or about to be.
-    var openSockets: Int { activeSockets.current + acceptedUpgrades.current }
+    /// One accepted upgrade, counted in ``openSockets`` until its handler ends or its channel closes, whichever
+    /// comes first (a handshake can still fail after acceptance, and then no handler runs).
+    final class Upgrade: Sendable {
+        private let counter: Counter
+        private let released = Atomic<Bool>(false)
+
+        fileprivate init(counter: Counter) {
+            self.counter = counter
+            counter.increment()
+        }
+
+        /// Stops counting it; only the first call counts.
+        func release() {
+            if !released.exchange(true, ordering: .acquiringAndReleasing) { counter.decrement() }
+        }
+    }
 
     /// Called when the HTTP server agrees to upgrade a request to the signaling WebSocket, before it answers 101.
-    func upgradeAccepted() { acceptedUpgrades.increment() }
+    func acceptUpgrade() -> Upgrade { Upgrade(counter: openSockets) }
 
     /// A thread-safe counter.
     final class Counter: Sendable {
@@ -34,10 +49,13 @@ struct SignalingEndpoint: Sendable {
         var current: Int { value.load(ordering: .relaxed) }
     }
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, upgrade: Upgrade,
+               logger: Logger) async {
         activeSockets.increment()
-        acceptedUpgrades.decrement()  // after the increment: `openSockets` never dips to 0 in between
-        defer { activeSockets.decrement() }
+        defer {
+            activeSockets.decrement()
+            upgrade.release()
+        }
         let outbox = Outbox(capacity: outboxCapacity)
         let socket = await registry.open(outbox: outbox)
         await withTaskGroup(of: Void.self) { group in
