@@ -562,8 +562,8 @@ report("call_keyframes_decoded", Double(receiverStats.map(\.keyframesDecoded).re
 let senderStats = [forward.video.statistics, backward.video.statistics]
 let encodeTime = senderStats.map(\.totalEncodeTime).reduce(.zero, +)
 let decodeTime = receiverStats.map(\.totalDecodeTime).reduce(.zero, +)
-let framesEncoded = Double(max(senderStats.map(\.framesEncoded).reduce(0, +), 1))
-let framesDecoded = Double(max(receiverStats.map(\.framesDecoded).reduce(0, +), 1))
+let framesEncoded = Double(senderStats.map(\.framesEncoded).reduce(0, +))  // 0 frames: nan, not a measurement
+let framesDecoded = Double(receiverStats.map(\.framesDecoded).reduce(0, +))
 report("call_encode_time_mean", encodeTime.seconds * 1000 / framesEncoded, "ms")
 report("call_decode_time_mean", decodeTime.seconds * 1000 / framesDecoded, "ms")
 // Send-side bandwidth estimation (transport-cc): the lowest estimate over the publishers at the end of the call
