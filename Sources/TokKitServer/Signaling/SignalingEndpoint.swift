@@ -11,10 +11,10 @@ import TokKitProtocol
 /// decision: disconnect, timeout, takeover, overflow, shutdown) sends the close frame and cancels the reader.
 ///
 /// `Sendable`; one instance serves every socket. `activeSockets` counts running handlers (leak checks).
-/// `openSockets` counts accepted upgrades until their handler ends, so it also covers a socket the client already
-/// holds open (the 101 went out) whose handler has not started yet: a server stopping in that moment waits for it
-/// and it closes itself with 1001, instead of being left to the HTTP server's graceful shutdown, which closes a
-/// WebSocket with 1000.
+/// `openSockets` counts accepted upgrades until their handler ends (or their channel closes first, see ``Upgrade``),
+/// so it also covers a socket the client already holds open (the 101 went out) whose handler has not started yet: a
+/// server stopping in that moment waits for it and it closes itself with 1001, instead of being left to the HTTP
+/// server's graceful shutdown, which closes a WebSocket with 1000.
 struct SignalingEndpoint: Sendable {
     let registry: SessionRegistry
     let outboxCapacity: Int
