@@ -90,9 +90,8 @@ public final class AudioSendPipeline: Sendable {
     /// the capture thread. Copies them before returning.
     public func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int) {
         guard channels == 1 || channels == 2 else { return }
-        let (metered, enabled, peers) = control.withLock { c in
-            (c.enabled && !c.closed, c.enabled && !c.closed && !c.peers.isEmpty, c.peers)
-        }
+        let (metered, peers) = control.withLock { c in (c.enabled && !c.closed, c.peers) }
+        let enabled = metered && !peers.isEmpty
         if metered { level.record(samples) }
         let frames = samples.count / channels
         stats.withLock { $0.framesCaptured += frames }
