@@ -90,15 +90,21 @@ extension Session {
     }
 
     /// Stops receiving `subscriber`'s stream: its negotiation ends, the publisher's client is told, and the
-    /// delegate gets `subscriberDidDisconnect(fromStream:)`. Throws ``SessionError/subscriberNotFound`` (1112)
-    /// when it is not subscribed in this session.
+    /// delegate gets `subscriberDidDisconnect(fromStream:)`. A subscriber that already ended in this session (its
+    /// media failed, its stream was destroyed) is simply done. Throws ``SessionError/subscriberNotFound`` (1112)
+    /// when it was never subscribed in this session.
     public func unsubscribe(_ subscriber: Subscriber) async throws(SessionError) {
         let subscriberId: String? = state.withLock { s in
             guard let id = s.subscribers.first(where: { $0.value === subscriber })?.key else { return nil }
             endSubscriber(subscriberId: id, notifyServer: false, failure: nil, &s)
             return id
         }
-        guard let subscriberId else { throw .subscriberNotFound }
+        guard let subscriberId else {
+            // Already gone from this session (media failure, stream ended): unsubscribing it is done.
+            if subscriber.hasEnded(in: self) { return subscriber.forgetEndedSession() }
+            throw .subscriberNotFound
+        }
+        subscriber.forgetEndedSession()
         let result = await request(.unsubscribe(.init(subscriberId: subscriberId)), purpose: .other)
         if case .failure(let error) = result, error != .subscriberNotFound, error != .notConnected { throw error }
     }

@@ -28,6 +28,8 @@ public final class Subscriber: Sendable {
         var videoRender: (any VideoRender)?
         weak var delegate: (any SubscriberDelegate)?
         weak var session: Session?
+        /// The session it was subscribed in, once ended (so that unsubscribing it there is not an error).
+        weak var endedSession: Session?
         var phase: Phase = .idle
     }
 
@@ -158,10 +160,22 @@ public final class Subscriber: Sendable {
             guard s.phase != .ended else { return nil }
             defer {
                 s.phase = .ended
+                s.endedSession = s.session
                 s.session = nil
             }
             return s.phase
         }
+    }
+
+    /// Whether this subscriber was subscribed in `session` and the session ended it (its media failed, its
+    /// stream went away); not after the app unsubscribed it (``forgetEndedSession()``).
+    func hasEnded(in session: Session) -> Bool {
+        state.withLock { $0.phase == .ended && $0.endedSession === session }
+    }
+
+    /// The app unsubscribed it: unsubscribing it again is an error.
+    func forgetEndedSession() {
+        state.withLock { $0.endedSession = nil }
     }
 
     /// Applies a stream update. Returns the video reason to report when the effective video changed.

@@ -161,6 +161,32 @@ extension LiveServer {
             for s in [a, b, c] { await s.disconnect() }
         }
 
+        @Test func unsubscribingASubscriberWhoseMediaFailedSucceeds() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, _) = try await server.connected()
+            let (b, _) = try await server.connected()
+            a.mediaNegotiator = PlaceholderNegotiator()
+            b.mediaNegotiator = FailingNegotiator()
+            let publisher = Publisher(name: "p")
+            try await a.publish(publisher)
+            let streamId = try #require(publisher.stream?.streamId)
+            #expect(await eventually { b.streams[streamId] != nil })
+            let subDelegate = SubscriberRecorder()
+            let subscriber = Subscriber(stream: try #require(b.streams[streamId]), delegate: subDelegate)
+            try await b.subscribe(subscriber)
+            // The media fails (as ICE between unreachable hosts does): the subscriber reports it and is gone.
+            #expect(await eventually { subDelegate.events == ["failed(1006)", "disconnected"] })
+            #expect(subscriber.subscriberId == nil)
+            // The app's usual cleanup must not throw at it.
+            try await b.unsubscribe(subscriber)
+            // A subscriber that never belonged to this session still is an error.
+            let stranger = Subscriber(stream: try #require(b.streams[streamId]))
+            await #expect(throws: SessionError.subscriberNotFound) { try await b.unsubscribe(stranger) }
+            #expect(subDelegate.events == ["failed(1006)", "disconnected"])
+            for s in [a, b] { await s.disconnect() }
+        }
+
         @Test func subscriberHearsVideoToggles() async throws {
             let server = try await TestServer.start()
             defer { Task { await server.stop() } }
@@ -330,4 +356,19 @@ final class SubscriberRecorder: SubscriberDelegate {
     func subscriberVideoEnabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {
         calls.withLock { $0.append("videoEnabled(\(reason))") }
     }
+}
+
+/// A negotiator whose subscriber side fails as soon as the offer arrives (what ICE between unreachable hosts
+/// ends in), and whose publisher side behaves like ``PlaceholderNegotiator``.
+final class FailingNegotiator: MediaNegotiator {
+    private let placeholder = PlaceholderNegotiator()
+    func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel) {
+        placeholder.negotiationDidStart(context, channel: channel)
+    }
+    func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
+                     channel: NegotiationChannel) {
+        guard context.side == .subscriber, message.kind == .offer else { return }
+        channel.reportFailed(.connectionFailed("the media connection failed (ICE or DTLS)"))
+    }
+    func negotiationDidEnd(_ context: MediaNegotiationContext) {}
 }
