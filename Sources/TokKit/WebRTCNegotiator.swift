@@ -17,11 +17,13 @@ import TokKitICE
 /// Thread-safe. Its methods run on the calling session's negotiation queue and return quickly: they create the
 /// peer and its description, never wait for ICE.
 public final class WebRTCNegotiator: MediaNegotiator {
-    /// How peers gather candidates (``IceConfiguration/loopback`` for same-machine use and tests).
+    /// How peers gather candidates: every usable interface and loopback by default
+    /// (``IceConfiguration/allInterfaces``), ``IceConfiguration/loopback`` for tests. The session adds the ICE
+    /// servers the session server gives and those of its ``SessionSettings/ice``.
     public let ice: IceConfiguration
     private let links = Mutex<[MediaNegotiationContext: MediaLink]>([:])
 
-    public init(ice: IceConfiguration = .loopback) {
+    public init(ice: IceConfiguration = .allInterfaces) {
         self.ice = ice
     }
 

@@ -318,6 +318,13 @@ private struct AgentPlan {
 
     init(_ configuration: IceConfiguration) throws(IceError) {
         localAddresses = configuration.localAddresses
+        if configuration.transportPolicy == .relay,
+           !configuration.servers.contains(where: { $0.urls.contains { !$0.lowercased().hasPrefix("stun") } }) {
+            throw .noRelayServer
+        }
+        if configuration.localAddresses.isEmpty, configuration.interfaces.isEmpty {
+            localAddresses = Self.usableAddresses(includingLoopback: configuration.includesLoopback)
+        }
         for name in configuration.interfaces {
             var cName = Array(name.utf8CString)
             guard let ip = cName.withUnsafeMutableBufferPointer({ nice_interfaces_get_ip_for_interface($0.baseAddress) })
@@ -339,5 +346,24 @@ private struct AgentPlan {
                 }
             }
         }
+    }
+
+    /// The addresses of every interface that is up (libnice's discovery: IPv4 and non-link-local IPv6), IPv4
+    /// loopback first when asked for, IPv6 loopback never (browsers do not pair with it either).
+    static func usableAddresses(includingLoopback: Bool) -> [String] {
+        var found: [String] = []
+        var node = nice_interfaces_get_local_ips(includingLoopback ? 1 : 0)
+        let list = node
+        while let n = node {
+            if let text = n.pointee.data?.assumingMemoryBound(to: gchar.self) {
+                let address = String(cString: text)
+                if address != "::1", !address.lowercased().hasPrefix("fe80:") { found.append(address) }
+                g_free(text)
+            }
+            node = n.pointee.next
+        }
+        g_list_free(list)
+        // libnice lists loopback last; keep 127.0.0.1 but let real interfaces come first.
+        return found.filter { !$0.hasPrefix("127.") } + found.filter { $0 == "127.0.0.1" }
     }
 }

@@ -14,6 +14,9 @@ public enum IceError: Error, Sendable, Equatable {
     case unresolvableHost(String)
     /// libnice refused the TURN server settings.
     case relayRejected(String)
+    /// The transport policy is ``IceTransportPolicy/relay`` but no TURN server is configured: no candidate
+    /// could ever be used.
+    case noRelayServer
     /// Credentials outside RFC 8839 limits (ufrag 4–256, pwd 22–256 ice-chars).
     case invalidCredentials
     /// libnice could not allocate host candidates (no address, or the port range is exhausted).

@@ -72,9 +72,9 @@ public final class AgentPair: Sendable {
     public let controlledLog = EventLog()
     private let forwarders: Mutex<[Task<Void, Never>]> = Mutex([])
 
-    public init() throws {
-        controlling = try IceAgent(role: .controlling, configuration: .loopback)
-        controlled = try IceAgent(role: .controlled, configuration: .loopback)
+    public init(configuration: IceConfiguration = .loopback) throws {
+        controlling = try IceAgent(role: .controlling, configuration: configuration)
+        controlled = try IceAgent(role: .controlled, configuration: configuration)
         forwarders.withLock {
             $0 = [Self.forward(controlling, to: controlled, log: controllingLog),
                   Self.forward(controlled, to: controlling, log: controlledLog)]

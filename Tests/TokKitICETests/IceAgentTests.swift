@@ -95,6 +95,33 @@ import TokKitICETestSupport
         #expect(try agent.localCredentials == creds)
     }
 
+    /// The default gathers on every interface that is up plus 127.0.0.1. The suite's namespace holds only `lo`,
+    /// so here that is 127.0.0.1 alone (never `::1`); the network lab tests show real interfaces being used.
+    @Test func theDefaultGathersOnEveryInterfaceAndLoopback() async throws {
+        #expect(IceConfiguration() == .allInterfaces)
+        #expect(IceConfiguration.allInterfaces.localAddresses.isEmpty && IceConfiguration.allInterfaces.includesLoopback)
+        let pair = try AgentPair(configuration: .allInterfaces)
+        try pair.start()
+        #expect(await eventually { pair.bothConnected() })
+        #expect(await eventually { pair.controllingLog.gatheringCompletions == 1 })
+        let candidates = pair.controllingLog.candidates
+        #expect(!candidates.isEmpty)
+        #expect(candidates.allSatisfy { $0.address == "127.0.0.1" && $0.kind == .host }, "\(candidates)")
+        await pair.close()
+    }
+
+    @Test func relayOnlyWithoutATURNServerIsRefused() {
+        var config = IceConfiguration.loopback
+        config.transportPolicy = .relay
+        #expect(throws: IceError.noRelayServer) { try IceAgent(role: .controlling, configuration: config) }
+        config.servers = [IceServer(urls: ["stun:127.0.0.1:3478"])]
+        #expect(throws: IceError.noRelayServer) { try IceAgent(role: .controlling, configuration: config) }
+        config.servers.append(IceServer(urls: ["turn:127.0.0.1:3478"], username: "u", credential: "p"))
+        let agent = try? IceAgent(role: .controlling, configuration: config)
+        #expect(agent != nil)
+        agent?.close()
+    }
+
     @Test func invalidConfigurationIsRejected() {
         var config = IceConfiguration.loopback
         config.localAddresses = ["not-an-ip"]
