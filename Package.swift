@@ -85,7 +85,7 @@ let package = Package(
             name: "TokKit",
             dependencies: [
                 "TokKitMedia", "TokKitAudio", "TokKitCapture", "TokKitProtocol",
-                "TokKitPeer", "TokKitStreaming",
+                "TokKitICE", "TokKitPeer", "TokKitStreaming",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "tokkit-server",
             dependencies: [
-                "TokKitServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TokKitServer", "TokKitProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -183,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "TokKitServerTests",
             dependencies: [
-                "TokKitServer", "TokKitProtocol",
+                "TokKitServer", "TokKitProtocol", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

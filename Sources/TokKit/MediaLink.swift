@@ -80,7 +80,7 @@ final class MediaLink: Sendable {
             return fail(.internalError("no publisher for stream \(context.streamId)"))
         }
         let configuration = PeerConfiguration(
-            ice: ice,
+            ice: session.iceConfiguration(base: ice),
             audioSSRC: context.wantsAudio ? UInt32.random(in: 1...UInt32.max) : nil,
             videoSSRC: context.wantsVideo ? UInt32.random(in: 1...UInt32.max) : nil,
             cname: Self.token(context.peerConnectionId), streamID: Self.token(context.streamId),
@@ -138,7 +138,7 @@ final class MediaLink: Sendable {
         do throws(SDPError) { offer = try SessionDescription(parsing: sdp) } catch {
             return fail(.invalidParameter("the publisher's offer is not valid SDP: \(error)"))
         }
-        let configuration = PeerConfiguration(ice: ice, audioSSRC: nil, videoSSRC: nil,
+        let configuration = PeerConfiguration(ice: session.iceConfiguration(base: ice), audioSSRC: nil, videoSSRC: nil,
                                               cname: Self.token(context.subscriberId))
         let peer: PeerConnection
         let answer: SessionDescription

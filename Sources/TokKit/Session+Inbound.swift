@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import TokKitICE
 import TokKitProtocol
 
 // How a session applies what the server sends. Everything here runs on the current link's task, one message
@@ -93,6 +94,9 @@ extension Session: SignalingLinkOwner {
         s.role = m.role
         s.resumeToken = m.resumeToken
         s.resumeGrace = .milliseconds(m.resumeGrace)
+        s.iceServers = (m.iceServers ?? []).map {
+            IceServer(urls: $0.urls, username: $0.username ?? "", credential: $0.credential ?? "")
+        }
         link.established(
             heartbeatInterval: .milliseconds(max(100, m.heartbeatInterval)),
             heartbeatTimeout: .milliseconds(max(200, m.heartbeatTimeout)))

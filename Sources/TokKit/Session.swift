@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import Synchronization
+import TokKitICE
 import TokKitProtocol
 
 /// A client's membership in one TokKit session, as the SDK's `OTSession`: connect with a token, see the other
@@ -88,6 +89,17 @@ public final class Session: Sendable {
     public var mediaNegotiator: any MediaNegotiator {
         get { negotiatorBox.withLock { $0 } }
         set { negotiatorBox.withLock { $0 = newValue } }
+    }
+
+    /// `base` (the negotiator's host gathering) with the STUN/TURN servers and transport policy this session's
+    /// media connections use: the session server's servers from the last `connected` unless
+    /// ``SessionICEConfiguration/includeServers`` is `custom`, then the settings' own.
+    func iceConfiguration(base: IceConfiguration) -> IceConfiguration {
+        var ice = base
+        if settings.ice.includeServers == .all { ice.servers += state.withLock { $0.iceServers } }
+        ice.servers += settings.ice.customServers
+        if settings.ice.transportPolicy == .relay { ice.transportPolicy = .relay }
+        return ice
     }
 
     // MARK: - State

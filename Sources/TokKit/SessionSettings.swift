@@ -10,6 +10,8 @@ public struct SessionSettings: Sendable {
     public var eventBufferLimit: Int = 4096
     /// Most messages waiting to be written to the socket; beyond it sends fail (signals with 1550).
     public var outgoingLimit: Int = 4096
+    /// STUN/TURN servers and the transport policy of the session's media connections.
+    public var ice = SessionICEConfiguration()
     /// Where the session logs (the WebSocket client logs here too).
     public var logger = Logger(label: "TokKit.Session")
 

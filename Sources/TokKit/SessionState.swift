@@ -1,3 +1,4 @@
+import TokKitICE
 import TokKitProtocol
 
 /// Everything a ``Session`` knows, guarded by its lock. Only `Session` touches it.
@@ -35,6 +36,8 @@ struct SessionState {
     var role: Role?
     var resumeToken: String?
     var resumeGrace: Duration = .zero
+    /// The STUN/TURN servers of the last `connected` (fresh TURN credentials on every one).
+    var iceServers: [IceServer] = []
     /// The other connections, by id, and the order they joined in.
     var connections: [String: Connection] = [:]
     var connectionOrder: [String] = []

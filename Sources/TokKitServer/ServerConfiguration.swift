@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TokKitProtocol
 
 /// Everything a ``TokKitServer`` needs: where to listen, the project's credentials and the protocol timings.
 ///
@@ -31,6 +32,14 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var quickStart: Bool = true
     /// Directory of static files served at `/` (the browser client), or nil for none.
     public var staticDirectory: String? = nil
+    /// STUN and TURN servers handed to every client in `connected`, for its media connections. A TURN entry
+    /// without `username` gets time-limited credentials made with ``turnSecret`` (the TURN REST API scheme of
+    /// coturn's `use-auth-secret`); one with `username` and `credential` goes as it is.
+    public var iceServers: [IceServerInfo] = []
+    /// The secret shared with the TURN server (coturn's `static-auth-secret`), or nil.
+    public var turnSecret: String? = nil
+    /// How long TURN credentials stay valid, in seconds (a client resuming gets fresh ones).
+    public var turnCredentialLifetime: Int = 86_400
 
     public init() {}
 
@@ -56,6 +65,10 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.outboxCapacity = try c.decodeIfPresent(Int.self, forKey: .outboxCapacity) ?? d.outboxCapacity
         d.quickStart = try c.decodeIfPresent(Bool.self, forKey: .quickStart) ?? d.quickStart
         d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory)
+        d.iceServers = try c.decodeIfPresent([IceServerInfo].self, forKey: .iceServers) ?? d.iceServers
+        d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret)
+        d.turnCredentialLifetime =
+            try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime
         self = d
     }
 
@@ -91,5 +104,30 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
             throw .configuration("heartbeatTimeoutMs must exceed heartbeatIntervalMs")
         }
         guard (1...1_000_000).contains(outboxCapacity) else { throw .configuration("outboxCapacity must be 1...1000000") }
+        try validateIceServers()
+    }
+
+    /// Each ICE server has URLs of a known scheme; a TURN server has static credentials or ``turnSecret`` is set.
+    private func validateIceServers() throws(TokKitServerError) {
+        guard (60...604_800).contains(turnCredentialLifetime) else {
+            throw .configuration("turnCredentialLifetime must be 60...604800 seconds")
+        }
+        if let turnSecret, turnSecret.isEmpty { throw .configuration("turnSecret is empty") }
+        for server in iceServers {
+            guard !server.urls.isEmpty else { throw .configuration("an ICE server has no URL") }
+            for url in server.urls {
+                let scheme = url.prefix { $0 != ":" }.lowercased()
+                guard ["stun", "stuns", "turn", "turns"].contains(scheme), url.count > scheme.count + 1,
+                      url.utf8.count <= 512
+                else { throw .configuration("ICE server URL \(url) is not stun:, stuns:, turn: or turns:") }
+            }
+            guard server.isTURN else { continue }
+            guard (server.username == nil) == (server.credential == nil) else {
+                throw .configuration("TURN server \(server.urls[0]) has a username without a credential or the reverse")
+            }
+            guard server.username != nil || turnSecret != nil else {
+                throw .configuration("TURN server \(server.urls[0]) has no credentials and no turnSecret is set")
+            }
+        }
     }
 }

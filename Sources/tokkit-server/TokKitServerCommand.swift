@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Logging
 import UnixSignals
+import TokKitProtocol
 import TokKitServer
 
 /// `tokkit-server`: runs the TokKit session server until SIGTERM or SIGINT.
@@ -17,7 +18,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
             Docs/Protocol.md. Stops gracefully on SIGTERM or SIGINT (every socket is closed with 1001).
             """)
 
-    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, quickStart, staticDirectory).")
+    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, quickStart, staticDirectory, iceServers, turnSecret, turnCredentialLifetime).")
     var config: String?
 
     @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")
@@ -38,6 +39,17 @@ struct TokKitServerCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-quick-start"), help: "Disable the credential-free GET /session and GET /room/{name}.")
     var noQuickStart = false
 
+    @Option(name: .customLong("stun"), help: "A STUN server URL handed to clients (stun:HOST[:PORT]); repeatable.")
+    var stun: [String] = []
+
+    @Option(name: .customLong("turn"), help: ArgumentHelp(
+        "A TURN server URL handed to clients with time-limited credentials; repeatable.",
+        discussion: "turn:HOST[:PORT][?transport=udp|tcp] or turns:HOST[:PORT]. Needs --turn-secret."))
+    var turn: [String] = []
+
+    @Option(name: .customLong("turn-secret"), help: "The TURN server's shared secret, coturn's static-auth-secret (or TOKKIT_TURN_SECRET).")
+    var turnSecret: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
     var logLevel: String = "info"
 
@@ -51,6 +63,9 @@ struct TokKitServerCommand: AsyncParsableCommand {
         if let secret = apiSecret ?? environment["TOKKIT_API_SECRET"] { settings.apiSecret = secret }
         if let staticDirectory { settings.staticDirectory = staticDirectory }
         if noQuickStart { settings.quickStart = false }
+        if let secret = turnSecret ?? environment["TOKKIT_TURN_SECRET"] { settings.turnSecret = secret }
+        if !stun.isEmpty { settings.iceServers.append(IceServerInfo(urls: stun)) }
+        if !turn.isEmpty { settings.iceServers.append(IceServerInfo(urls: turn)) }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }

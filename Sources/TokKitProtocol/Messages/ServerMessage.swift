@@ -66,7 +66,9 @@ extension ServerMessage {
     /// `connections` are the OTHER connections; `streams` are all live streams (this connection's own too, which
     /// matters after a resume). Durations are milliseconds. Send a `ping` at least every `heartbeatInterval`; the
     /// server drops a socket silent for `heartbeatTimeout`. A lost socket may `resume` within `resumeGrace` with
-    /// `resumeToken` (a new one is issued on every `connected`).
+    /// `resumeToken` (a new one is issued on every `connected`). `iceServers` (absent when the server has none)
+    /// are the STUN and TURN servers media connections should use, with TURN credentials valid for a limited
+    /// time (a resume brings fresh ones).
     public struct Connected: Codable, Hashable, Sendable {
         public var version: Int
         public var sessionId: String
@@ -79,10 +81,11 @@ extension ServerMessage {
         public var heartbeatInterval: Int
         public var heartbeatTimeout: Int
         public var resumeGrace: Int
+        public var iceServers: [IceServerInfo]?
         public init(
             version: Int, sessionId: String, connection: ConnectionInfo, role: Role, connections: [ConnectionInfo],
             streams: [StreamInfo], resumed: Bool, resumeToken: String, heartbeatInterval: Int,
-            heartbeatTimeout: Int, resumeGrace: Int
+            heartbeatTimeout: Int, resumeGrace: Int, iceServers: [IceServerInfo]? = nil
         ) {
             self.version = version
             self.sessionId = sessionId
@@ -95,6 +98,7 @@ extension ServerMessage {
             self.heartbeatInterval = heartbeatInterval
             self.heartbeatTimeout = heartbeatTimeout
             self.resumeGrace = resumeGrace
+            self.iceServers = iceServers
         }
     }
 

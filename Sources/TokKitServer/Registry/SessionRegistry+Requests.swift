@@ -115,8 +115,16 @@ extension SessionRegistry {
                     version: ProtocolVersion.current, sessionId: membership.sessionId, connection: membership.info,
                     role: membership.role, connections: others, streams: streamInfos, resumed: resumed,
                     resumeToken: membership.resumeToken, heartbeatInterval: configuration.heartbeatIntervalMs,
-                    heartbeatTimeout: configuration.heartbeatTimeoutMs, resumeGrace: configuration.resumeGraceMs)),
+                    heartbeatTimeout: configuration.heartbeatTimeoutMs, resumeGrace: configuration.resumeGraceMs,
+                    iceServers: iceServers(for: id))),
             to: id)
+    }
+
+    /// The configured ICE servers with TURN credentials for connection `id`, or nil when none are configured.
+    private func iceServers(for id: String) -> [IceServerInfo]? {
+        guard !configuration.iceServers.isEmpty else { return nil }
+        return TURNCredentials.issue(configuration.iceServers, with: turnCredentials, user: id,
+                                     now: WallClock.seconds())
     }
 
     private func handleMemberRequest(

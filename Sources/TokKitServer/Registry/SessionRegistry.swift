@@ -13,6 +13,8 @@ actor SessionRegistry {
     let authority: TokenAuthority
     let configuration: ServerConfiguration
     let logger: Logger
+    /// Mints the TURN credentials of `connected`, when a TURN secret is configured.
+    let turnCredentials: TURNCredentials?
 
     var sessions: [String: SessionRecord] = [:]
     var rooms: [String: String] = [:]
@@ -27,6 +29,9 @@ actor SessionRegistry {
         self.authority = authority
         self.configuration = configuration
         self.logger = logger
+        turnCredentials = configuration.turnSecret.map {
+            TURNCredentials(secret: $0, lifetimeSeconds: Int64(configuration.turnCredentialLifetime))
+        }
     }
 
     var heartbeatTimeout: Duration { .milliseconds(configuration.heartbeatTimeoutMs) }

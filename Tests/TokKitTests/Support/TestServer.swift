@@ -15,12 +15,14 @@ struct TestServer {
     var url: String { "http://127.0.0.1:\(port)" }
 
     static func start(
-        heartbeatIntervalMs: Int = 5_000, heartbeatTimeoutMs: Int = 15_000, resumeGraceMs: Int = 20_000
+        heartbeatIntervalMs: Int = 5_000, heartbeatTimeoutMs: Int = 15_000, resumeGraceMs: Int = 20_000,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         var configuration = ServerConfiguration(apiKey: apiKey, apiSecret: apiSecret)
         configuration.heartbeatIntervalMs = heartbeatIntervalMs
         configuration.heartbeatTimeoutMs = heartbeatTimeoutMs
         configuration.resumeGraceMs = resumeGraceMs
+        configure(&configuration)
         var logger = Logger(label: "test.server")
         logger.logLevel = .error
         let server = try TokKitServer(configuration: configuration, logger: logger)
