@@ -47,9 +47,14 @@ class Emitter {
   }
 }
 
-/** Creates a session object (not connected). `url` defaults to the page's origin (http→ws, path /signaling). */
-export function initSession(apiKey, sessionId, { url = globalThis.location?.origin } = {}) {
-  return new Session(apiKey, sessionId, url);
+/**
+ * Creates a session object (not connected). `url` defaults to the page's origin (http→ws, path /signaling).
+ * `iceConfig` (OpenTok's): `customServers` (RTCIceServer objects), `includeServers` ("all": the server's STUN/TURN
+ * servers from `connected` then the custom ones; "custom": only the custom ones), `transportPolicy` ("all" or
+ * "relay": TURN only).
+ */
+export function initSession(apiKey, sessionId, { url = globalThis.location?.origin, iceConfig = {} } = {}) {
+  return new Session(apiKey, sessionId, url, iceConfig);
 }
 
 /** Keeps only `mimeType`'s codecs in a transceiver's preferences (so VP8/96 and Opus/111 are negotiated). */
@@ -68,7 +73,7 @@ class Peer {
     this.session = session;
     this.streamId = streamId;
     this.subscriberId = subscriberId;
-    this.pc = new RTCPeerConnection(PC_CONFIG);
+    this.pc = new RTCPeerConnection(session._peerConfig());
     this.pc.onicecandidate = ({ candidate }) => {
       if (candidate === null) this.send("endOfCandidates", "");
       else if (candidate.candidate && (candidate.sdpMLineIndex ?? 0) === 0) this.send("candidate", candidate.candidate);
@@ -242,12 +247,15 @@ class Session extends Emitter {
   #heartbeat = null;
   #publishers = new Set();
   #subscribers = new Map(); // subscriberId → Subscriber
+  #iceConfig;
+  #serverIceServers = []; // from the last `connected` (fresh TURN credentials each time)
 
-  constructor(apiKey, sessionId, url) {
+  constructor(apiKey, sessionId, url, iceConfig = {}) {
     super();
     this.apiKey = apiKey;
     this.sessionId = sessionId;
     this.url = url;
+    this.#iceConfig = iceConfig;
     this.state = "disconnected"; // → connecting → connected → disconnecting → disconnected
   }
 
@@ -401,8 +409,16 @@ class Session extends Emitter {
     }
   }
 
+  /** The RTCPeerConnection configuration of this session's peers: the server's ICE servers and the iceConfig. */
+  _peerConfig() {
+    const { customServers = [], includeServers = "all", transportPolicy = "all" } = this.#iceConfig;
+    const server = includeServers === "custom" ? [] : this.#serverIceServers;
+    return { ...PC_CONFIG, iceServers: [...server, ...customServers], iceTransportPolicy: transportPolicy };
+  }
+
   #connected(m) {
     this.state = "connected";
+    this.#serverIceServers = m.iceServers ?? [];
     this.connection = this.#connectionFrom(m.connection);
     this.connections.set(this.connection.connectionId, this.connection);
     for (const c of m.connections) this.connections.set(c.id, this.#connectionFrom(c));
