@@ -6,6 +6,8 @@
 @_exported import struct TokKitICE.IceConfiguration
 @_exported import struct TokKitICE.IceServer
 @_exported import enum TokKitICE.IceTransportPolicy
+@_exported import struct TokKitICE.IceCandidate
+@_exported import struct TokKitICE.IceCandidatePair
 
 // What ``Publisher/statistics`` and ``Subscriber/statistics`` are made of.
 @_exported import struct TokKitStreaming.VideoSendStatistics

@@ -88,6 +88,7 @@ final class SubscriberMedia: Sendable {
         let (peer, video, audio) = state.withLock { ($0.peer, $0.video, $0.audio) }
         return SubscriberStatistics(
             video: video?.statistics ?? VideoReceiveStatistics(), audio: audio?.statistics ?? AudioReceiveStatistics(),
-            videoTrack: peer?.statistics(.video) ?? TrackStatistics(), audioTrack: peer?.statistics(.audio) ?? TrackStatistics())
+            videoTrack: peer?.statistics(.video) ?? TrackStatistics(), audioTrack: peer?.statistics(.audio) ?? TrackStatistics(),
+            candidatePair: peer?.selectedCandidatePair)
     }
 }

@@ -1,3 +1,4 @@
+import TokKitICE
 import TokKitPeer
 import TokKitStreaming
 
@@ -15,10 +16,15 @@ public struct SubscriberStatistics: Sendable, Hashable {
     public var videoTrack: TrackStatistics
     /// The audio RTP stream.
     public var audioTrack: TrackStatistics
+    /// The path the media takes: host, server-reflexive (through NAT) or relayed (TURN) ends; nil before ICE
+    /// selected one.
+    public var candidatePair: IceCandidatePair?
 
     public init(video: VideoReceiveStatistics = VideoReceiveStatistics(),
                 audio: AudioReceiveStatistics = AudioReceiveStatistics(),
-                videoTrack: TrackStatistics = TrackStatistics(), audioTrack: TrackStatistics = TrackStatistics()) {
+                videoTrack: TrackStatistics = TrackStatistics(), audioTrack: TrackStatistics = TrackStatistics(),
+                candidatePair: IceCandidatePair? = nil) {
+        self.candidatePair = candidatePair
         self.video = video
         self.audio = audio
         self.videoTrack = videoTrack

@@ -63,6 +63,9 @@ public final class IceAgent: Sendable {
     /// The agent's current state.
     public var state: IceState { core.control.withLock { $0.state } }
 
+    /// The pair media takes, once ICE selected one (it may change while connected, and after ``restart()``).
+    public var selectedPair: IceCandidatePair? { core.selectedPair.withLock { $0 } }
+
     /// Whether the caller runs on this agent's network thread.
     public var isOnNetworkThread: Bool { loop.isCurrent }
 
@@ -278,6 +281,12 @@ public final class IceAgent: Sendable {
         defer { g_free(text) }
         var sdp = String(cString: text)
         if sdp.hasPrefix("a=") { sdp.removeFirst(2) }
+        let end = endpoint(c)
+        return IceCandidate(sdp: sdp, kind: end.kind, address: end.address, port: end.port)
+    }
+
+    /// The kind and transport address of a libnice candidate.
+    static func endpoint(_ c: UnsafeMutablePointer<NiceCandidate>) -> IceCandidatePair.Endpoint {
         let kind: IceCandidate.Kind = switch c.pointee.type {
         case NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE: .serverReflexive
         case NICE_CANDIDATE_TYPE_PEER_REFLEXIVE: .peerReflexive
@@ -285,13 +294,7 @@ public final class IceAgent: Sendable {
         default: .host
         }
         var addr = c.pointee.addr
-        return IceCandidate(sdp: sdp, kind: kind, address: address(addr), port: UInt16(nice_address_get_port(&addr)))
-    }
-
-    /// `address:port` of a libnice address.
-    static func endpoint(_ addr: NiceAddress) -> String {
-        var a = addr
-        return "\(address(a)):\(nice_address_get_port(&a))"
+        return IceCandidatePair.Endpoint(kind: kind, address: address(addr), port: UInt16(nice_address_get_port(&addr)))
     }
 
     private static func address(_ addr: NiceAddress) -> String {

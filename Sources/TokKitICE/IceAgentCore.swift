@@ -26,6 +26,8 @@ final class IceAgentCore: Sendable {
     let streamID: UInt32
     let control = Mutex(Control())
     let receiver = Mutex<Receiver?>(nil)
+    /// The last pair libnice selected.
+    let selectedPair = Mutex<IceCandidatePair?>(nil)
     let continuation: AsyncStream<IceEvent>.Continuation
     /// The agent while it may be used for sending; `nil` once closing started.
     let sendPath: Mutex<NiceAgentHandle?>
@@ -61,6 +63,12 @@ final class IceAgentCore: Sendable {
             return next
         }
         if let changed { continuation.yield(.stateChanged(changed)) }
+    }
+
+    /// Remembers and reports the pair libnice selected.
+    func select(_ pair: IceCandidatePair) {
+        selectedPair.withLock { $0 = pair }
+        emit(.selectedPair(pair))
     }
 
     /// Reports an event unless the agent is closed.

@@ -8,6 +8,6 @@ public enum IceEvent: Sendable, Hashable {
     case gatheringComplete
     /// The component's state changed.
     case stateChanged(IceState)
-    /// A new pair was selected; `local` and `remote` are `address:port`.
-    case selectedPair(local: String, remote: String)
+    /// A new pair was selected: media now takes this path.
+    case selectedPair(IceCandidatePair)
 }

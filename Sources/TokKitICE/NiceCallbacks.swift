@@ -33,8 +33,7 @@ let niceStateChanged: tk_nice_state_fn = { _, _, _, state, data in
 /// `new-selected-pair-full`: any thread.
 let niceSelectedPair: tk_nice_pair_fn = { _, _, _, local, remote, data in
     guard let local, let remote else { return }
-    core(data).emit(.selectedPair(local: IceAgent.endpoint(local.pointee.addr),
-                                  remote: IceAgent.endpoint(remote.pointee.addr)))
+    core(data).select(IceCandidatePair(local: IceAgent.endpoint(local), remote: IceAgent.endpoint(remote)))
 }
 
 /// `nice_agent_close_async` completion, on the loop thread: the last step of the teardown.

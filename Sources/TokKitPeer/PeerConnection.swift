@@ -131,6 +131,9 @@ public final class PeerConnection: Sendable {
     /// The negotiated SRTP profile, once connected.
     public var srtpProfile: SRTPProfile? { transport.withLock { $0 }?.srtpProfile }
 
+    /// The path media takes (the ICE pair selected), once connected; nil before.
+    public var selectedCandidatePair: IceCandidatePair? { control.withLock { $0.ice }?.selectedPair }
+
     // MARK: - Signalling
 
     /// Starts ICE as the controlling agent and returns the offer: audio (mid 0) and video (mid 1), BUNDLE,

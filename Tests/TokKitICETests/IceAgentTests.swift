@@ -107,6 +107,14 @@ import TokKitICETestSupport
         let candidates = pair.controllingLog.candidates
         #expect(!candidates.isEmpty)
         #expect(candidates.allSatisfy { $0.address == "127.0.0.1" && $0.kind == .host }, "\(candidates)")
+        // The selected pair names both ends, as reported by the event and kept by the agent.
+        #expect(await eventually { pair.controlling.selectedPair != nil })
+        let selected = try #require(pair.controlling.selectedPair)
+        #expect(selected.local.kind == .host && selected.remote.kind == .host && !selected.isRelayed)
+        #expect(selected.local.address == "127.0.0.1" && selected.remote.address == "127.0.0.1")
+        #expect(candidates.contains { $0.port == selected.local.port })
+        #expect(pair.controllingLog.events.withLock { $0.contains(.selectedPair(selected)) })
+        #expect(selected.description.hasPrefix("host 127.0.0.1:"))
         await pair.close()
     }
 
