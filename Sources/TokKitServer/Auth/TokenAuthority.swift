@@ -37,9 +37,13 @@ public struct TokenAuthority: Sendable {
         sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = "",
         now: Int64
     ) throws(ProtocolError) -> IssuedToken {
-        let expiry = expireTime ?? now + ProtocolLimits.defaultTokenLifetime
+        let expiry = expireTime ?? Self.saturatingSum(now, ProtocolLimits.defaultTokenLifetime)
         guard expiry > now else { throw ProtocolError(.invalidParameter, "expireTime must be in the future") }
-        try Validation.tokenLifetime(expiry - now)
+        let lifetime = expiry.subtractingReportingOverflow(now)
+        guard !lifetime.overflow else {
+            throw ProtocolError(.invalidParameter, "token lifetime must be 1...\(ProtocolLimits.maxTokenLifetime) s")
+        }
+        try Validation.tokenLifetime(lifetime.partialValue)
         try Validation.connectionData(connectionData)
         let claims = TokenClaims(
             apiKey: apiKey, sessionId: sessionId, role: role, issuedAt: now, expiresAt: expiry,
@@ -66,8 +70,12 @@ public struct TokenAuthority: Sendable {
         }
         guard claims.apiKey == apiKey else { throw CompactJWS.refused("token is for another API key") }
         guard claims.expiresAt > now else { throw CompactJWS.refused("token expired") }
-        guard claims.issuedAt <= now + Self.clockSkew else { throw CompactJWS.refused("token issued in the future") }
-        guard claims.expiresAt - claims.issuedAt <= ProtocolLimits.maxTokenLifetime else {
+        guard claims.issuedAt <= Self.saturatingSum(now, Self.clockSkew) else {
+            throw CompactJWS.refused("token issued in the future")
+        }
+        // Both times come from the token: checked arithmetic (iat = Int64.min must be refused, not trap).
+        let lifetime = claims.expiresAt.subtractingReportingOverflow(claims.issuedAt)
+        guard !lifetime.overflow, lifetime.partialValue <= ProtocolLimits.maxTokenLifetime else {
             throw CompactJWS.refused("token lifetime over 30 days")
         }
         guard claims.connectionData.unicodeScalars.count <= ProtocolLimits.maxConnectionDataLength else {
@@ -79,7 +87,7 @@ public struct TokenAuthority: Sendable {
     /// Makes an admin JWT valid for `lifetime` seconds (at most ``maxAdminLifetime``).
     public func adminToken(now: Int64, lifetime: Int64 = 180) -> String {
         let claims = AdminClaims(
-            iss: apiKey, ist: "project", iat: now, exp: now + min(lifetime, Self.maxAdminLifetime),
+            iss: apiKey, ist: "project", iat: now, exp: Self.saturatingSum(now, min(lifetime, Self.maxAdminLifetime)),
             jti: RandomID.make(bytes: 16))
         return CompactJWS.sign(payload: WireCodec.encode(claims), key: key)
     }
@@ -92,7 +100,7 @@ public struct TokenAuthority: Sendable {
         }
         guard claims.iss == apiKey, claims.ist == "project" else { throw CompactJWS.refused("admin token is not for this project") }
         guard claims.exp > now else { throw CompactJWS.refused("admin token expired") }
-        guard claims.exp <= now + Self.maxAdminLifetime + Self.clockSkew else {
+        guard claims.exp <= Self.saturatingSum(now, Self.maxAdminLifetime + Self.clockSkew) else {
             throw CompactJWS.refused("admin token lives too long")
         }
     }
@@ -102,6 +110,13 @@ public struct TokenAuthority: Sendable {
         guard Self.constantTimeEqual(Array(credential.utf8), partnerCredential, key: key) else {
             throw CompactJWS.refused("wrong API key or secret")
         }
+    }
+
+    /// `a + b`, clamped to `Int64.min...Int64.max` instead of trapping (times passed in by callers may be extreme).
+    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let sum = a.addingReportingOverflow(b)
+        guard sum.overflow else { return sum.partialValue }
+        return b > 0 ? .max : .min
     }
 
     /// Equality of two secrets in time independent of where they differ: compares their HMACs with swift-crypto's

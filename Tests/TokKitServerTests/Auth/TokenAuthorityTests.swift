@@ -94,6 +94,26 @@ import TokKitProtocol
         expectRefused(payloadSwap, "payload swapped under old signature")
     }
 
+    /// Issue 17, item 1: `iat` = Int64.min made `exp - iat` trap and took the whole server down.
+    @Test func extremeTimesAreRefusedWithoutTrapping() throws {
+        let extremes: [(iat: Int64, exp: Int64)] = [
+            (.min, now + 3_600), (.min, .max), (.min, .min), (.max, .max), (.max, .min), (now, .max),
+            (now - 1, .min), (-1, .max),
+        ]
+        for (iat, exp) in extremes {
+            expectRefused(authority.sign(claims(iat: iat, exp: exp)), "iat \(iat), exp \(exp)")
+        }
+        for extremeNow in [Int64.max, .min] {
+            #expect(throws: ProtocolError.self) { try authority.verify(authority.sign(claims(iat: .min, exp: .max)), now: extremeNow) }
+            #expect(throws: ProtocolError.self) { try authority.verifyAdmin(authority.adminToken(now: extremeNow), now: now) }
+            #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: .max, now: extremeNow) }
+            #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: .min, now: extremeNow) }
+        }
+        #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: .max, now: -1) }
+        #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", now: .max) }
+        #expect(throws: ProtocolError.self) { try authority.verifyAdmin(authority.adminToken(now: now), now: .max) }
+    }
+
     @Test func adminTokensAndPartnerCredentials() throws {
         try authority.verifyAdmin(authority.adminToken(now: now), now: now)
         #expect(throws: ProtocolError.self) { try authority.verifyAdmin(authority.adminToken(now: now - 400), now: now) }

@@ -145,6 +145,30 @@ import TokKitProtocol
         }
     }
 
+    /// Issue 17, item 1: the trapping token (`iat` = Int64.min) through `X-TB-TOKEN-AUTH` is a 401, not a crash.
+    @Test func clientTokensWithExtremeTimesAreRefused() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let base = "/v2/project/\(TestServer.apiKey)/session/\(session)"
+            let now = WallClock.seconds()
+            for (iat, exp) in [(Int64.min, now + 600), (.min, .max), (-1, .max)] {
+                let token = server.server.authority.sign(
+                    TokenClaims(apiKey: TestServer.apiKey, sessionId: session, role: .moderator, issuedAt: iat,
+                                expiresAt: exp, nonce: "n", connectionData: ""))
+                let reply = try await server.http(.get, "\(base)/stream", headers: tokenAuth(token))
+                #expect(reply.status == .unauthorized && TestServer.restError(reply.body)?.code == .authorizationFailure,
+                        "iat \(iat) exp \(exp)")
+            }
+            let tooFar = try await server.http(
+                .post, "\(base)/token", headers: admin(server), body: #"{"expireTime":9223372036854775807}"#)
+            #expect(tooFar.status == .badRequest && TestServer.restError(tooFar.body)?.code == .invalidParameter)
+            let notAnInt64 = try await server.http(
+                .post, "\(base)/token", headers: admin(server), body: #"{"expireTime":1e300}"#)
+            #expect(notAnInt64.status == .badRequest && TestServer.restError(notAnInt64.body)?.code == .invalidParameter)
+            #expect(try await server.http(.get, "\(base)/stream", headers: admin(server)).status == .ok)
+        }
+    }
+
     @Test func restSignalLimitsAndTargets() async throws {
         try await TestServer.with { server in
             let session = try await server.session()

@@ -23,6 +23,25 @@ import TokKitProtocol
         await client.finished()
     }
 
+    /// Issue 17, item 1: a correctly signed token with `iat` = Int64.min trapped in `exp - iat` and killed the server.
+    @Test func tokensWithExtremeTimesAreRefusedAndTheServerKeepsServing() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (watcher, _) = try await server.join(session)
+            let wall = Int64(Date().timeIntervalSince1970)
+            for (iat, exp) in [(Int64.min, wall + 600), (.min, .max), (-1, .max), (wall, .max)] {
+                let token = server.server.authority.sign(
+                    TokenClaims(apiKey: TestServer.apiKey, sessionId: session, role: .moderator, issuedAt: iat,
+                                expiresAt: exp, nonce: "n", connectionData: ""))
+                try await expectRefused(server, session: session, token: token, code: .authorizationFailure, "iat \(iat) exp \(exp)")
+            }
+            watcher.send(.ping(.init(seq: 9)))
+            #expect(await watcher.nextMessage() == .pong(.init(seq: 9)))
+            let stats = await server.stats { $0.connections == 1 }
+            #expect(stats.connected == 1 && stats.connecting == 0, "\(stats)")
+        }
+    }
+
     @Test func tamperedTokensAreRefusedOverTheSocketAndLeaveNothingRegistered() async throws {
         try await TestServer.with { server in
             let session = try await server.session()
