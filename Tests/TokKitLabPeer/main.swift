@@ -1,0 +1,186 @@
+// tokkit-lab-peer: one participant of a network-lab test, run inside a lab host (a network namespace). Joins a
+// session, publishes a PatternCapturer picture and a tone, subscribes to every other stream, and reports on stdout,
+// one JSON object a line, what happens and twice a second what it receives, until its stdin closes or --seconds
+// pass. Then it unsubscribes, unpublishes, disconnects, prints {"event":"done"} and exits 0.
+//
+//   tokkit-lab-peer --server URL --api-key K --session S --token T [--name N] [--no-publish] [--no-subscribe]
+//                   [--relay] [--custom-servers-only] [--width W --height H --fps F] [--seconds N]
+//
+// Lines: {"event":"connected","connection":…}, {"event":"published","stream":…}, {"event":"subscribing","stream":…},
+// {"event":"subscriberConnected","stream":…}, {"event":"subscriberFailed","stream":…,"code":…,"message":…},
+// {"event":"subscriberDisconnected","stream":…}, {"event":"stats","stream":…,"frames":…,"patternFrames":…,"width":…,
+// "height":…,"psnr":…,"audioPackets":…,"heardPeak":…,"pair":"host a:p -> srflx b:q","local":"host","remote":"srflx"},
+// {"event":"error","code":…,"message":…}. Exits by itself after --seconds (default 60) + 30 s whatever happens.
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import TokKit
+import TokKitAudio
+import TokKitSessionTestSupport
+
+let arguments = CommandLine.arguments
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+func flag(_ name: String) -> Bool { arguments.contains(name) }
+
+/// One JSON object per line on stdout, flushed at once (the test reads them as they come).
+let output = Mutex(())
+func report(_ fields: [String: any Sendable]) {
+    guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]),
+          let line = String(data: data, encoding: .utf8)
+    else { return }
+    output.withLock { _ in
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))  // write(2): no stdio buffer or lock
+    }
+}
+
+guard let server = option("--server"), let apiKey = option("--api-key"), let sessionId = option("--session"),
+      let token = option("--token")
+else {
+    print("usage: tokkit-lab-peer --server URL --api-key K --session S --token T [--name N] [--no-publish] "
+          + "[--no-subscribe] [--relay] [--custom-servers-only] [--width W --height H --fps F] [--seconds N]")
+    exit(2)
+}
+let seconds = min(max(Int(option("--seconds") ?? "") ?? 60, 1), 3_600)
+let width = Int(option("--width") ?? "") ?? 320
+let height = Int(option("--height") ?? "") ?? 240
+let fps = Double(option("--fps") ?? "") ?? 30
+
+// Never outlive the test by long.
+let watchdog = DispatchSource.makeTimerSource(queue: .global())
+watchdog.schedule(deadline: .now() + .seconds(seconds + 30))
+watchdog.setEventHandler { report(["event": "error", "code": 0, "message": "watchdog"]); exit(3) }
+watchdog.resume()
+
+/// Set once stdin reaches its end (the test closed it: time to leave).
+let stdinClosed = Atomic<Bool>(false)
+// Raw read(2), not readLine: readLine holds stdin's FILE lock while it blocks, and fflush(nil) would wait for it.
+Thread.detachNewThread {
+    var byte: UInt8 = 0
+    while read(0, &byte, 1) > 0 {}
+    stdinClosed.store(true, ordering: .releasing)
+}
+
+/// The loudest sample played since the last `stats` lines (the mix of every subscription's audio): a tone of
+/// another peer heard makes it about 8000.
+let heardPeak = Atomic<Int>(0)
+
+/// What one subscription receives.
+final class Watched: Sendable {
+    let subscriber: Subscriber
+    let renderer = CountingRenderer()
+    init(_ stream: TokKit.Stream, delegate: any SubscriberDelegate) {
+        subscriber = Subscriber(stream: stream, videoRender: renderer, delegate: delegate)
+    }
+}
+
+/// Session, publisher and subscriber events as report lines; subscribes to every stream that appears.
+final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
+    let subscribes: Bool
+    let watched = Mutex<[String: Watched]>([:])
+    init(subscribes: Bool) { self.subscribes = subscribes }
+
+    func session(_ session: Session, streamCreated stream: TokKit.Stream) {
+        guard subscribes else { return }
+        let w = Watched(stream, delegate: self)
+        watched.withLock { $0[stream.streamId] = w }
+        report(["event": "subscribing", "stream": stream.streamId, "name": stream.name])
+        Task {
+            do throws(SessionError) { try await session.subscribe(w.subscriber) } catch {
+                report(["event": "subscriberFailed", "stream": stream.streamId, "code": error.code,
+                        "message": error.description])
+            }
+        }
+    }
+    func session(_ session: Session, streamDestroyed stream: TokKit.Stream) {
+        report(["event": "streamDestroyed", "stream": stream.streamId])
+    }
+    func session(_ session: Session, didFailWithError error: SessionError) {
+        report(["event": "error", "code": error.code, "message": error.description])
+    }
+    func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {
+        report(["event": "publisherFailed", "code": error.code, "message": error.description])
+    }
+    func subscriberDidConnect(toStream subscriber: Subscriber) {
+        report(["event": "subscriberConnected", "stream": subscriber.stream.streamId])
+    }
+    func subscriberDidDisconnect(fromStream subscriber: Subscriber) {
+        report(["event": "subscriberDisconnected", "stream": subscriber.stream.streamId])
+    }
+    func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {
+        report(["event": "subscriberFailed", "stream": subscriber.stream.streamId, "code": error.code,
+                "message": error.description])
+    }
+
+    /// One `stats` line per subscription.
+    func reportStatistics() {
+        let peak = heardPeak.exchange(0, ordering: .relaxed)
+        for (streamId, w) in watched.withLock({ $0 }) {
+            let seen = w.renderer.snapshot
+            let stats = w.subscriber.statistics
+            var fields: [String: any Sendable] = [
+                "event": "stats", "stream": streamId, "frames": seen.frames, "patternFrames": seen.patternFrames,
+                "width": seen.width, "height": seen.height, "psnr": seen.lastPSNR.map { $0.isFinite ? $0 : 99 } ?? 0,
+                "audioPackets": Int(stats.audioTrack.packetsReceived),
+                "videoPackets": Int(stats.videoTrack.packetsReceived), "heardPeak": peak,
+            ]
+            if let pair = stats.candidatePair {
+                fields["pair"] = pair.description
+                fields["local"] = IceCandidatePair.name(pair.local.kind)
+                fields["remote"] = IceCandidatePair.name(pair.remote.kind)
+                fields["localAddress"] = pair.local.address
+                fields["remoteAddress"] = pair.remote.address
+            }
+            report(fields)
+        }
+    }
+}
+
+do {
+    try AudioDeviceManager.setAudioDevice(ToneAudioDevice(renderSink: { period in
+        var peak = 0
+        for sample in period { peak = max(peak, abs(Int(sample))) }
+        if peak > heardPeak.load(ordering: .relaxed) { heardPeak.store(peak, ordering: .relaxed) }
+    }))
+    var settings = SessionSettings()
+    settings.logger.logLevel = Logger.Level(rawValue: option("--log-level") ?? "error") ?? .error
+    if flag("--relay") { settings.ice.transportPolicy = .relay }
+    if flag("--custom-servers-only") { settings.ice.includeServers = .custom }
+    let session = Session(apiKey: apiKey, sessionId: sessionId, serverURL: server, settings: settings)
+    let peer = Peer(subscribes: !flag("--no-subscribe"))
+    session.delegate = peer
+    try await session.connect(token: token)
+    report(["event": "connected", "connection": session.connection?.connectionId ?? ""])
+    var publisher: Publisher?
+    if !flag("--no-publish") {
+        let capturer = PatternCapturer(width: width, height: height, framesPerSecond: fps)
+        let p = Publisher(name: option("--name") ?? "lab-peer", videoCapture: capturer, delegate: peer)
+        try await session.publish(p)
+        report(["event": "published", "stream": p.stream?.streamId ?? ""])
+        publisher = p
+    }
+    let ticker = Task {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(500))
+            peer.reportStatistics()
+        }
+    }
+    // Until stdin closes or the time is up, whichever comes first (stdin is read on a thread of its own).
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline, !stdinClosed.load(ordering: .acquiring) {
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+    ticker.cancel()
+    peer.reportStatistics()
+    for w in peer.watched.withLock({ Array($0.values) }) { try? await session.unsubscribe(w.subscriber) }
+    if let publisher { try? await session.unpublish(publisher) }
+    await session.disconnect()
+    report(["event": "done"])
+    exit(0)
+} catch {
+    report(["event": "error", "code": (error as? SessionError)?.code ?? 0, "message": "\(error)"])
+    exit(1)
+}
