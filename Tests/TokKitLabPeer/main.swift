@@ -132,6 +132,8 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
                 fields["local"] = IceCandidatePair.name(pair.local.kind)
                 fields["remote"] = IceCandidatePair.name(pair.remote.kind)
                 fields["localAddress"] = pair.local.address
+                fields["localPort"] = Int(pair.local.port)
+                fields["remotePort"] = Int(pair.remote.port)
                 fields["remoteAddress"] = pair.remote.address
             }
             report(fields)

@@ -1,0 +1,167 @@
+import Foundation
+import Synchronization
+
+/// A program running in a lab host (`ip netns exec`), its stdout collected as lines and its stderr's tail kept for
+/// diagnostics; its stdin stays open until ``closeInput()`` (programs like `tokkit-lab-peer` leave when it closes).
+///
+/// The ``NetworkLab`` that started it stops it at the latest when the lab closes. Threading: any method from any
+/// task; stdout and stderr are read on threads of their own, never on the cooperative pool.
+public final class LabProcess: Sendable {
+    /// Lines kept (the oldest are dropped beyond this).
+    public static let lineCapacity = 20_000
+
+    /// The command line, for messages.
+    public let command: String
+    /// The process id (the program's own: `ip netns exec` execs it).
+    public let pid: Int32
+
+    private let process: Mutex<Process?>
+    private let input: Mutex<FileHandle?>
+    private let stdout: LineCollector
+    private let stderr: LineCollector
+    private let exitStatus = ExitStatus()
+
+    /// Set by Foundation's termination handler (its own thread).
+    private final class ExitStatus: Sendable {
+        let value = Mutex<Int32?>(nil)
+    }
+
+    init(namespace: String, argv: [String], environment: [String: String]) throws(LabError) {
+        command = argv.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: NetworkLab.ip)
+        process.arguments = ["netns", "exec", namespace] + argv
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = inp
+        let status = exitStatus
+        process.terminationHandler = { p in status.value.withLock { $0 = p.terminationStatus } }
+        do { try process.run() } catch { throw .launchFailed("\(command): \(error)") }
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        try? inp.fileHandleForReading.close()
+        pid = process.processIdentifier
+        stdout = LineCollector(reading: dup(out.fileHandleForReading.fileDescriptor), name: "lab-stdout",
+                               capacity: Self.lineCapacity)
+        stderr = LineCollector(reading: dup(err.fileHandleForReading.fileDescriptor), name: "lab-stderr", capacity: 40)
+        try? out.fileHandleForReading.close()
+        try? err.fileHandleForReading.close()
+        self.process = Mutex(process)
+        input = Mutex(inp.fileHandleForWriting)
+    }
+
+    /// Every line written to stdout so far (the newest ``lineCapacity``).
+    public var lines: [String] { stdout.lines }
+    /// The last lines written to stderr.
+    public var stderrTail: String { stderr.lines.joined(separator: "\n") }
+    /// The exit status, once it has exited.
+    public var status: Int32? { exitStatus.value.withLock { $0 } }
+    /// Whether it is still running.
+    public var isRunning: Bool { status == nil }
+
+    /// Waits until a stdout line satisfies `match` and returns it, at most `timeout`; throws
+    /// ``LabError/timedOut(_:)`` (with the stderr tail) otherwise, or as soon as the process has exited without one.
+    public func waitForLine(timeout: Duration, _ what: String, where match: (String) -> Bool)
+        async throws(LabError) -> String {
+        let deadline = ContinuousClock.now + timeout
+        var seen = 0
+        while true {
+            let all = stdout.lines(after: &seen)
+            if let line = all.first(where: match) { return line }
+            if !isRunning, stdout.finished {
+                if let line = stdout.lines(after: &seen).first(where: match) { return line }
+                throw .timedOut("\(what): \(command) exited with \(status ?? -1); stderr:\n\(stderrTail)")
+            }
+            if ContinuousClock.now >= deadline { throw .timedOut("\(what) within \(timeout); stderr:\n\(stderrTail)") }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Closes its stdin (a lab peer then leaves its session and exits).
+    public func closeInput() {
+        try? input.withLock { $0.take() }?.close()
+    }
+
+    /// Waits for it to exit by itself, at most `timeout`; returns the status, or nil if it is still running.
+    @discardableResult
+    public func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        return status
+    }
+
+    /// Closes stdin, then SIGTERM after `grace`, then SIGKILL a second later; waits (bounded) for the exit.
+    public func stop(grace: Duration = .seconds(5)) async {
+        closeInput()
+        if await waitForExit(timeout: grace) != nil { return }
+        kill(pid, SIGTERM)
+        if await waitForExit(timeout: .seconds(1)) != nil { return }
+        kill(pid, SIGKILL)
+        await waitForExit(timeout: .seconds(2))
+    }
+}
+
+/// A pipe read to EOF on a named thread, kept as lines (at most `capacity`, oldest dropped).
+final class LineCollector: Sendable {
+    private struct State {
+        var lines: [String] = []
+        var dropped = 0
+        var partial = ""
+        var finished = false
+    }
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    init(reading descriptor: Int32, name: String, capacity: Int) {
+        self.capacity = capacity
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                append(String(decoding: buffer[0..<n], as: UTF8.self))
+            }
+            close(descriptor)
+            state.withLock { s in
+                if !s.partial.isEmpty { s.lines.append(s.partial) }
+                s.finished = true
+            }
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    var lines: [String] { state.withLock { $0.lines } }
+    var finished: Bool { state.withLock { $0.finished } }
+
+    /// Lines after the first `seen` ever written (advances `seen`).
+    func lines(after seen: inout Int) -> [String] {
+        let (new, total) = state.withLock { s -> ([String], Int) in
+            let start = max(seen - s.dropped, 0)
+            return (start < s.lines.count ? Array(s.lines[start...]) : [], s.dropped + s.lines.count)
+        }
+        seen = total
+        return new
+    }
+
+    private func append(_ text: String) {
+        state.withLock { s in
+            s.partial += text
+            while let newline = s.partial.firstIndex(of: "\n") {
+                s.lines.append(String(s.partial[..<newline]))
+                s.partial.removeSubrange(...newline)
+            }
+            if s.lines.count > capacity {
+                let excess = s.lines.count - capacity
+                s.lines.removeFirst(excess)
+                s.dropped += excess
+            }
+            if s.partial.utf8.count > 1 << 20 { s.partial = "" }
+        }
+    }
+}

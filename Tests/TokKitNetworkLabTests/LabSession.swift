@@ -1,0 +1,130 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TokKitNetworkLab
+
+/// Executables built next to the test bundle (`swift build --build-tests` builds them).
+enum Built {
+    struct Missing: Error, CustomStringConvertible {
+        var name: String
+        var description: String { "\(name) is not built next to the tests: run `swift build --build-tests`" }
+    }
+
+    static func path(_ name: String) throws -> String {
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let candidate = me.deletingLastPathComponent().appendingPathComponent(name).path
+        guard FileManager.default.isExecutableFile(atPath: candidate) else { throw Missing(name: name) }
+        return candidate
+    }
+}
+
+/// `tokkit-server` running in a lab host on port 8080, optionally handing out the lab's STUN and TURN servers.
+struct LabSessionServer {
+    static let port = 8080
+    let host: LabHost
+    let process: LabProcess
+    var url: String { "http://\(host.address):\(Self.port)" }
+
+    struct Credentials: Decodable {
+        var apiKey: String
+        var sessionId: String
+        var token: String
+    }
+
+    /// Starts the server on `host`, with `stun`/`turn` URLs and the TURN secret when given; waits until it listens.
+    static func start(_ lab: NetworkLab, on host: LabHost, stun: [String] = [], turn: [String] = [],
+                      turnSecret: String? = nil) async throws -> LabSessionServer {
+        var argv = [try Built.path("tokkit-server"), "--host", host.address, "--port", String(port),
+                    "--api-key", "lab", "--api-secret", "tokkit-lab-secret-0123456789", "--log-level", "warning"]
+        for url in stun { argv += ["--stun", url] }
+        for url in turn { argv += ["--turn", url] }
+        if let turnSecret { argv += ["--turn-secret", turnSecret] }
+        let process = try lab.spawn(on: host, argv)
+        _ = try await process.waitForLine(timeout: .seconds(20), "tokkit-server listening") {
+            $0.contains("tokkit-server listening")
+        }
+        return LabSessionServer(host: host, process: process)
+    }
+
+    /// Publisher credentials for `room` (the quick-start route), fetched from the test process over the lab.
+    func credentials(room: String = "lab") async throws -> Credentials {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "\(url)/room/\(room)")!)
+        return try JSONDecoder().decode(Credentials.self, from: data)
+    }
+}
+
+/// `tokkit-lab-peer` in a lab host: joins the session, publishes a pattern and a tone, subscribes to every other
+/// stream and reports what it receives (see Tests/TokKitLabPeer/main.swift).
+struct LabPeer {
+    /// One line of its output.
+    struct Line: Decodable {
+        var event: String
+        var stream: String?
+        var frames: Int?
+        var patternFrames: Int?
+        var psnr: Double?
+        var audioPackets: Int?
+        var heardPeak: Int?
+        var pair: String?
+        var local: String?
+        var remote: String?
+        var localAddress: String?
+        var remoteAddress: String?
+        var localPort: Int?
+        var remotePort: Int?
+        var code: Int?
+        var message: String?
+    }
+
+    let host: LabHost
+    let process: LabProcess
+
+    static func join(_ lab: NetworkLab, on host: LabHost, server: LabSessionServer, name: String,
+                     options: [String] = []) async throws -> LabPeer {
+        let credentials = try await server.credentials()
+        let process = try lab.spawn(on: host, [
+            try Built.path("tokkit-lab-peer"), "--server", server.url, "--api-key", credentials.apiKey,
+            "--session", credentials.sessionId, "--token", credentials.token, "--name", name, "--seconds", "150",
+        ] + options)
+        return LabPeer(host: host, process: process)
+    }
+
+    var lines: [Line] {
+        process.lines.compactMap { try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+    }
+
+    /// Waits until it has rendered `frames` pattern frames of one stream and heard another party's tone; returns
+    /// that `stats` line. Throws with its output on a failure line or at the timeout.
+    func waitForMedia(frames: Int = 30, timeout: Duration = .seconds(40)) async throws -> Line {
+        var heard = false
+        let found = try await process.waitForLine(timeout: timeout, "\(host.label): \(frames) frames and a tone") {
+            guard let line = try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) else { return false }
+            if line.event == "subscriberFailed" || line.event == "error" || line.event == "publisherFailed" {
+                return true
+            }
+            guard line.event == "stats" else { return false }
+            heard = heard || (line.heardPeak ?? 0) > 2_000
+            return heard && (line.patternFrames ?? 0) >= frames
+        }
+        let line = try JSONDecoder().decode(Line.self, from: Data(found.utf8))
+        guard line.event == "stats" else { throw PeerFailed(host: host.label, line: found, output: process.lines) }
+        return line
+    }
+
+    /// The newest `stats` line.
+    var lastStats: Line? { lines.last { $0.event == "stats" } }
+
+    /// Closes its stdin and waits for it to leave the session; returns its exit status.
+    func leave() async -> Int32? {
+        process.closeInput()
+        return await process.waitForExit(timeout: .seconds(15))
+    }
+
+    struct PeerFailed: Error, CustomStringConvertible {
+        var host: String
+        var line: String
+        var output: [String]
+        var description: String { "\(host): \(line)\n" + output.suffix(20).joined(separator: "\n") }
+    }
+}
