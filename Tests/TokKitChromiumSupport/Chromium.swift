@@ -59,8 +59,11 @@ public final class Chromium: Sendable {
     }
 
     /// Starts Chromium and waits for its DevTools endpoint, at most `timeout`. `arguments` are appended to
-    /// ``standardArguments(profile:)``.
+    /// ``standardArguments(profile:)`` (a repeated switch takes its last value). `launcher` is a command prefix
+    /// (e.g. `ip netns exec HOST`, to run it in a network-lab host); `devToolsURL` maps the endpoint Chromium
+    /// announces (always on its own 127.0.0.1) to where this process reaches it (a forwarder's address).
     public static func launch(executable: String = defaultExecutable, arguments: [String] = [],
+                              launcher: [String] = [], devToolsURL: @Sendable (String) -> String = { $0 },
                               timeout: Duration = .seconds(30)) async throws(ChromiumError) -> Chromium {
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw .notInstalled(path: executable) }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("tokkit-chromium-\(UUID())")
@@ -69,8 +72,9 @@ public final class Chromium: Sendable {
         } catch { throw .launchFailed("cannot create \(profile.path): \(error)") }
 
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = standardArguments(profile: profile.path) + arguments
+        let command = launcher + [executable] + standardArguments(profile: profile.path) + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         let stderr = Pipe()
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
@@ -98,8 +102,8 @@ public final class Chromium: Sendable {
             let why = exited.value ? "Chromium exited" : "no endpoint within \(timeout)"
             throw .devToolsUnavailable("\(why); stderr ends with:\n\(output.tail)")
         }
-        return Chromium(pid: pid, profile: profile, connection: DevToolsConnection(url: url), output: output,
-                        exited: exited)
+        return Chromium(pid: pid, profile: profile, connection: DevToolsConnection(url: devToolsURL(url)),
+                        output: output, exited: exited)
     }
 
     /// Launches Chromium, runs `body` and closes it whether `body` returned or threw.

@@ -34,12 +34,13 @@ struct LabSessionServer {
 
     /// Starts the server on `host`, with `stun`/`turn` URLs and the TURN secret when given; waits until it listens.
     static func start(_ lab: NetworkLab, on host: LabHost, stun: [String] = [], turn: [String] = [],
-                      turnSecret: String? = nil) async throws -> LabSessionServer {
+                      turnSecret: String? = nil, staticDirectory: String? = nil) async throws -> LabSessionServer {
         var argv = [try Built.path("tokkit-server"), "--host", host.address, "--port", String(port),
                     "--api-key", "lab", "--api-secret", "tokkit-lab-secret-0123456789", "--log-level", "warning"]
         for url in stun { argv += ["--stun", url] }
         for url in turn { argv += ["--turn", url] }
         if let turnSecret { argv += ["--turn-secret", turnSecret] }
+        if let staticDirectory { argv += ["--static-dir", staticDirectory] }
         let process = try lab.spawn(on: host, argv)
         _ = try await process.waitForLine(timeout: .seconds(20), "tokkit-server listening") {
             $0.contains("tokkit-server listening")
@@ -94,9 +95,10 @@ struct LabPeer {
         process.lines.compactMap { try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
     }
 
-    /// Waits until it has rendered `frames` pattern frames of one stream and heard another party's tone; returns
-    /// that `stats` line. Throws with its output on a failure line or at the timeout.
-    func waitForMedia(frames: Int = 30, timeout: Duration = .seconds(40)) async throws -> Line {
+    /// Waits until it has rendered `frames` pattern frames of one stream and heard another party's tone (with
+    /// `pattern` false: any `frames` frames and some audio packets, as from a browser's fake camera); returns that
+    /// `stats` line. Throws with its output on a failure line or at the timeout.
+    func waitForMedia(frames: Int = 30, pattern: Bool = true, timeout: Duration = .seconds(40)) async throws -> Line {
         var heard = false
         let found = try await process.waitForLine(timeout: timeout, "\(host.label): \(frames) frames and a tone") {
             guard let line = try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) else { return false }
@@ -104,6 +106,7 @@ struct LabPeer {
                 return true
             }
             guard line.event == "stats" else { return false }
+            guard pattern else { return (line.frames ?? 0) >= frames && (line.audioPackets ?? 0) > 0 }
             heard = heard || (line.heardPeak ?? 0) > 2_000
             return heard && (line.patternFrames ?? 0) >= frames
         }
