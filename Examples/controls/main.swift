@@ -47,6 +47,8 @@ await ExampleSession.run("controls") { example in
             case .videoDisabled(let reason): print("  subscriber: video disabled (\(reason))")
             case .videoEnabled(let reason): print("  subscriber: video enabled (\(reason))")
             case .disconnected: print("  subscriber: disconnected")
+            case .reconnecting: print("  subscriber: media lost, reconnecting")
+            case .reconnected: print("  subscriber: reconnected")
             case .connected, .failed: break
             }
         }

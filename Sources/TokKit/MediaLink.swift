@@ -15,9 +15,20 @@ import TokKitSDP
 /// end-of-candidates from the peer's events. Candidates that arrive before the peer exists wait (at most
 /// ``maxPendingCandidates``).
 ///
+/// ## Restarts
+/// Once media has flowed, a path that goes quiet (no packet from the peer for ``silenceLimit``: both ends send RTCP
+/// every second) or fails is an outage, not a failure. The publisher's end restarts: a new peer (fresh ICE
+/// credentials, candidates gathered again on the interfaces that exist now, a new DTLS handshake) and a new offer
+/// through the relay, repeated every ``reofferInterval`` while the outage lasts (the relay itself may be
+/// reconnecting). The subscriber's end reports ``NegotiationChannel/reportReconnecting()``, answers the new offer
+/// with a new peer, and reports ``NegotiationChannel/reportReconnected()`` at its first media packet. After
+/// ``restartTimeout`` without media, either end fails as before (1006). A path that never carried media fails at
+/// once, as before.
+///
 /// ## Threading
-/// ``start(ice:)``, ``receive(_:ice:)`` and ``end()`` run on the session's negotiation queue; the peer's events are
-/// followed by one task per link (control plane). State is guarded by one lock with an explicit phase.
+/// ``start(ice:)``, ``receive(_:ice:)``, ``end()`` and restarts run on the session's negotiation queue; the peer's
+/// events are followed by one task per peer, and the watchdog is one task per link that looks four times a second
+/// and hops to that queue only to restart (control plane). State is guarded by one lock with an explicit phase.
 final class MediaLink: Sendable {
     enum Phase: Sendable, Equatable {
         /// Created; no peer yet (the subscriber side waits for the offer).
@@ -49,6 +60,19 @@ final class MediaLink: Sendable {
         var reportedConnected = false
         /// The offer or answer this end sent.
         var localDescription: String?
+        /// The ICE configuration the negotiator gave (kept for restarts).
+        var ice: IceConfiguration?
+        /// Media has flowed on some peer of this link: from now on a lost path is an outage to restart.
+        var everConnected = false
+        /// When the current outage began, if one is going on.
+        var outageSince: ContinuousClock.Instant?
+        /// When media began to flow on the current peer (its silence counts from then until a packet arrives).
+        var flowingSince: ContinuousClock.Instant?
+        /// Publisher side: when the last restart offer went out.
+        var lastRestart: ContinuousClock.Instant?
+        /// Restarts made (statistics, tests).
+        var restarts = 0
+        var watchdog: Task<Void, Never>?
     }
 
     let context: MediaNegotiationContext
@@ -57,6 +81,14 @@ final class MediaLink: Sendable {
 
     /// Most remote candidates kept before the peer exists.
     static let maxPendingCandidates = 64
+    /// No packet from the peer for this long: the path is gone (WebRTC's "not receiving" delay).
+    static let silenceLimit: Duration = .milliseconds(2_500)
+    /// The publisher's end offers again this often while an outage lasts.
+    static let reofferInterval: Duration = .seconds(5)
+    /// An outage longer than this fails the link.
+    static let restartTimeout: Duration = .seconds(30)
+    /// How often the watchdog looks.
+    static let watchdogPeriod: Duration = .milliseconds(250)
 
     init(context: MediaNegotiationContext, channel: NegotiationChannel) {
         self.context = context
@@ -71,10 +103,17 @@ final class MediaLink: Sendable {
     /// The SDP offer (publisher side) or answer (subscriber side) this end sent, once sent (tests).
     var localDescription: String? { state.withLock { $0.localDescription } }
 
+    /// Restarts made by this end (publisher) or answered (subscriber).
+    var restarts: Int { state.withLock { $0.restarts } }
+
+    /// Whether an outage is going on.
+    var isReconnecting: Bool { state.withLock { $0.outageSince != nil } }
+
     // MARK: - Signalling (negotiation queue)
 
     /// Publisher side: creates the sending peer and sends the offer.
     func start(ice: IceConfiguration) {
+        state.withLock { $0.ice = ice }
         guard context.side == .publisher else { return }
         guard let session = channel.owner, let publisher = session.publisher(streamId: context.streamId) else {
             return fail(.internalError("no publisher for stream \(context.streamId)"))
@@ -102,6 +141,7 @@ final class MediaLink: Sendable {
 
     /// Applies one message from the other end.
     func receive(_ message: NegotiationMessage, ice: IceConfiguration) {
+        state.withLock { $0.ice = ice }
         switch message.kind {
         case .offer: answer(message.payload, ice: ice)
         case .answer: applyAnswer(message.payload)
@@ -115,7 +155,8 @@ final class MediaLink: Sendable {
         let taken: (PeerConnection?, Attachment?, Task<Void, Never>?)? = state.withLock { s in
             guard s.phase != .ended else { return nil }
             s.phase = .ended
-            defer { s.peer = nil; s.attachment = nil; s.events = nil; s.pendingCandidates = [] }
+            s.watchdog?.cancel()
+            defer { s.peer = nil; s.attachment = nil; s.events = nil; s.pendingCandidates = []; s.watchdog = nil }
             return (s.peer, s.attachment, s.events)
         }
         guard let (peer, attachment, events) = taken else { return }
@@ -131,7 +172,13 @@ final class MediaLink: Sendable {
     }
 
     private func answer(_ sdp: String, ice: IceConfiguration) {
-        guard context.side == .subscriber, phase == .idle else { return }
+        guard context.side == .subscriber else { return }
+        // A new offer on a negotiated link: the publisher restarts (see Restarts). Answer it with a new peer.
+        if phase == .negotiated, let began = replacePeer() {
+            state.withLock { $0.restarts += 1 }
+            if began { channel.reportReconnecting() }
+        }
+        guard phase == .idle else { return }
         guard let session = channel.owner, let subscriber = session.subscriber(subscriberId: context.subscriberId)
         else { return }
         let offer: SessionDescription
@@ -231,11 +278,17 @@ final class MediaLink: Sendable {
         let task = Task { [weak self, events = peer.events] in
             for await event in events {
                 guard let self else { return }
+                guard self.isCurrent(peer) else { return }
                 switch event {
                 case .localCandidate(let candidate): self.send(.candidate, candidate)
                 case .gatheringComplete: self.send(.endOfCandidates, "")
-                case .stateChanged(.failed): self.fail(.connectionFailed("the media connection failed (ICE or DTLS)"))
-                case .firstMediaPacket where self.context.side == .subscriber: self.reportConnectedOnce()
+                case .stateChanged(.failed):
+                    // After media has flowed, the watchdog restarts instead (an outage, not a failure).
+                    if !self.state.withLock({ $0.everConnected }) {
+                        self.fail(.connectionFailed("the media connection failed (ICE or DTLS)"))
+                    }
+                case .firstMediaPacket where self.context.side == .subscriber: self.mediaFlowed()
+                case .stateChanged(.connected) where self.context.side == .publisher: self.mediaFlowed()
                 case .stateChanged, .firstMediaPacket: break
                 }
             }
@@ -248,15 +301,148 @@ final class MediaLink: Sendable {
         if !keep { task.cancel() }
     }
 
-    /// Subscriber side: the peer's first media packet (of either kind) arrived, so the subscriber is connected.
-    /// Reported once per link, and only while negotiated (not after a failure or ``end()``).
-    private func reportConnectedOnce() {
-        let report = state.withLock { s in
-            guard s.phase == .negotiated, !s.reportedConnected else { return false }
+    /// Media flows on the current peer (subscriber: its first packet; publisher: connected). The first time, the
+    /// subscriber is connected (reported once per link, only while negotiated); after an outage, reconnected.
+    private func mediaFlowed() {
+        enum Report { case none, connected, reconnected }
+        let report: Report = state.withLock { s in
+            guard s.phase == .negotiated else { return .none }
+            let first = !s.everConnected
+            s.everConnected = true
+            s.flowingSince = .now
+            if s.watchdog == nil { s.watchdog = startWatchdog() }
+            if s.outageSince != nil {
+                s.outageSince = nil
+                s.lastRestart = nil
+                return context.side == .subscriber ? .reconnected : .none
+            }
+            guard first, context.side == .subscriber, !s.reportedConnected else { return .none }
             s.reportedConnected = true
-            return true
+            return .connected
         }
-        if report { channel.reportConnected() }
+        switch report {
+        case .none: break
+        case .connected: channel.reportConnected()
+        case .reconnected: channel.reportReconnected()
+        }
+    }
+
+    /// Whether `peer` is this link's current peer (events of a replaced one are ignored).
+    private func isCurrent(_ peer: PeerConnection) -> Bool {
+        state.withLock { $0.peer === peer }
+    }
+
+    // MARK: - Restarts (negotiation queue)
+
+    /// Looks at the current peer every ``watchdogPeriod`` until the link ends. The look itself is a few lock reads
+    /// on the watchdog's task; only a restart hops to the negotiation queue.
+    private func startWatchdog() -> Task<Void, Never> {
+        Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.watchdogPeriod)
+                guard let self else { return }
+                self.tick()
+            }
+        }
+    }
+
+    /// One look: begins an outage when the peer went quiet or failed, restarts (publisher) or waits (subscriber),
+    /// and gives up after ``restartTimeout``. Also ends an outage the old path recovered from by itself.
+    func tick(now: ContinuousClock.Instant = .now) {
+        enum Action { case none, reconnecting, reconnected, restart, giveUp }
+        let action: Action = state.withLock { s in
+            guard s.phase == .negotiated || s.phase == .offered, s.everConnected, let peer = s.peer else { return .none }
+            let silence = peer.timeSinceLastPacket ?? s.flowingSince.map { now - $0 } ?? .seconds(3_600)
+            let receiving = peer.state == .connected && silence < Self.silenceLimit
+            guard let since = s.outageSince else {
+                guard !receiving else { return .none }
+                s.outageSince = now
+                return context.side == .publisher ? .restart : .reconnecting
+            }
+            // Over only when a packet came after the outage began (the last one before it is not news).
+            let newPacket = peer.timeSinceLastPacket.map { $0 < now - since } ?? false
+            if receiving && newPacket && s.phase == .negotiated {
+                s.outageSince = nil
+                s.lastRestart = nil
+                return context.side == .subscriber ? .reconnected : .none
+            }
+            if now - since > Self.restartTimeout { return .giveUp }
+            if context.side == .publisher, s.lastRestart.map({ now - $0 >= Self.reofferInterval }) ?? true {
+                s.lastRestart = now  // claimed now, so the next look does not queue a second restart
+                return .restart
+            }
+            return .none
+        }
+        switch action {
+        case .none: break
+        case .reconnecting: channel.reportReconnecting()
+        case .reconnected: channel.reportReconnected()
+        case .restart: channel.owner?.withNegotiator { _ in self.restart(now: now) }
+        case .giveUp: fail(.connectionFailed("the media connection was lost and not restored within \(Self.restartTimeout)"))
+        }
+    }
+
+    /// The local network changed under a link that carried media (negotiation queue): an outage begins now, and
+    /// the publisher's end restarts at once (its offer goes out when the session is connected; see
+    /// ``reofferNow()``).
+    func pathLost() {
+        enum Action { case none, reconnecting, restart }
+        let action: Action = state.withLock { s in
+            guard s.phase == .negotiated || s.phase == .offered, s.everConnected else { return .none }
+            let began = s.outageSince == nil
+            if began { s.outageSince = .now }
+            if context.side == .publisher { return .restart }
+            return began ? .reconnecting : .none
+        }
+        switch action {
+        case .none: break
+        case .reconnecting: channel.reportReconnecting()
+        case .restart: restart(now: .now)
+        }
+    }
+
+    /// Publisher side, during an outage (negotiation queue): offers again now rather than at the next
+    /// ``reofferInterval`` (the signaling just came back, so the last offer may have been lost).
+    func reofferNow() {
+        let due = state.withLock { s in
+            context.side == .publisher && s.everConnected && s.outageSince != nil
+                && (s.phase == .negotiated || s.phase == .offered)
+        }
+        if due { restart(now: .now) }
+    }
+
+    /// Publisher side: replaces the peer and sends a new offer.
+    private func restart(now: ContinuousClock.Instant) {
+        guard context.side == .publisher, let ice = state.withLock({ $0.ice }), replacePeer() != nil else { return }
+        state.withLock { s in
+            s.lastRestart = now
+            s.restarts += 1
+        }
+        start(ice: ice)
+    }
+
+    /// Detaches and closes the current peer and returns the link to `idle`, keeping its watchdog; an outage
+    /// begins if none was going on. Returns whether it began one, or nil when the link already failed or ended.
+    private func replacePeer() -> Bool? {
+        let taken: (PeerConnection?, Attachment?, Task<Void, Never>?, Bool)? = state.withLock { s in
+            guard s.phase == .negotiated || s.phase == .offered else { return nil }
+            s.phase = .idle
+            let began = s.outageSince == nil
+            if began { s.outageSince = .now }
+            defer { s.peer = nil; s.events = nil; s.pendingCandidates = []; s.pendingEnd = false; s.flowingSince = nil }
+            return (s.peer, s.attachment, s.events, began)
+        }
+        guard let (peer, attachment, events, began) = taken else { return nil }
+        if let peer {
+            switch attachment {
+            case .publisher(let media): media.detach(peer)
+            case .subscriber(let media): media.detach(peer)
+            case nil: break
+            }
+        }
+        events?.cancel()
+        peer?.close()
+        return began
     }
 
     private func send(_ kind: NegotiationMessage.Kind, _ payload: String) {

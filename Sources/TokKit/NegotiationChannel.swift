@@ -26,6 +26,17 @@ public struct NegotiationChannel: Sendable {
         session?.negotiationReportedConnected(context)
     }
 
+    /// Media stopped arriving on a connected subscription and the media layer is restoring it: the subscriber
+    /// reports ``SubscriberEvent/reconnecting``.
+    public func reportReconnecting() {
+        session?.negotiationReportedOutage(context, over: false)
+    }
+
+    /// Media arrives again after ``reportReconnecting()``: the subscriber reports ``SubscriberEvent/reconnected``.
+    public func reportReconnected() {
+        session?.negotiationReportedOutage(context, over: true)
+    }
+
     /// The negotiation failed for good; the subscriber reports `error` and is removed.
     public func reportFailed(_ error: SessionError) {
         session?.negotiationReportedFailure(context, error: error)

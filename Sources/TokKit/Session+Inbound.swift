@@ -106,6 +106,7 @@ extension Session: SignalingLinkOwner {
             s.status = .connected
             reconcile(others: others, streams: m.streams, &s)
             emit(.reconnected)
+            signalingResumed()
             // Signals held while reconnecting (and those lost in flight) go out now, in the order they were made.
             for rid in s.pending.keys.sorted() {
                 guard let p = s.pending[rid], !link.send(p.text) else { continue }
@@ -118,6 +119,7 @@ extension Session: SignalingLinkOwner {
         // A fresh connection.
         s.me = me
         s.status = .connected
+        startNetworkMonitor(&s)
         s.connections.removeAll()
         s.connectionOrder.removeAll()
         s.streams.removeAll()

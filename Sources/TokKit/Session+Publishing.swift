@@ -203,6 +203,15 @@ extension Session {
         }
     }
 
+    /// A connected subscriber's media was lost (`over` false) or came back (`over` true).
+    func negotiationReportedOutage(_ context: MediaNegotiationContext, over: Bool) {
+        guard context.side == .subscriber else { return }
+        state.withLock { s in
+            guard let subscriber = s.subscribers[context.subscriberId], subscriber.setReconnecting(!over) else { return }
+            emit(over ? .reconnected : .reconnecting, for: subscriber)
+        }
+    }
+
     func negotiationReportedFailure(_ context: MediaNegotiationContext, error: SessionError) {
         state.withLock { s in
             switch context.side {

@@ -81,6 +81,8 @@ extension Session {
             s.role = nil
             s.resumeToken = nil
             s.closedByServer = false
+            s.networkMonitor?.stop()
+            s.networkMonitor = nil
             s.status = .notConnected
             if wasConnected { emit(.disconnected) }
             defer { s.disconnectWaiters.removeAll() }
@@ -88,6 +90,31 @@ extension Session {
         }
         link?.cancel()
         for w in waiters { w.resume() }
+    }
+}
+
+// MARK: - Network changes
+
+extension Session {
+    /// Watches the local addresses from the first `connected` until the session ends.
+    func startNetworkMonitor(_ s: inout SessionState) {
+        guard s.networkMonitor == nil else { return }
+        s.networkMonitor = NetworkChangeMonitor { [weak self] gone in self?.localAddressesLost(gone) }
+    }
+
+    /// A local address went away: the signaling socket may have used it, so it is dropped and resumed at once
+    /// (instead of after the heartbeat timeout), and every media link restarts once the session is back.
+    func localAddressesLost(_ gone: Set<String>) {
+        logger.info("local addresses gone: \(gone.sorted()); resuming the connection and restarting media")
+        let link = state.withLock { s in s.status == .connected ? s.link : nil }
+        withNegotiator { ($0 as? WebRTCNegotiator)?.networkChanged() }
+        link?.drop()
+    }
+
+    /// The connection resumed after a drop: media links in an outage offer again now (their last offer may have
+    /// been lost with the socket).
+    func signalingResumed() {
+        withNegotiator { ($0 as? WebRTCNegotiator)?.signalingResumed() }
     }
 }
 

@@ -30,6 +30,8 @@ struct SessionState {
     var closedByServer = false
     var disconnectWaiters: [CheckedContinuation<Void, Never>] = []
     var reconnectTask: Task<Void, Never>?
+    /// Watches the local addresses while connected (or reconnecting).
+    var networkMonitor: NetworkChangeMonitor?
 
     // What the server told us.
     var me: Connection?

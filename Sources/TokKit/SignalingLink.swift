@@ -98,6 +98,13 @@ final class SignalingLink: Sendable {
         outgoingContinuation.finish()
     }
 
+    /// Declares the socket dead (the local address it used went away) and tears it down without a close
+    /// handshake: the owner sees ``SessionError/connectionDropped``, as after a heartbeat timeout, and resumes.
+    func drop() {
+        verdict.withLock { $0 = $0 ?? .connectionDropped }
+        task.withLock { $0 }?.cancel()
+    }
+
     /// Tears the socket down at once.
     func cancel() {
         outgoingContinuation.finish()

@@ -31,6 +31,8 @@ public final class Subscriber: Sendable {
         /// The session it was subscribed in, once ended (so that unsubscribing it there is not an error).
         weak var endedSession: Session?
         var phase: Phase = .idle
+        /// Media was lost after connecting and is being restored.
+        var reconnecting = false
     }
 
     private let state: Mutex<State>
@@ -153,6 +155,19 @@ public final class Subscriber: Sendable {
             return true
         }
     }
+
+    /// A connected subscriber's media was lost (`true`) or restored (`false`); true when that changes something.
+    func setReconnecting(_ reconnecting: Bool) -> Bool {
+        state.withLock { s in
+            guard case .connected = s.phase, s.reconnecting != reconnecting else { return false }
+            s.reconnecting = reconnecting
+            return true
+        }
+    }
+
+    /// Whether media was lost and is being restored (between ``SubscriberEvent/reconnecting`` and
+    /// ``SubscriberEvent/reconnected``).
+    public var isReconnecting: Bool { state.withLock { $0.reconnecting } }
 
     /// Ends the subscription; returns the phase it was in (nil if it had already ended).
     func end() -> Phase? {

@@ -9,6 +9,13 @@ public protocol SubscriberDelegate: AnyObject, Sendable {
     func subscriberDidDisconnect(fromStream subscriber: Subscriber)
     /// Subscribing failed.
     func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError)
+    /// Media stopped arriving (the network path was lost; OpenTok's `subscriberDidDisconnectFromStream:`): the
+    /// SDK restores it (ICE restart) without a new subscription. Followed by ``subscriberDidReconnect(toStream:)``,
+    /// or by a failure (1006) when it cannot within 30 s.
+    func subscriberDidStartReconnecting(toStream subscriber: Subscriber)
+    /// Media arrives again after ``subscriberDidStartReconnecting(toStream:)`` (OpenTok's
+    /// `subscriberDidReconnectToStream:`).
+    func subscriberDidReconnect(toStream subscriber: Subscriber)
     /// Video stopped arriving, and why.
     func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason)
     /// Video resumed, and why.
@@ -19,6 +26,8 @@ extension SubscriberDelegate {
     public func subscriberDidConnect(toStream subscriber: Subscriber) {}
     public func subscriberDidDisconnect(fromStream subscriber: Subscriber) {}
     public func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {}
+    public func subscriberDidStartReconnecting(toStream subscriber: Subscriber) {}
+    public func subscriberDidReconnect(toStream subscriber: Subscriber) {}
     public func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {}
     public func subscriberVideoEnabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {}
 }

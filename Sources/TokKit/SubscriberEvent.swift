@@ -10,6 +10,12 @@ public enum SubscriberEvent: Sendable, Hashable {
     case disconnected
     /// Subscribing failed (`subscriber:didFailWithError:`).
     case failed(SessionError)
+    /// Media stopped arriving (the network path was lost) and the SDK is restoring it
+    /// (`subscriberDidStartReconnecting(toStream:)`, OpenTok's `subscriberDidDisconnectFromStream:`).
+    case reconnecting
+    /// Media arrives again after ``reconnecting`` (`subscriberDidReconnect(toStream:)`, OpenTok's
+    /// `subscriberDidReconnectToStream:`). An outage that is not restored within 30 s ends in ``failed(_:)``.
+    case reconnected
     /// Video stopped arriving, and why (`subscriberVideoDisabled:reason:`).
     case videoDisabled(SubscriberVideoEventReason)
     /// Video resumed, and why (`subscriberVideoEnabled:reason:`).
@@ -21,6 +27,8 @@ public enum SubscriberEvent: Sendable, Hashable {
         case .connected: delegate.subscriberDidConnect(toStream: subscriber)
         case .disconnected: delegate.subscriberDidDisconnect(fromStream: subscriber)
         case .failed(let error): delegate.subscriber(subscriber, didFailWithError: error)
+        case .reconnecting: delegate.subscriberDidStartReconnecting(toStream: subscriber)
+        case .reconnected: delegate.subscriberDidReconnect(toStream: subscriber)
         case .videoDisabled(let reason): delegate.subscriberVideoDisabled(subscriber, reason: reason)
         case .videoEnabled(let reason): delegate.subscriberVideoEnabled(subscriber, reason: reason)
         }

@@ -43,6 +43,16 @@ public final class WebRTCNegotiator: MediaNegotiator {
         links.withLock { $0.removeValue(forKey: context) }?.end()
     }
 
+    /// A local address went away (negotiation queue): every link that carried media treats its path as lost.
+    func networkChanged() {
+        for link in links.withLock({ Array($0.values) }) { link.pathLost() }
+    }
+
+    /// The session's signaling resumed (negotiation queue): links in an outage offer again now.
+    func signalingResumed() {
+        for link in links.withLock({ Array($0.values) }) { link.reofferNow() }
+    }
+
     /// Negotiations in progress or carrying media.
     public var activeNegotiations: Int { links.withLock { $0.count } }
 

@@ -306,7 +306,7 @@ public final class IceAgent: Sendable {
 }
 
 /// A configuration checked and resolved before any thread or socket exists.
-private struct AgentPlan {
+struct AgentPlan {
     struct Relay {
         let kind: IceServerURL.Kind
         let address: String

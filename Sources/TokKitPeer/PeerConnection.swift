@@ -93,6 +93,8 @@ public final class PeerConnection: Sendable {
     typealias IncomingLoss = @Sendable (_ ssrc: UInt32, _ sequenceNumber: UInt16) -> Bool
     private struct IncomingLossBox: Sendable { let loss: IncomingLoss }
     private let incomingLoss = Mutex<IncomingLossBox?>(nil)
+    /// Monotonic nanoseconds of the last packet received from the peer (0: none yet); written by the network thread.
+    private let lastPacketArrival = Atomic<UInt64>(0)
 
     /// Signalling and connection state.
     private struct Control: ~Copyable {
@@ -130,6 +132,16 @@ public final class PeerConnection: Sendable {
 
     /// The negotiated SRTP profile, once connected.
     public var srtpProfile: SRTPProfile? { transport.withLock { $0 }?.srtpProfile }
+
+    /// How long since the last SRTP or SRTCP packet from the peer arrived (authenticated), or nil if none has.
+    /// Both ends send RTCP at least every ``PeerConfiguration/rtcpInterval`` while connected, so a silence of a few
+    /// intervals means the path is gone (as WebRTC's "not receiving" after 2.5 s). Any thread.
+    public var timeSinceLastPacket: Duration? {
+        let last = lastPacketArrival.load(ordering: .relaxed)
+        guard last != 0 else { return nil }
+        let now = RTCPClock.monotonicNanoseconds()
+        return .nanoseconds(Int64(now &- min(last, now)))
+    }
 
     /// The path media takes (the ICE pair selected), once connected; nil before.
     public var selectedCandidatePair: IceCandidatePair? { control.withLock { $0.ice }?.selectedPair }
@@ -618,6 +630,7 @@ public final class PeerConnection: Sendable {
 
     private func receive(_ kind: MediaPacketKind, _ packet: UnsafeMutableRawBufferPointer) {
         let bytes = UnsafeRawBufferPointer(packet)
+        lastPacketArrival.store(RTCPClock.monotonicNanoseconds(), ordering: .relaxed)
         switch kind {
         case .rtp: receiveRTP(bytes)
         case .rtcp: receiveRTCP(bytes)

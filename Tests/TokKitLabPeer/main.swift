@@ -8,7 +8,8 @@
 //
 // Lines: {"event":"connected","connection":…}, {"event":"published","stream":…}, {"event":"subscribing","stream":…},
 // {"event":"subscriberConnected","stream":…}, {"event":"subscriberFailed","stream":…,"code":…,"message":…},
-// {"event":"subscriberDisconnected","stream":…}, {"event":"stats","stream":…,"frames":…,"patternFrames":…,"width":…,
+// {"event":"subscriberDisconnected","stream":…}, {"event":"subscriberReconnecting","stream":…},
+// {"event":"subscriberReconnected","stream":…}, {"event":"stats","stream":…,"frames":…,"patternFrames":…,"width":…,
 // "height":…,"psnr":…,"audioPackets":…,"heardPeak":…,"pair":"host a:p -> srflx b:q","local":"host","remote":"srflx"},
 // {"event":"error","code":…,"message":…}. Exits by itself after --seconds (default 60) + 30 s whatever happens.
 import Dispatch
@@ -96,6 +97,7 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
         }
     }
     func session(_ session: Session, streamDestroyed stream: TokKit.Stream) {
+        watched.withLock { _ = $0.removeValue(forKey: stream.streamId) }
         report(["event": "streamDestroyed", "stream": stream.streamId])
     }
     func session(_ session: Session, didFailWithError error: SessionError) {
@@ -110,13 +112,23 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
     func subscriberDidDisconnect(fromStream subscriber: Subscriber) {
         report(["event": "subscriberDisconnected", "stream": subscriber.stream.streamId])
     }
+    func subscriberDidStartReconnecting(toStream subscriber: Subscriber) {
+        report(["event": "subscriberReconnecting", "stream": subscriber.stream.streamId])
+    }
+    func subscriberDidReconnect(toStream subscriber: Subscriber) {
+        report(["event": "subscriberReconnected", "stream": subscriber.stream.streamId])
+    }
     func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {
+        watched.withLock { _ = $0.removeValue(forKey: subscriber.stream.streamId) }
         report(["event": "subscriberFailed", "stream": subscriber.stream.streamId, "code": error.code,
                 "message": error.description])
     }
 
-    /// One `stats` line per subscription.
-    func reportStatistics() {
+    /// One `stats` line per subscription, and a `health` line: the media negotiations still open (each holds a
+    /// peer connection) and the subscriptions this peer still tracks.
+    func reportStatistics(_ session: Session) {
+        let negotiations = (session.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations ?? -1
+        report(["event": "health", "negotiations": negotiations, "subscriptions": watched.withLock { $0.count }])
         let peak = heardPeak.exchange(0, ordering: .relaxed)
         for (streamId, w) in watched.withLock({ $0 }) {
             let seen = w.renderer.snapshot
@@ -167,7 +179,7 @@ do {
     let ticker = Task {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(500))
-            peer.reportStatistics()
+            peer.reportStatistics(session)
         }
     }
     // Until stdin closes or the time is up, whichever comes first (stdin is read on a thread of its own).
@@ -176,7 +188,7 @@ do {
         try? await Task.sleep(for: .milliseconds(100))
     }
     ticker.cancel()
-    peer.reportStatistics()
+    peer.reportStatistics(session)
     for w in peer.watched.withLock({ Array($0.values) }) { try? await session.unsubscribe(w.subscriber) }
     if let publisher { try? await session.unpublish(publisher) }
     await session.disconnect()

@@ -154,6 +154,24 @@ public final class NetworkLab: Sendable {
         return host
     }
 
+    /// Moves `host` to the next address of its subnet (198.18.n.2 → .3, or 198.19.n.2 → .3 behind NAT), as a
+    /// machine that changed networks: the old address is removed (with every socket's path through it), the new
+    /// one added with the default route. Returns the host with its new address.
+    public func changeAddress(of host: LabHost) async throws(LabError) -> LabHost {
+        guard host.hostNumber < 250 else { throw .tooManyHosts }
+        let moved = LabHost(label: host.label, index: host.index, namespace: host.namespace, nat: host.nat,
+                            hostNumber: host.hostNumber + 1)
+        let gateway = host.nat == nil ? "198.18.\(host.index).1" : "198.19.\(host.index).1"
+        let ip = Self.ip, ns = host.namespace
+        try await Command.run([ip, "-n", ns, "addr", "del", "\(host.address)/24", "dev", "eth0"])
+        try await Command.run([ip, "-n", ns, "addr", "add", "\(moved.address)/24", "dev", "eth0"])
+        try await Command.run([ip, "-n", ns, "route", "replace", "default", "via", gateway])
+        state.withLock { s in
+            if let i = s.hosts.firstIndex(where: { $0.index == host.index }) { s.hosts[i] = moved }
+        }
+        return moved
+    }
+
     /// Replaces what is done to `host`'s traffic (see ``Impairments``); `Impairments()` restores a clean link.
     public func impair(_ host: LabHost, _ impairments: Impairments) async throws(LabError) {
         let chain = host.routerInterface

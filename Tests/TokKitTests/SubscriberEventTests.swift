@@ -11,6 +11,8 @@ extension SubscriberEvent {
         case .connected: "connected"
         case .disconnected: "disconnected"
         case .failed(let error): "failed(\(error.code))"
+        case .reconnecting: "reconnecting"
+        case .reconnected: "reconnected"
         case .videoDisabled(let reason): "videoDisabled(\(reason))"
         case .videoEnabled(let reason): "videoEnabled(\(reason))"
         }
