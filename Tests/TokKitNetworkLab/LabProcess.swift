@@ -81,6 +81,11 @@ public final class LabProcess: Sendable {
         }
     }
 
+    /// Writes `text` to its stdin (nothing if stdin was closed).
+    public func write(_ text: String) {
+        input.withLock { handle in try? handle?.write(contentsOf: Data(text.utf8)) }
+    }
+
     /// Closes its stdin (a lab peer then leaves its session and exits).
     public func closeInput() {
         try? input.withLock { $0.take() }?.close()
