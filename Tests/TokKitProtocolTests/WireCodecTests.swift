@@ -76,6 +76,26 @@ import TokKitProtocol
         #expect(request.message == .signal(.init(type: "chat", data: "x")))
     }
 
+    /// Issue 17, item 3: every optional field of `publish` and `signal` (Docs/Protocol.md, 6.3) may be absent or
+    /// null and then takes its documented default; present fields are still type-checked.
+    @Test func optionalPublishAndSignalFieldsTakeTheDocumentedDefaults() throws {
+        func decode(_ json: String) throws -> ClientRequest { try WireCodec.decodeRequest(Array(json.utf8)).get() }
+        let defaults = ClientMessage.Publish(name: "", hasAudio: true, hasVideo: true, videoType: .camera)
+        #expect(try decode(#"{"type":"publish"}"#).message == .publish(defaults))
+        #expect(try decode(#"{"type":"publish","name":null,"hasAudio":null}"#).message == .publish(defaults))
+        #expect(
+            try decode(#"{"type":"publish","rid":4,"hasVideo":false,"videoDimensions":{"width":2,"height":3}}"#)
+                == ClientRequest(rid: 4, .publish(.init(hasVideo: false, videoDimensions: .init(width: 2, height: 3)))))
+        #expect(try decode(#"{"type":"signal"}"#).message == .signal(.init(type: "", data: "")))
+        #expect(try decode(#"{"type":"signal","rid":3,"signalType":"bad type!"}"#)
+            == ClientRequest(rid: 3, .signal(.init(type: "bad type!", data: ""))))
+        #expect(try decode(#"{"type":"signal","data":"d","to":"c2"}"#).message == .signal(.init(data: "d", to: "c2")))
+        for wrong in [#"{"type":"publish","name":5}"#, #"{"type":"publish","hasAudio":"yes"}"#,
+                      #"{"type":"signal","signalType":[]}"#] {
+            #expect(throws: WireCodec.RequestFailure.self, "\(wrong)") { try decode(wrong) }
+        }
+    }
+
     @Test(arguments: [
         "", "{", "null", "[]", #"{"rid":5}"#, #"{"type":42}"#, #"{"type":"nope","rid":6}"#,
         #"{"type":"signal","rid":7,"data":5}"#, #"{"type":"publish","rid":8,"videoType":"hologram"}"#,

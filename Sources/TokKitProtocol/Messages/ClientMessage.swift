@@ -88,6 +88,10 @@ extension ClientMessage {
     }
 
     /// `publish`: the new stream's description. The server assigns its id and creation time.
+    ///
+    /// Every field is optional on the wire; an absent (or null) one takes the default Docs/Protocol.md states,
+    /// the same as this initializer's: `name` "", `hasAudio` true, `hasVideo` true, `videoType` camera, no
+    /// `videoDimensions`.
     public struct Publish: Codable, Hashable, Sendable {
         public var name: String
         public var hasAudio: Bool
@@ -103,6 +107,20 @@ extension ClientMessage {
             self.hasVideo = hasVideo
             self.videoType = videoType
             self.videoDimensions = videoDimensions
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let defaults = Publish()
+            name = try container.decodeIfPresent(String.self, forKey: .name) ?? defaults.name
+            hasAudio = try container.decodeIfPresent(Bool.self, forKey: .hasAudio) ?? defaults.hasAudio
+            hasVideo = try container.decodeIfPresent(Bool.self, forKey: .hasVideo) ?? defaults.hasVideo
+            videoType = try container.decodeIfPresent(VideoType.self, forKey: .videoType) ?? defaults.videoType
+            videoDimensions = try container.decodeIfPresent(VideoDimensions.self, forKey: .videoDimensions)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case name, hasAudio, hasVideo, videoType, videoDimensions
         }
     }
 
@@ -152,7 +170,8 @@ extension ClientMessage {
     }
 
     /// `signal`: type (may be empty), data, and an optional target connection (absent: everyone, sender included).
-    /// Any `from` field a client adds is ignored: the server stamps the true sender.
+    /// Any `from` field a client adds is ignored: the server stamps the true sender. `signalType` and `data` are
+    /// optional on the wire; absent (or null) they are "" (Docs/Protocol.md, 6.3).
     public struct Signal: Codable, Hashable, Sendable {
         public var type: String
         public var data: String
@@ -161,6 +180,13 @@ extension ClientMessage {
             self.type = type
             self.data = data
             self.to = to
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try container.decodeIfPresent(String.self, forKey: .type) ?? ""
+            data = try container.decodeIfPresent(String.self, forKey: .data) ?? ""
+            to = try container.decodeIfPresent(String.self, forKey: .to)
         }
 
         enum CodingKeys: String, CodingKey {

@@ -102,6 +102,39 @@ import TokKitProtocol
         }
     }
 
+    /// Issue 17, item 3 and the section 7 example: the optional fields of `publish` and `signal` may be left out and
+    /// take the defaults Docs/Protocol.md states; a `signal` with only a bad `signalType` gets 1461.
+    @Test func optionalFieldsMayBeLeftOutAndTakeTheDocumentedDefaults() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let (client, connected) = try await server.join(session)
+            client.sendRaw(#"{"type":"publish","rid":1}"#)
+            guard case let .ack(ack) = await client.nextMessage(), ack.rid == 1, let streamId = ack.streamId else {
+                throw TestFailure("no ack for a bare publish")
+            }
+            guard case let .streamCreated(created) = await client.nextMessage() else { throw TestFailure("streamCreated") }
+            #expect(created.stream.id == streamId && created.stream.connectionId == connected.connection.id)
+            #expect(created.stream.name == "" && created.stream.hasAudio && created.stream.hasVideo)
+            #expect(created.stream.videoType == .camera && created.stream.videoDimensions == nil)
+
+            client.sendRaw(#"{"type":"publish","rid":2,"hasAudio":false,"videoType":"screen"}"#)
+            guard case .ack = await client.nextMessage() else { throw TestFailure("no ack for a partial publish") }
+            guard case let .streamCreated(partial) = await client.nextMessage() else { throw TestFailure("streamCreated 2") }
+            #expect(!partial.stream.hasAudio && partial.stream.hasVideo && partial.stream.videoType == .screen)
+
+            client.sendRaw(#"{"type":"signal","rid":3}"#)
+            #expect(await client.nextMessage() == .ack(.init(rid: 3)))
+            guard case let .signal(signal) = await client.nextMessage() else { throw TestFailure("signal") }
+            #expect(signal.type == "" && signal.data == "" && signal.from == connected.connection.id)
+
+            // Docs/Protocol.md, section 7, verbatim.
+            client.sendRaw(#"{"type":"signal","rid":4,"signalType":"bad type!"}"#)
+            guard case let .error(error) = await client.nextMessage() else { throw TestFailure("no error for a bad type") }
+            #expect(error.rid == 4 && error.code == .invalidSignalType)
+            #expect(error.message == "signal type may only contain A-Z a-z 0-9 - _ ~")
+        }
+    }
+
     @Test func theServerStampsTheTrueSender() async throws {
         try await TestServer.with { server in
             let session = try await server.session()
