@@ -12,6 +12,8 @@ final class IceAgentCore: Sendable {
         var state: IceState = .new
         var wasConnected = false
         var signalHandlers: [UInt] = []
+        /// Local candidates gathered (reported as events).
+        var localCandidates = 0
     }
 
     /// The receive handler in a non-generic struct. A bare closure in `Mutex<ReceiveHandler?>` is stored at the
@@ -63,6 +65,24 @@ final class IceAgentCore: Sendable {
             return next
         }
         if let changed { continuation.yield(.stateChanged(changed)) }
+    }
+
+    /// Reports a local candidate and counts it.
+    func gathered(_ candidate: IceCandidate) {
+        control.withLock { $0.localCandidates += 1 }
+        emit(.localCandidate(candidate))
+    }
+
+    /// Gathering finished. With no local candidate at all (relay-only and every TURN allocation refused or
+    /// unanswered, or no usable interface) no pair can ever form and libnice would wait forever: the agent fails.
+    func gatheringDone() {
+        emit(.gatheringComplete)
+        let failed: Bool = control.withLock { c in
+            guard c.localCandidates == 0, c.state != .closed, c.state != .failed else { return false }
+            c.state = .failed
+            return true
+        }
+        if failed { continuation.yield(.stateChanged(.failed)) }
     }
 
     /// Remembers and reports the pair libnice selected.

@@ -10,7 +10,8 @@ public enum IceState: Sendable, Hashable {
     case connected
     /// Connectivity (or consent, RFC 7675) was lost; it may come back, or a restart is needed.
     case disconnected
-    /// Every pair failed after the peer's end-of-candidates, or consent expired.
+    /// Every pair failed after the peer's end-of-candidates, consent expired, or gathering ended without a single
+    /// local candidate (relay-only with every TURN server refusing or unreachable).
     case failed
     /// ``IceAgent/close()`` was called. Terminal.
     case closed

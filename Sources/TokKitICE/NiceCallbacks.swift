@@ -17,12 +17,12 @@ let niceReceive: NiceAgentRecvFunc = { _, _, _, length, buffer, data in
 /// `new-candidate-full`: any thread.
 let niceNewCandidate: tk_nice_candidate_fn = { agent, candidate, data in
     guard let agent, let candidate else { return }
-    if let c = IceAgent.describe(candidate, agent: agent) { core(data).emit(.localCandidate(c)) }
+    if let c = IceAgent.describe(candidate, agent: agent) { core(data).gathered(c) }
 }
 
 /// `candidate-gathering-done`: any thread.
 let niceGatheringDone: tk_nice_stream_fn = { _, _, data in
-    core(data).emit(.gatheringComplete)
+    core(data).gatheringDone()
 }
 
 /// `component-state-changed`: any thread.

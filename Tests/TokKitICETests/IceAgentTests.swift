@@ -130,6 +130,24 @@ import TokKitICETestSupport
         agent?.close()
     }
 
+    /// Relay-only with a TURN server that refuses the connection: gathering ends without a single candidate, so
+    /// no pair can ever form; the agent fails instead of waiting forever.
+    @Test func gatheringNothingFailsTheAgent() async throws {
+        var config = IceConfiguration.loopback
+        config.transportPolicy = .relay
+        // TCP to a port nobody listens on: refused at once.
+        config.servers = [IceServer(urls: ["turn:127.0.0.1:9?transport=tcp"], username: "u", credential: "p")]
+        let agent = try IceAgent(role: .controlling, configuration: config)
+        let log = EventLog()
+        let follower = Task { for await event in agent.events { log.events.withLock { $0.append(event) } } }
+        try agent.gatherCandidates()
+        #expect(await eventually(within: .seconds(30)) { log.states.contains(.failed) }, "\(log.events.withLock { $0 })")
+        #expect(log.candidates.isEmpty && log.gatheringCompletions == 1)
+        #expect(agent.state == .failed)
+        agent.close()
+        follower.cancel()
+    }
+
     @Test func invalidConfigurationIsRejected() {
         var config = IceConfiguration.loopback
         config.localAddresses = ["not-an-ip"]

@@ -4,7 +4,8 @@
 // pass. Then it unsubscribes, unpublishes, disconnects, prints {"event":"done"} and exits 0.
 //
 //   tokkit-lab-peer --server URL --api-key K --session S --token T [--name N] [--no-publish] [--no-subscribe]
-//                   [--relay] [--custom-servers-only] [--width W --height H --fps F] [--seconds N]
+//                   [--relay] [--custom-servers-only] [--ice-server URL [--ice-username U --ice-credential C]]
+//                   [--width W --height H --fps F] [--seconds N] [--log-level L]
 //
 // Lines: {"event":"connected","connection":…}, {"event":"published","stream":…}, {"event":"subscribing","stream":…},
 // {"event":"subscriberConnected","stream":…}, {"event":"subscriberFailed","stream":…,"code":…,"message":…},
@@ -163,6 +164,10 @@ do {
     settings.logger.logLevel = Logger.Level(rawValue: option("--log-level") ?? "error") ?? .error
     if flag("--relay") { settings.ice.transportPolicy = .relay }
     if flag("--custom-servers-only") { settings.ice.includeServers = .custom }
+    if let url = option("--ice-server") {
+        try settings.ice.addServer(url: url, username: option("--ice-username") ?? "",
+                                   credential: option("--ice-credential") ?? "")
+    }
     let session = Session(apiKey: apiKey, sessionId: sessionId, serverURL: server, settings: settings)
     let peer = Peer(subscribes: !flag("--no-subscribe"))
     session.delegate = peer
