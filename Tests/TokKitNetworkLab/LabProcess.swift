@@ -31,6 +31,9 @@ public final class LabProcess: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: NetworkLab.ip)
         process.arguments = ["netns", "exec", namespace] + argv
+        // Files a program writes to its working directory (an example's snapshot, say) go to a scratch directory,
+        // not into the checkout the tests run from.
+        process.currentDirectoryURL = FileManager.default.temporaryDirectory
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
