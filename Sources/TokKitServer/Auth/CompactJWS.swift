@@ -25,7 +25,8 @@ enum CompactJWS {
         return signingInput + "." + Base64URL.encode(mac)
     }
 
-    /// Verifies structure, `alg` and signature; returns the payload JSON. Every failure is
+    /// Verifies structure, `alg`, signature and that neither header nor payload has a key twice in one object (a
+    /// decoder would keep one of the two values); returns the payload JSON. Every failure is
     /// ``ErrorCode/authorizationFailure`` (the message says which check failed, for logs).
     static func verify(_ token: String, key: SymmetricKey) throws(ProtocolError) -> [UInt8] {
         guard token.utf8.count <= maxLength else { throw refused("token too long") }
@@ -34,13 +35,16 @@ enum CompactJWS {
         guard let headerJSON = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2])
         else { throw refused("token is not base64url") }
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerJSON)), header.alg == "HS256" else {
-            throw refused("token algorithm must be HS256")
-        }
+        guard JSONDuplicateKeys.first(in: headerJSON) == nil,
+              let header = try? JSONDecoder().decode(Header.self, from: Data(headerJSON)), header.alg.isSameBytes(as: "HS256")
+        else { throw refused("token algorithm must be HS256") }
         guard signature.count == SHA256.byteCount else { throw refused("token signature has the wrong length") }
         let signingInput = token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(signingInput), using: key) else {
             throw refused("token signature does not match")
+        }
+        if let key = JSONDuplicateKeys.first(in: payload) {
+            throw refused("token claims name \"\(key.prefix(64))\" twice")
         }
         return payload
     }

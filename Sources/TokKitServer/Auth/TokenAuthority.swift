@@ -8,7 +8,9 @@ import Foundation
 #endif
 
 /// Issues and verifies the project's credentials: client tokens (HS256 JWTs carrying ``TokenClaims``), admin JWTs
-/// and the `apiKey:apiSecret` partner header. Comparisons of secrets are constant-time (HMAC verification).
+/// and the `apiKey:apiSecret` partner header. Comparisons of secrets are constant-time (HMAC verification); the API
+/// key, `iss` and `ist` are compared byte for byte (never with `String ==`, which is canonical equivalence); claims
+/// JSON with a key given twice is refused.
 ///
 /// Immutable value, `Sendable`, safe from any thread. Times are seconds since the Unix epoch, passed in so callers
 /// and tests control the clock.
@@ -68,7 +70,7 @@ public struct TokenAuthority: Sendable {
         guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payload)) else {
             throw CompactJWS.refused("token claims are malformed")
         }
-        guard claims.apiKey == apiKey else { throw CompactJWS.refused("token is for another API key") }
+        guard isAPIKey(claims.apiKey) else { throw CompactJWS.refused("token is for another API key") }
         guard claims.expiresAt > now else { throw CompactJWS.refused("token expired") }
         guard claims.issuedAt <= Self.saturatingSum(now, Self.clockSkew) else {
             throw CompactJWS.refused("token issued in the future")
@@ -98,11 +100,16 @@ public struct TokenAuthority: Sendable {
         guard let claims = try? JSONDecoder().decode(AdminClaims.self, from: Data(payload)) else {
             throw CompactJWS.refused("admin claims are malformed")
         }
-        guard claims.iss == apiKey, claims.ist == "project" else { throw CompactJWS.refused("admin token is not for this project") }
+        guard isAPIKey(claims.iss), claims.ist.isSameBytes(as: "project") else { throw CompactJWS.refused("admin token is not for this project") }
         guard claims.exp > now else { throw CompactJWS.refused("admin token expired") }
         guard claims.exp <= Self.saturatingSum(now, Self.maxAdminLifetime + Self.clockSkew) else {
             throw CompactJWS.refused("admin token lives too long")
         }
+    }
+
+    /// True when `candidate` is this project's API key, byte for byte (U+212A KELVIN SIGN is not "K").
+    public func isAPIKey(_ candidate: String) -> Bool {
+        candidate.isSameBytes(as: apiKey)
     }
 
     /// Verifies an `X-TB-PARTNER-AUTH` value (`apiKey:apiSecret`) in constant time.

@@ -27,7 +27,7 @@ enum Caller: Sendable {
             }
             if allowClientToken, let token = request.headers[tokenHeader] {
                 let claims = try authority.verify(token, now: now)
-                guard claims.sessionId == sessionId else {
+                guard let sessionId, claims.sessionId.isSameBytes(as: sessionId) else {
                     throw ProtocolError(.authorizationFailure, "token is for another session")
                 }
                 return .client(claims)

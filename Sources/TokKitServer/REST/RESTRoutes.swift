@@ -148,7 +148,7 @@ struct RESTRoutes: Sendable {
         let sessionId = context.parameters.get("sessionId") ?? ""
         let caller = try Caller.authenticate(
             request, authority: authority, sessionId: sessionId, allowClientToken: allowClientToken)
-        guard context.parameters.get("apiKey") == authority.apiKey else {
+        guard let apiKey = context.parameters.get("apiKey"), authority.isAPIKey(apiKey) else {
             throw RESTFailure(.unauthorized, ProtocolError(.authorizationFailure, "wrong API key in path"))
         }
         do throws(ProtocolError) {

@@ -36,12 +36,12 @@ extension SessionRegistry {
     }
 
     func session(_ sessionId: String) throws(ProtocolError) -> SessionDescription {
-        guard let session = sessions[sessionId] else { throw ProtocolError(.invalidSessionId, "unknown session id") }
+        guard let session = sessions[exactly: sessionId] else { throw ProtocolError(.invalidSessionId, "unknown session id") }
         return session.description
     }
 
     func streamList(_ sessionId: String) throws(ProtocolError) -> [StreamInfo] {
-        guard let session = sessions[sessionId] else { throw ProtocolError(.invalidSessionId, "unknown session id") }
+        guard let session = sessions[exactly: sessionId] else { throw ProtocolError(.invalidSessionId, "unknown session id") }
         return session.streamIds.compactMap { streams[$0]?.info }
     }
 
@@ -53,14 +53,16 @@ extension SessionRegistry {
     // MARK: Shared operations
 
     func liveStream(_ streamId: String, in sessionId: String) throws(ProtocolError) -> StreamInfo {
-        guard let stream = streams[streamId], stream.sessionId == sessionId else {
+        guard let stream = streams[exactly: streamId], stream.sessionId.isSameBytes(as: sessionId) else {
             throw ProtocolError(.streamNotFound, "no such stream in this session")
         }
         return stream.info
     }
 
     private func member(_ connectionId: String, in sessionId: String) throws(ProtocolError) {
-        guard let connection = connections[connectionId], connection.membership?.sessionId == sessionId else {
+        guard let connection = connections[exactly: connectionId],
+              connection.membership?.sessionId.isSameBytes(as: sessionId) == true
+        else {
             throw ProtocolError(.invalidParameter, "no such connection in this session")
         }
     }

@@ -46,10 +46,10 @@ extension SessionRegistry {
             guard ProtocolVersion.supported.contains(connect.version) else {
                 throw ProtocolError(.incompatibleVersion, "protocol version \(connect.version) is not supported")
             }
-            guard connect.apiKey == authority.apiKey else { throw ProtocolError(.authorizationFailure, "unknown API key") }
-            guard sessions[connect.sessionId] != nil else { throw ProtocolError(.invalidSessionId, "unknown session id") }
+            guard authority.isAPIKey(connect.apiKey) else { throw ProtocolError(.authorizationFailure, "unknown API key") }
+            guard sessions[exactly: connect.sessionId] != nil else { throw ProtocolError(.invalidSessionId, "unknown session id") }
             let claims = try authority.verify(connect.token, now: WallClock.seconds())
-            guard claims.sessionId == connect.sessionId else {
+            guard claims.sessionId.isSameBytes(as: connect.sessionId) else {
                 throw ProtocolError(.authorizationFailure, "token is for another session")
             }
             let info = ConnectionInfo(id: id, creationTime: WallClock.milliseconds(), data: claims.connectionData)
@@ -75,7 +75,7 @@ extension SessionRegistry {
             reply(rid, error: ProtocolError(.incompatibleVersion, "protocol version not supported"), to: provisional)
             return reject(provisional, code: .policyViolation)
         }
-        guard let target = connections[resume.connectionId], let membership = target.membership,
+        guard let target = connections[exactly: resume.connectionId], let membership = target.membership,
               authority.secretsMatch(resume.resumeToken, membership.resumeToken)
         else {
             reply(rid, error: ProtocolError(.resumeFailed, "cannot resume this connection"), to: provisional)
@@ -185,14 +185,14 @@ extension SessionRegistry {
                         subscribeToAudio: subscribe.subscribeToAudio, subscribeToVideo: subscribe.subscribeToVideo)),
                 to: stream.connectionId)
         case let .unsubscribe(reference):
-            guard let subscription = subscriptions[reference.subscriberId], subscription.subscriber == id else {
+            guard let subscription = subscriptions[exactly: reference.subscriberId], subscription.subscriber == id else {
                 throw ProtocolError(.subscriberNotFound, "no such subscription of this connection")
             }
             ack(rid, to: id)
             removeSubscription(subscription.id, notifyPublisher: true)
         case let .negotiation(negotiation):
-            guard let subscription = subscriptions[negotiation.subscriberId],
-                  subscription.streamId == negotiation.streamId,
+            guard let subscription = subscriptions[exactly: negotiation.subscriberId],
+                  subscription.streamId.isSameBytes(as: negotiation.streamId),
                   subscription.subscriber == id || subscription.publisher == id
             else { throw ProtocolError(.subscriberNotFound, "no such subscription for this connection and stream") }
             try Validation.negotiationPayload(negotiation.payload)

@@ -1,3 +1,4 @@
+import Crypto
 import Testing
 import TokKitProtocol
 @testable import TokKitServer
@@ -112,6 +113,56 @@ import TokKitProtocol
         #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: .max, now: -1) }
         #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", now: .max) }
         #expect(throws: ProtocolError.self) { try authority.verifyAdmin(authority.adminToken(now: now), now: .max) }
+    }
+
+    /// Issue 17, item 7: `String ==` is canonical equivalence, under which U+212A KELVIN SIGN equals "K".
+    @Test func apiKeyAndIssAreComparedByteForByte() throws {
+        let kelvin = "\u{212A}ey"
+        #expect(kelvin == "Key", "the premise: Swift strings compare canonically")
+        let authority = TokenAuthority(apiKey: "Key", apiSecret: "secret-0123456789abcdef")
+        #expect(authority.isAPIKey("Key") && !authority.isAPIKey(kelvin))
+        _ = try authority.verify(authority.sign(claims(key: "Key")), now: now)
+        #expect(throws: ProtocolError(.authorizationFailure, "token is for another API key")) {
+            try authority.verify(authority.sign(claims(key: kelvin)), now: now)
+        }
+        func admin(iss: String, ist: String = "project") -> String {
+            authority.sign(payload: Array(#"{"iss":"\#(iss)","ist":"\#(ist)","iat":\#(now),"exp":\#(now + 60),"jti":"j"}"#.utf8))
+        }
+        try authority.verifyAdmin(admin(iss: "Key"), now: now)
+        #expect(throws: ProtocolError.self) { try authority.verifyAdmin(admin(iss: kelvin), now: now) }
+        #expect(throws: ProtocolError.self) { try authority.verifyAdmin(admin(iss: "Key", ist: "proj\u{0065}\u{0301}ct"), now: now) }
+        #expect(throws: ProtocolError.self) { try authority.verifyPartner("\(kelvin):secret-0123456789abcdef") }
+    }
+
+    /// Issue 17, item 7: a duplicated claim was accepted with its last value.
+    @Test func claimsWithADuplicatedKeyAreRefused() throws {
+        func payload(_ extra: String) -> [UInt8] {
+            Array(#"{"iss":"key","session_id":"2_s","role":"subscriber","iat":\#(now),"exp":\#(now + 60),"nonce":"n","connection_data":""\#(extra)}"#.utf8)
+        }
+        #expect(try authority.verify(authority.sign(payload: payload("")), now: now).role == .subscriber)
+        for extra in [#","role":"moderator""#, #","r\u006fle":"moderator""#, #","session_id":"2_other""#,
+                      #","exp":\#(now + 30)"#, #","extra":{"a":1,"a":2}"#] {
+            #expect(throws: ProtocolError.self, "\(extra)") { try authority.verify(authority.sign(payload: payload(extra)), now: now) }
+            do {
+                _ = try authority.verify(authority.sign(payload: payload(extra)), now: now)
+            } catch {
+                #expect(error.code == .authorizationFailure && error.message.contains("twice"), "\(error)")
+            }
+        }
+        let admin = #"{"iss":"key","ist":"project","iat":\#(now),"exp":\#(now + 60),"exp":\#(now + 86_400),"jti":"j"}"#
+        #expect(throws: ProtocolError.self) { try authority.verifyAdmin(authority.sign(payload: Array(admin.utf8)), now: now) }
+        // A correctly signed header naming `alg` twice is refused as well, whatever the last value.
+        let signingInput = Base64URL.encode(Array(#"{"alg":"none","alg":"HS256","typ":"JWT"}"#.utf8)) + "."
+            + Base64URL.encode(payload(""))
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Array(signingInput.utf8), using: SymmetricKey(data: Array("secret-0123456789abcdef".utf8)))
+        expectRefused(signingInput + "." + Base64URL.encode(mac), "alg twice")
+        let single = Base64URL.encode(Array(#"{"typ":"JWT","alg":"HS256"}"#.utf8)) + "." + Base64URL.encode(payload(""))
+        let singleMac = HMAC<SHA256>.authenticationCode(
+            for: Array(single.utf8), using: SymmetricKey(data: Array("secret-0123456789abcdef".utf8)))
+        #expect(throws: Never.self, "the same, hand-signed, with alg once") {
+            try authority.verify(single + "." + Base64URL.encode(singleMac), now: now)
+        }
     }
 
     @Test func adminTokensAndPartnerCredentials() throws {

@@ -97,6 +97,52 @@ import TokKitProtocol
         }
     }
 
+    /// Issue 17, item 7: the API key, `iss` and ids were compared with `String ==` (canonical equivalence), so
+    /// U+212A KELVIN SIGN passed for "K"; a claim given twice was accepted with its last value.
+    @Test func keysIdsAndClaimsAreComparedByteForByte() async throws {
+        let key = "test-Key"
+        let kelvinKey = "test-\u{212A}ey"
+        #expect(key == kelvinKey, "the premise: Swift strings compare canonically")
+        try await TestServer.with({ $0.apiKey = key }) { server in
+            // A session whose id has a "K" to misspell (a base64url id of 32 characters has one 40 % of the time).
+            var session = try await server.session()
+            for _ in 0..<200 where !session.contains("K") { session = try await server.session() }
+            try #require(session.contains("K"))
+            let kelvinSession = session.replacingOccurrences(of: "K", with: "\u{212A}")
+            let token = try await server.token(session)
+            let wall = Int64(Date().timeIntervalSince1970)
+            func signed(iss: String = key, sessionId: String = session) -> String {
+                server.server.authority.sign(
+                    TokenClaims(apiKey: iss, sessionId: sessionId, role: .moderator, issuedAt: wall, expiresAt: wall + 600,
+                                nonce: "n", connectionData: ""))
+            }
+            try await expectRefused(
+                server, session: session, token: token, apiKey: kelvinKey, code: .authorizationFailure, "Kelvin API key")
+            try await expectRefused(
+                server, session: session, token: signed(iss: kelvinKey), apiKey: key, code: .authorizationFailure,
+                "Kelvin iss")
+            try await expectRefused(
+                server, session: session, token: signed(sessionId: kelvinSession), apiKey: key,
+                code: .authorizationFailure, "Kelvin session_id in the token")
+            try await expectRefused(
+                server, session: kelvinSession, token: signed(sessionId: kelvinSession), apiKey: key,
+                code: .invalidSessionId, "Kelvin session id in connect and token")
+            let doubled = server.server.authority.sign(payload: Array(
+                #"{"iss":"\#(key)","session_id":"\#(session)","role":"subscriber","iat":\#(wall),"exp":\#(wall + 600),"nonce":"n","connection_data":"","role":"moderator"}"#
+                    .utf8))
+            try await expectRefused(
+                server, session: session, token: doubled, apiKey: key, code: .authorizationFailure, "role twice")
+            let stats = await server.stats { $0.connections == 0 && $0.sockets == 0 }
+            #expect(stats.connections == 0 && stats.sockets == 0, "nothing registered: \(stats)")
+
+            // The exact spellings still connect.
+            let client = try await RawClient(port: server.port)
+            client.send(.connect(.init(apiKey: key, sessionId: session, token: signed())), rid: 1)
+            guard case let .connected(connected) = await client.nextMessage() else { throw TestFailure("no connected") }
+            #expect(connected.role == .moderator)
+        }
+    }
+
     @Test func threeClientsSeeEachOtherInOrder() async throws {
         try await TestServer.with { server in
             let session = try await server.session()
