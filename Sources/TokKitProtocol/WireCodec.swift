@@ -47,7 +47,8 @@ public enum WireCodec {
         do {
             return .success(try JSONDecoder().decode(ClientRequest.self, from: data))
         } catch {
-            let rid = (try? JSONDecoder().decode(RidProbe.self, from: data))?.rid
+            // A message the decoder refuses as a whole (too deeply nested, say) may still have a readable rid.
+            let rid = (try? JSONDecoder().decode(RidProbe.self, from: data))?.rid ?? RequestIDScanner.rid(in: bytes)
             return .failure(RequestFailure(rid: rid, error: ProtocolError(.invalidParameter, describe(error))))
         }
     }

@@ -110,6 +110,31 @@ import TokKitProtocol
         }
     }
 
+    /// Issue 17, item 4: a message the decoder refuses as a whole (too deeply nested) still has its `rid` read.
+    @Test func theRidOfATooDeeplyNestedMessageIsStillRead() {
+        let nested = String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000)
+        let cases: [(String, Int?)] = [
+            (#"{"type":"ping","rid":12,"x":\#(nested)}"#, 12),
+            (#"{"x":\#(nested),"rid":-3}"#, -3),
+            (#" { "a" : {"rid":1}, "s":"\"rid\":2", "rid"\#t:\#n 4 }"#, 4),
+            (#"{"rid":5,"x":[[[["#, 5),
+            (#"{"x":{"rid":6,"y":\#(nested)}}"#, nil),
+            (#"{"rid":"7","x":\#(nested)}"#, nil),
+            (#"{"rid":8.5,"x":\#(nested)}"#, nil),
+            (#"{"rid":99999999999999999999,"x":\#(nested)}"#, nil),
+            (#"[{"rid":9},\#(nested)]"#, nil),
+            (#"{"x":"rid","y":\#(nested)}"#, nil),
+        ]
+        for (json, rid) in cases {
+            switch WireCodec.decodeRequest(Array(json.utf8)) {
+            case .success: Issue.record("decoded \(json.prefix(40))")
+            case let .failure(failure):
+                #expect(failure.error.code == .invalidParameter)
+                #expect(failure.rid == rid, "\(json.prefix(40))")
+            }
+        }
+    }
+
     @Test func oversizedInputIsRefusedBeforeParsing() {
         let big = [UInt8](repeating: UInt8(ascii: " "), count: ProtocolLimits.maxFrameBytes + 1)
         guard case let .failure(failure) = WireCodec.decodeRequest(big) else {

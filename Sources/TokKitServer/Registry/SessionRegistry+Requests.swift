@@ -12,6 +12,7 @@ extension SessionRegistry {
         switch (connection.state, request.message) {
         case let (_, .ping(ping)):
             send(.pong(.init(seq: ping.seq)), to: id)
+            ack(rid, to: id)  // 6.1: every request with a rid gets exactly one ack or error
         case let (.connecting, .connect(connect)):
             handleConnect(connect, rid: rid, id: id, now: now)
         case let (.connecting, .resume(resume)):

@@ -8,12 +8,21 @@ enum CloseCode: Hashable, Sendable {
     case goingAway
     /// 1008: connect/resume refused, connect deadline missed, or the connection was taken over by a resume.
     case policyViolation
+    /// 1002: frames out of order (a continuation with no message started, or a new message inside a fragmented one).
+    case protocolError
+    /// 1007: a text message that is not valid UTF-8 (RFC 6455, 8.1).
+    case invalidPayload
+    /// 1009: a message over ``ProtocolLimits/maxFrameBytes``, in one frame or in fragments.
+    case messageTooBig
 
     var webSocketCode: WebSocketErrorCode {
         switch self {
         case .normal: .normalClosure
         case .goingAway: .goingAway
         case .policyViolation: .policyViolation
+        case .protocolError: .protocolError
+        case .invalidPayload: .dataInconsistentWithMessage
+        case .messageTooBig: .messageTooLarge
         }
     }
 }

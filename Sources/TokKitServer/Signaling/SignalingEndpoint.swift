@@ -6,8 +6,10 @@ import Synchronization
 import TokKitProtocol
 
 /// Serves one signaling WebSocket: a reader task feeding decoded requests to the ``SessionRegistry`` and a writer
-/// task draining the socket's ``Outbox``. Whichever side ends first ends the other: the reader ending (peer closed,
-/// network error, oversized frame) tells the registry, which closes the outbox; the outbox closing (registry
+/// task draining the socket's ``Outbox``. The reader joins frames into messages with a ``MessageAssembler`` (size
+/// limit across fragments 1009, invalid UTF-8 1007, fragments out of order 1002: it closes the socket with that code
+/// itself). Whichever side ends first ends the other: the reader ending (peer closed, network error, oversized or
+/// invalid message) tells the registry, which closes the outbox; the outbox closing (registry
 /// decision: disconnect, timeout, takeover, overflow, shutdown) sends the close frame and cancels the reader.
 ///
 /// `Sendable`; one instance serves every socket. `activeSockets` counts running handlers (leak checks).
@@ -67,11 +69,14 @@ struct SignalingEndpoint: Sendable {
                 try? await outbound.close(outbox.closeCode.webSocketCode, reason: nil)
             }
             group.addTask {
+                var assembler = MessageAssembler()
                 do {
-                    for try await message in inbound.messages(maxSize: ProtocolLimits.maxFrameBytes) {
-                        switch message {
-                        case let .text(text):
-                            switch WireCodec.decodeRequest(text.utf8) {
+                    frames: for try await frame in inbound {
+                        switch assembler.push(frame.opcode, fin: frame.fin, data: frame.data) {
+                        case .incomplete:
+                            continue
+                        case let .text(bytes):
+                            switch WireCodec.decodeRequest(bytes) {
                             case let .success(request): await registry.receive(request, on: socket)
                             case let .failure(failure): await registry.receiveMalformed(failure, on: socket)
                             }
@@ -79,6 +84,13 @@ struct SignalingEndpoint: Sendable {
                             let failure = WireCodec.RequestFailure(
                                 rid: nil, error: ProtocolError(.invalidParameter, "binary messages are not supported"))
                             await registry.receiveMalformed(failure, on: socket)
+                        case let .close(code):
+                            // Closed here, by the reader, so that the code cannot lose a race with the writer's or
+                            // the WebSocket handler's own close (1000); the outbox takes the same code.
+                            logger.debug("signaling socket closed", metadata: ["code": "\(code.webSocketCode)"])
+                            outbox.close(code)
+                            try? await outbound.close(code.webSocketCode, reason: nil)
+                            break frames
                         }
                     }
                 } catch {

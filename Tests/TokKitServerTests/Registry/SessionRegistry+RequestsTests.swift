@@ -135,6 +135,28 @@ import TokKitProtocol
         }
     }
 
+    /// Issue 17, item 4: `ping` with a `rid` got its `pong` but no `ack` (Docs/Protocol.md, 6.1: every request with
+    /// a `rid` gets exactly one `ack` or `error`). Before `connect` too; without a `rid`, only the `pong`.
+    @Test func pingWithARidIsAcknowledged() async throws {
+        try await TestServer.with { server in
+            let early = try await RawClient(port: server.port)
+            early.send(.ping(.init(seq: 1)), rid: 21)
+            #expect(await early.nextMessage() == .pong(.init(seq: 1)))
+            #expect(await early.nextMessage() == .ack(.init(rid: 21)))
+
+            let session = try await server.session()
+            let (client, _) = try await server.join(session)
+            client.send(.ping(.init(seq: 2)), rid: 22)
+            #expect(await client.nextMessage() == .pong(.init(seq: 2)))
+            #expect(await client.nextMessage() == .ack(.init(rid: 22)))
+            client.send(.ping(.init(seq: 3)))
+            client.send(.ping(.init()), rid: 23)
+            #expect(await client.nextMessage() == .pong(.init(seq: 3)), "no ack without a rid")
+            #expect(await client.nextMessage() == .pong(.init(seq: nil)))
+            #expect(await client.nextMessage() == .ack(.init(rid: 23)))
+        }
+    }
+
     @Test func theServerStampsTheTrueSender() async throws {
         try await TestServer.with { server in
             let session = try await server.session()

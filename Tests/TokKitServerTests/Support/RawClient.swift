@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import NIOWebSocket
 import Synchronization
 import Testing
@@ -18,6 +19,7 @@ final class RawClient: Sendable {
 
     private enum Outgoing: Sendable {
         case text(String)
+        case frame(WebSocketFrame)
         case close
     }
 
@@ -48,6 +50,7 @@ final class RawClient: Sendable {
                             for await item in stream {
                                 switch item {
                                 case let .text(text): try await outbound.write(.text(text))
+                                case let .frame(frame): try await outbound.write(.custom(frame))
                                 case .close:
                                     try await outbound.close(.normalClosure, reason: nil)
                                     return
@@ -87,6 +90,12 @@ final class RawClient: Sendable {
 
     func sendRaw(_ text: String) {
         outgoing.yield(.text(text))
+    }
+
+    /// Sends one raw frame as given (no UTF-8 check, no splitting; masked as a client must): invalid text,
+    /// fragments, continuation frames out of order.
+    func sendFrame(_ opcode: WebSocketOpcode, fin: Bool = true, _ bytes: [UInt8]) {
+        outgoing.yield(.frame(WebSocketFrame(fin: fin, opcode: opcode, data: ByteBuffer(bytes: bytes))))
     }
 
     /// Sends a close frame (no `disconnect`: to the server this is a lost socket).
