@@ -49,7 +49,7 @@ await ExampleSession.run("controls") { example in
             case .disconnected: print("  subscriber: disconnected")
             case .reconnecting: print("  subscriber: media lost, reconnecting")
             case .reconnected: print("  subscriber: reconnected")
-            case .connected, .failed: break
+            case .connected, .failed, .statisticsUpdated: break
             }
         }
     }

@@ -468,7 +468,9 @@ final class MediaLink: Sendable {
         }
         guard live else { return false }
         switch attachment {
-        case .publisher(let media): media.attach(peer, audio: context.wantsAudio, video: context.wantsVideo)
+        case .publisher(let media):
+            media.attach(peer, audio: context.wantsAudio, video: context.wantsVideo, subscriberId: context.subscriberId,
+                         connectionId: context.peerConnectionId)
         case .subscriber(let media): media.attach(peer, wantsAudio: context.wantsAudio, wantsVideo: context.wantsVideo)
         }
         return true

@@ -15,4 +15,14 @@ extension PublisherDelegate {
     public func publisher(_ publisher: Publisher, streamCreated stream: Stream) {}
     public func publisher(_ publisher: Publisher, streamDestroyed stream: Stream) {}
     public func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {}
+
+}
+
+/// A ``PublisherDelegate`` that also wants the publisher's statistics once a second (OpenTok's
+/// `OTPublisherKitNetworkStatsDelegate`). Statistics are taken and delivered only for publishers whose delegate
+/// adopts this, or whose ``Publisher/events`` someone is reading.
+public protocol PublisherStatisticsDelegate: PublisherDelegate {
+    /// Once a second while published: the encoders' figures and each subscription's network statistics (packets
+    /// and bytes sent, loss and jitter the subscriber reports, round-trip time, path, quality score).
+    func publisher(_ publisher: Publisher, statisticsUpdated statistics: PublisherStatistics)
 }

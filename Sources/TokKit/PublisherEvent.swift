@@ -8,6 +8,11 @@ public enum PublisherEvent: Sendable {
     case streamDestroyed(Stream)
     /// Publishing failed, or a published stream failed (`publisher:didFailWithError:`).
     case failed(SessionError)
+    /// Once a second while published: the encoders and every subscription's network statistics
+    /// (``PublisherStatisticsDelegate``, OpenTok's `publisher:videoNetworkStatsUpdated:` and
+    /// `publisher:audioNetworkStatsUpdated:`). Only while somebody reads the events or the delegate adopts
+    /// ``PublisherStatisticsDelegate``.
+    case statisticsUpdated(PublisherStatistics)
 
     /// Calls the matching delegate method.
     func deliver(to delegate: any PublisherDelegate, from publisher: Publisher) {
@@ -15,6 +20,8 @@ public enum PublisherEvent: Sendable {
         case .streamCreated(let stream): delegate.publisher(publisher, streamCreated: stream)
         case .streamDestroyed(let stream): delegate.publisher(publisher, streamDestroyed: stream)
         case .failed(let error): delegate.publisher(publisher, didFailWithError: error)
+        case .statisticsUpdated(let statistics):
+            (delegate as? any PublisherStatisticsDelegate)?.publisher(publisher, statisticsUpdated: statistics)
         }
     }
 }

@@ -26,7 +26,7 @@ final class PublisherMedia: Sendable {
         var video: VideoSendPipeline?
         var audio: AudioSendPipeline?
         var capture: (any VideoCapture)?
-        var peers: [ObjectIdentifier: PeerConnection] = [:]
+        var peers: [ObjectIdentifier: AttachedPeer] = [:]
     }
 
     private let state = Mutex(State())
@@ -140,10 +140,12 @@ final class PublisherMedia: Sendable {
     // MARK: - Peers
 
     /// Sends to `peer` (audio and/or video, as its subscriber wants).
-    func attach(_ peer: PeerConnection, audio wantsAudio: Bool, video wantsVideo: Bool) {
+    func attach(_ peer: PeerConnection, audio wantsAudio: Bool, video wantsVideo: Bool, subscriberId: String = "",
+                connectionId: String = "") {
         let pipelines: (VideoSendPipeline?, AudioSendPipeline?)? = state.withLock { s in
             guard s.phase == .running else { return nil }
-            s.peers[ObjectIdentifier(peer)] = peer
+            s.peers[ObjectIdentifier(peer)] = AttachedPeer(peer: peer, subscriberId: subscriberId,
+                                                           connectionId: connectionId)
             return (wantsVideo ? s.video : nil, wantsAudio ? s.audio : nil)
         }
         guard let (video, audio) = pipelines else { return }
@@ -163,6 +165,13 @@ final class PublisherMedia: Sendable {
 
     /// Peers attached now.
     var peerCount: Int { state.withLock { $0.peers.count } }
+
+    /// One subscription's peer and whose it is.
+    struct AttachedPeer {
+        let peer: PeerConnection
+        let subscriberId: String
+        let connectionId: String
+    }
 
     // MARK: - Publisher properties
 
@@ -212,9 +221,15 @@ final class PublisherMedia: Sendable {
 
     /// Counters and rates of both pipelines.
     var statistics: PublisherStatistics {
-        let (video, audio) = state.withLock { ($0.video, $0.audio) }
+        let (video, audio, peers) = state.withLock { ($0.video, $0.audio, Array($0.peers.values)) }
+        let subscribers = peers.map { p in
+            PublisherStatistics.Subscription(subscriberId: p.subscriberId, connectionId: p.connectionId,
+                                             videoTrack: p.peer.statistics(.video),
+                                             audioTrack: p.peer.statistics(.audio),
+                                             candidatePair: p.peer.selectedCandidatePair)
+        }.sorted { $0.subscriberId < $1.subscriberId }
         return PublisherStatistics(video: video?.statistics ?? VideoSendStatistics(),
-                                   audio: audio?.statistics ?? AudioSendStatistics())
+                                   audio: audio?.statistics ?? AudioSendStatistics(), subscriptions: subscribers)
     }
 
     // MARK: - Settings

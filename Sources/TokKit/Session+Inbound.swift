@@ -120,6 +120,7 @@ extension Session: SignalingLinkOwner {
         s.me = me
         s.status = .connected
         startNetworkMonitor(&s)
+        startStatisticsTimer(&s)
         s.connections.removeAll()
         s.connectionOrder.removeAll()
         s.streams.removeAll()

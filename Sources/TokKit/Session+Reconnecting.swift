@@ -83,6 +83,8 @@ extension Session {
             s.closedByServer = false
             s.networkMonitor?.stop()
             s.networkMonitor = nil
+            s.statisticsTimer?.cancel()
+            s.statisticsTimer = nil
             s.status = .notConnected
             if wasConnected { emit(.disconnected) }
             defer { s.disconnectWaiters.removeAll() }

@@ -32,6 +32,8 @@ struct SessionState {
     var reconnectTask: Task<Void, Never>?
     /// Watches the local addresses while connected (or reconnecting).
     var networkMonitor: NetworkChangeMonitor?
+    /// Delivers statistics once a second while connected.
+    var statisticsTimer: Task<Void, Never>?
 
     // What the server told us.
     var me: Connection?

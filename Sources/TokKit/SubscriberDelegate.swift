@@ -28,6 +28,16 @@ extension SubscriberDelegate {
     public func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {}
     public func subscriberDidStartReconnecting(toStream subscriber: Subscriber) {}
     public func subscriberDidReconnect(toStream subscriber: Subscriber) {}
+
     public func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {}
     public func subscriberVideoEnabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {}
+}
+
+/// A ``SubscriberDelegate`` that also wants the subscriber's statistics once a second (OpenTok's
+/// `OTSubscriberKitNetworkStatsDelegate`). Statistics are taken and delivered only for subscribers whose delegate
+/// adopts this, or whose ``Subscriber/events`` someone is reading.
+public protocol SubscriberStatisticsDelegate: SubscriberDelegate {
+    /// Once a second while connected: what arrives and how well (frames, freezes, packets, loss, jitter, path,
+    /// quality scores).
+    func subscriber(_ subscriber: Subscriber, statisticsUpdated statistics: SubscriberStatistics)
 }

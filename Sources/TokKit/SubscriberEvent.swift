@@ -16,6 +16,11 @@ public enum SubscriberEvent: Sendable, Hashable {
     /// Media arrives again after ``reconnecting`` (`subscriberDidReconnect(toStream:)`, OpenTok's
     /// `subscriberDidReconnectToStream:`). An outage that is not restored within 30 s ends in ``failed(_:)``.
     case reconnected
+    /// Once a second while connected: decoding, RTP, freeze and path statistics with quality scores
+    /// (``SubscriberStatisticsDelegate``, OpenTok's `subscriber:videoNetworkStatsUpdated:` and
+    /// `subscriber:audioNetworkStatsUpdated:`). Only while somebody reads the events or the delegate adopts
+    /// ``SubscriberStatisticsDelegate``.
+    case statisticsUpdated(SubscriberStatistics)
     /// Video stopped arriving, and why (`subscriberVideoDisabled:reason:`).
     case videoDisabled(SubscriberVideoEventReason)
     /// Video resumed, and why (`subscriberVideoEnabled:reason:`).
@@ -29,6 +34,8 @@ public enum SubscriberEvent: Sendable, Hashable {
         case .failed(let error): delegate.subscriber(subscriber, didFailWithError: error)
         case .reconnecting: delegate.subscriberDidStartReconnecting(toStream: subscriber)
         case .reconnected: delegate.subscriberDidReconnect(toStream: subscriber)
+        case .statisticsUpdated(let statistics):
+            (delegate as? any SubscriberStatisticsDelegate)?.subscriber(subscriber, statisticsUpdated: statistics)
         case .videoDisabled(let reason): delegate.subscriberVideoDisabled(subscriber, reason: reason)
         case .videoEnabled(let reason): delegate.subscriberVideoEnabled(subscriber, reason: reason)
         }

@@ -11,6 +11,7 @@ struct VideoDecodeStage {
     /// The first frame's RTP timestamp and arrival: later frames are placed on the local clock by RTP delta.
     private var anchor: (rtp: UInt32, time: Duration)?
     private var meter = RateMeter()
+    private var freezes = FreezeDetector()
 
     init(pipeline: VideoReceivePipeline) {
         self.pipeline = pipeline
@@ -42,7 +43,11 @@ struct VideoDecodeStage {
         let renderedAt = MonotonicClock.now()
         let refreshed = meter.record(bytes: bytes.count, at: renderedAt)
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
+        freezes.frameRendered(at: renderedAt)
+        let (freezeCount, frozen, total) =
+            (freezes.freezeCount, freezes.totalFreezesDuration, freezes.totalFramesDuration)
         pipeline.record { s in
+            (s.freezeCount, s.totalFreezesDuration, s.totalFramesDuration) = (freezeCount, frozen, total)
             s.framesDecoded += 1
             s.totalDecodeTime += decodeTime
             if header.isKeyframe { s.keyframesDecoded += 1 }

@@ -26,6 +26,13 @@ public struct VideoReceiveStatistics: Hashable, Sendable {
     /// Wall-clock time spent in the VP8 decoder for the frames decoded, rendering left out (WebRTC's
     /// `totalDecodeTime`); divided by ``framesDecoded``, the mean decode time.
     public var totalDecodeTime: Duration = .zero
+    /// Video freezes: an interval between rendered frames of at least max(3 × the mean of the last 30, the mean
+    /// + 150 ms) (WebRTC's `freezeCount`; see ``FreezeDetector``).
+    public var freezeCount = 0
+    /// The sum of the frozen intervals (WebRTC's `totalFreezesDuration`).
+    public var totalFreezesDuration: Duration = .zero
+    /// The sum of all intervals between rendered frames; ``totalFreezesDuration`` over it is the freeze ratio.
+    public var totalFramesDuration: Duration = .zero
 
     public init() {}
 }

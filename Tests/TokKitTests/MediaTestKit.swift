@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Synchronization
 import Testing
 import TokKitAudio
@@ -82,6 +83,17 @@ enum MediaTestKit {
 
     /// Threads of this process.
     static func threadCount() -> Int { entries("/proc/self/task") }
+
+    /// This process's thread names with their counts (for messages).
+    static func threadNames() -> String {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return "?" }
+        var counts: [String: Int] = [:]
+        for t in tasks {
+            let name = (try? String(contentsOfFile: "/proc/self/task/\(t)/comm", encoding: .utf8)) ?? "?"
+            counts[name.trimmingCharacters(in: .whitespacesAndNewlines), default: 0] += 1
+        }
+        return counts.sorted { $0.key < $1.key }.map { "\($0.key)×\($0.value)" }.joined(separator: " ")
+    }
 
     /// Open descriptors of this process.
     static func descriptorCount() -> Int { entries("/proc/self/fd") }

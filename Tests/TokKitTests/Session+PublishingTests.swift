@@ -198,7 +198,7 @@ extension LiveServer {
             #expect(await eventually { b.streams[streamId] != nil })
             let subDelegate = SubscriberRecorder()
             let subscriber = Subscriber(stream: b.streams[streamId]!, delegate: subDelegate)
-            let events = StreamRecorder(subscriber.events)
+            let events = StreamRecorder(subscriber.events, where: { !$0.isStatistics })
             try await b.subscribe(subscriber)
             #expect(await eventually { subDelegate.events == ["connected"] })
 
@@ -218,7 +218,7 @@ extension LiveServer {
             // afterwards is already over.
             #expect(await eventually { events.ended })
             #expect(events.all.map(\.name) == subDelegate.events, "stream \(events.all.map(\.name))")
-            let late = StreamRecorder(subscriber.events)
+            let late = StreamRecorder(subscriber.events, where: { !$0.isStatistics })
             #expect(await eventually { late.ended } && late.all.isEmpty)
             await a.disconnect()
             await b.disconnect()

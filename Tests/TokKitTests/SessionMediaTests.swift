@@ -22,6 +22,7 @@ extension LiveServer {
             try await Self.cycle(server, streamId: streamId, b: p.b, index: -1)
             #expect(await MediaTestKit.audioUsers(senders: 1, receivers: 1))
             let threads = MediaTestKit.threadCount(), descriptors = MediaTestKit.descriptorCount()
+            let names = MediaTestKit.threadNames()
 
             for i in 0..<50 { try await Self.cycle(server, streamId: streamId, b: p.b, index: i) }
 
@@ -30,9 +31,12 @@ extension LiveServer {
             let before = p.renderer.frames
             #expect(await eventually { p.renderer.frames >= before + 5 })
             #expect(p.delegate.events == ["connected"])
-            #expect(await eventually(timeout: .seconds(15)) {
+            let settled = await eventually(timeout: .seconds(15)) {
                 MediaTestKit.threadCount() <= threads && MediaTestKit.descriptorCount() <= descriptors
-            }, "threads \(MediaTestKit.threadCount()) vs \(threads), fds \(MediaTestKit.descriptorCount()) vs \(descriptors)")
+            }
+            let now = "threads \(MediaTestKit.threadCount()) vs \(threads), fds \(MediaTestKit.descriptorCount()) vs "
+                + "\(descriptors); threads now: \(MediaTestKit.threadNames()); before: \(names)"
+            #expect(settled, "\(now)")
             await p.disconnect()
             #expect(await MediaTestKit.audioIdle())
         }
