@@ -163,6 +163,8 @@ public final class TokKitServer: Service, Sendable {
         let router = Router()
         RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
         BrowserClient(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
+        // After the routes, so these two only wrap the not-found path; the JSON 404 outermost, after static files.
+        router.add(middleware: JSONNotFoundMiddleware())
         if let directory = configuration.staticDirectory {
             router.add(
                 middleware: FileMiddleware<BasicRequestContext, LocalFileSystem>(

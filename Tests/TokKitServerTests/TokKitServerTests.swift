@@ -1,3 +1,5 @@
+import Foundation
+import Hummingbird
 import NIOWebSocket
 import Testing
 import TokKitProtocol
@@ -57,6 +59,20 @@ import TokKitProtocol
         #expect(throws: TokKitServerError.self) { try TokKitServer(configuration: configuration) }
         configuration = ServerConfiguration(apiKey: "", apiSecret: "long-enough-secret-123")
         #expect(throws: TokKitServerError.self) { try TokKitServer(configuration: configuration) }
+    }
+
+    /// Static files are still served before the JSON 404 applies (the not-found path's middleware order).
+    @Test func staticFilesAreServedAndMissingOnesGetAJSONNotFound() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokkit-static-\(UInt64.random(in: 0...UInt64.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("hello".utf8).write(to: directory.appendingPathComponent("hello.txt"))
+        try await TestServer.with({ $0.staticDirectory = directory.path }) { server in
+            let file = try await server.http(.get, "/hello.txt")
+            #expect(file.status == .ok && file.body == Array("hello".utf8))
+            let missing = try await server.http(.get, "/missing.txt")
+            #expect(missing.status == .notFound && TestServer.restError(missing.body)?.code == .invalidParameter)
+        }
     }
 
     @Test func theConfigFileFillsOnlyTheFieldsItNames() throws {

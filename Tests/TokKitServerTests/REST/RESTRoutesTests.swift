@@ -31,10 +31,32 @@ import TokKitProtocol
         }
     }
 
+    /// Issue 17: with quick start off, `GET /session` answered 404 with an empty body, not the `{"code","message"}`
+    /// body every REST error has (Docs/Protocol.md, 5).
     @Test func quickStartCanBeTurnedOff() async throws {
         try await TestServer.with({ $0.quickStart = false }) { server in
-            let status = try await server.http(.get, "/session").status
-            #expect(status == .notFound)
+            let session = try await server.session()
+            for path in ["/session", "/room/blue-room", "/credentials/\(session)"] {
+                let (status, body) = try await server.http(.get, path)
+                #expect(status == .notFound, "\(path)")
+                let error = TestServer.restError(body)
+                #expect(error?.code == .invalidParameter && error?.message.isEmpty == false, "\(path): \(body.count) bytes")
+            }
+            // The rest of the server still answers: the page, and a real 404 of a route (unknown session).
+            #expect(try await server.http(.get, "/").status == .ok)
+            let admin: HTTPFields = [Caller.adminJWTHeader: server.server.authority.adminToken(now: WallClock.seconds())]
+            let unknown = try await server.http(.get, "/v2/project/\(TestServer.apiKey)/session/2_nope/stream", headers: admin)
+            #expect(unknown.status == .notFound && TestServer.restError(unknown.body)?.code == .invalidSessionId)
+        }
+    }
+
+    @Test func unknownPathsAndMethodsGetAJSONNotFound() async throws {
+        try await TestServer.with { server in
+            for (method, path) in [(HTTPRequest.Method.get, "/nope"), (.get, "/v2/project/k/session/s/what"),
+                                   (.delete, "/session/create"), (.get, "/signaling")] {
+                let (status, body) = try await server.http(method, path)
+                #expect(status == .notFound && TestServer.restError(body)?.code == .invalidParameter, "\(method) \(path)")
+            }
         }
     }
 
