@@ -183,7 +183,7 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(name: "tokkit-test-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
                           path: "Tests/TokKitTestPeer", swiftSettings: strict),
-        .executableTarget(name: "tokkit-lab-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
+        .executableTarget(name: "tokkit-lab-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitCapture", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
                           path: "Tests/TokKitLabPeer", swiftSettings: strict),
         .testTarget(name: "TokKitProtocolTests", dependencies: ["TokKitProtocol"], swiftSettings: strict),
         .testTarget(

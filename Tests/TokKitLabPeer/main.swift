@@ -5,7 +5,7 @@
 //
 //   tokkit-lab-peer --server URL --api-key K --session S --token T [--name N] [--no-publish] [--no-subscribe]
 //                   [--relay] [--custom-servers-only] [--ice-server URL [--ice-username U --ice-credential C]]
-//                   [--width W --height H --fps F] [--seconds N] [--log-level L]
+//                   [--width W --height H --fps F] [--content pattern|noise] [--seconds N] [--log-level L]
 //
 // Lines: {"event":"connected","connection":…}, {"event":"published","stream":…}, {"event":"subscribing","stream":…},
 // {"event":"subscriberConnected","stream":…}, {"event":"subscriberFailed","stream":…,"code":…,"message":…},
@@ -19,6 +19,7 @@ import Logging
 import Synchronization
 import TokKit
 import TokKitAudio
+import TokKitCapture
 import TokKitSessionTestSupport
 
 let arguments = CommandLine.arguments
@@ -139,6 +140,12 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
                 "width": seen.width, "height": seen.height, "psnr": seen.lastPSNR.map { $0.isFinite ? $0 : 99 } ?? 0,
                 "audioPackets": Int(stats.audioTrack.packetsReceived),
                 "videoPackets": Int(stats.videoTrack.packetsReceived), "heardPeak": peak,
+                "videoLost": Int(stats.videoTrack.packetsLost), "nacksSent": stats.videoTrack.nacksSent,
+                "videoBytes": Int(stats.videoTrack.bytesReceived), "bitrate": Int(stats.video.bitrate),
+                "freezeCount": stats.video.freezeCount,
+                "freezeSeconds": Double(stats.video.totalFreezesDuration / .milliseconds(1)) / 1_000,
+                "framesSeconds": Double(stats.video.totalFramesDuration / .milliseconds(1)) / 1_000,
+                "audioDecoded": stats.audio.packetsDecoded, "audioConcealed": stats.audio.packetsConcealed,
             ]
             if let pair = stats.candidatePair {
                 fields["pair"] = pair.description
@@ -175,7 +182,10 @@ do {
     report(["event": "connected", "connection": session.connection?.connectionId ?? ""])
     var publisher: Publisher?
     if !flag("--no-publish") {
-        let capturer = PatternCapturer(width: width, height: height, framesPerSecond: fps)
+        // The pattern (its PSNR can be checked) or, with --content noise, noise that keeps the encoder at its limit.
+        let capturer: any VideoCapture = option("--content") == "noise"
+            ? NoiseCapturer(width: width, height: height, framesPerSecond: fps)
+            : PatternCapturer(width: width, height: height, framesPerSecond: fps)
         let p = Publisher(name: option("--name") ?? "lab-peer", videoCapture: capturer, delegate: peer)
         try await session.publish(p)
         report(["event": "published", "stream": p.stream?.streamId ?? ""])

@@ -16,16 +16,20 @@ public struct LabHost: Sendable, Hashable, CustomStringConvertible {
     public let nat: NetworkLab.NAT?
     /// The last byte of its address: 2, one more after each ``NetworkLab/changeAddress(of:)``.
     public let hostNumber: Int
+    /// Whether its link runs through a delay relay (``NetworkLab/setDelay(_:_:jitter:)``).
+    public let delayable: Bool
     /// The host's own address (on `eth0`).
     public var address: String { nat == nil ? "198.18.\(index).\(hostNumber)" : "198.19.\(index).\(hostNumber)" }
     /// The address the rest of the lab sees it from: its own, or its NAT gateway's.
     public var publicAddress: String { nat == nil ? address : "198.18.\(index).2" }
-    init(label: String, index: Int, namespace: String, nat: NetworkLab.NAT?, hostNumber: Int = 2) {
+    init(label: String, index: Int, namespace: String, nat: NetworkLab.NAT?, hostNumber: Int = 2,
+         delayable: Bool = false) {
         self.label = label
         self.index = index
         self.namespace = namespace
         self.nat = nat
         self.hostNumber = hostNumber
+        self.delayable = delayable
     }
 
     /// The router's end of the host's link (where impairments apply).
@@ -34,6 +38,8 @@ public struct LabHost: Sendable, Hashable, CustomStringConvertible {
     var uplinkNamespace: String { nat == nil ? namespace : gatewayNamespace }
     /// The NAT gateway's namespace (only meaningful behind NAT).
     var gatewayNamespace: String { namespace + "g" }
+    /// The delay relay's namespace (only meaningful when delayable).
+    var relayNamespace: String { namespace + "d" }
 
     public var description: String {
         "\(label) (\(address)\(nat.map { " behind \($0) NAT as \(publicAddress)" } ?? ""))"

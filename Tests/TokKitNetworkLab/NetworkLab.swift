@@ -49,6 +49,8 @@ public final class NetworkLab: Sendable {
     private struct State {
         var hosts: [LabHost] = []
         var processes: [LabProcess] = []
+        /// Delay relays by host index.
+        var relays: [Int: LabProcess] = [:]
         var namespaces: [String] = []
         var closed = false
     }
@@ -106,19 +108,42 @@ public final class NetworkLab: Sendable {
     /// The hosts added so far.
     public var hosts: [LabHost] { state.withLock { $0.hosts } }
 
-    /// Adds a host named `label` (for messages), routed to every other, optionally behind a NAT of its own.
-    public func addHost(_ label: String, behind nat: NAT? = nil) async throws(LabError) -> LabHost {
+    /// Adds a host named `label` (for messages), routed to every other, optionally behind a NAT of its own, and
+    /// with `delayable`, with its link through a delay relay (``setDelay(_:_:jitter:)``).
+    public func addHost(_ label: String, behind nat: NAT? = nil, delayable: Bool = false) async throws(LabError)
+        -> LabHost {
         let index = try state.withLock { s throws(LabError) -> Int in
             guard s.hosts.count < Self.maximumHosts else { throw .tooManyHosts }
             return s.hosts.count + 1
         }
-        let host = LabHost(label: label, index: index, namespace: "\(name)h\(index)", nat: nat)
+        let host = LabHost(label: label, index: index, namespace: "\(name)h\(index)", nat: nat, delayable: delayable)
         let link = "198.18.\(index)"
         let ip = Self.ip
         try await addNamespace(host.namespace)
         if nat != nil { try await addNamespace(host.gatewayNamespace) }
-        try await Command.run([ip, "-n", router, "link", "add", host.routerInterface, "type", "veth", "peer", "name",
-                               "eth0", "netns", host.uplinkNamespace])
+        if delayable {
+            // router hN ↔ relay ra … relay rb ↔ host (or gateway) eth0; the relay forwards frames between ra and rb.
+            try await addNamespace(host.relayNamespace)
+            try await Command.run([ip, "-n", router, "link", "add", "name", host.routerInterface, "type", "veth",
+                                   "peer", "name", "ra", "netns", host.relayNamespace])
+            try await Command.run([ip, "-n", host.relayNamespace, "link", "add", "name", "rb", "type", "veth", "peer",
+                                   "name", "eth0", "netns", host.uplinkNamespace])
+            for end in ["ra", "rb"] {
+                try await sysctl(host.relayNamespace, "net.ipv6.conf.\(end).disable_ipv6=1")
+                try await Command.run([ip, "-n", host.relayNamespace, "link", "set", end, "promisc", "on", "up"])
+            }
+            for (namespace, devices) in [(router, [host.routerInterface]), (host.relayNamespace, ["ra", "rb"]),
+                                         (host.uplinkNamespace, ["eth0"])] {
+                try await Command.run([ip, "netns", "exec", namespace, DelayRelay.python, DelayRelay.offloadPath]
+                                      + devices)
+            }
+            let relay = try spawn(in: host.relayNamespace, [DelayRelay.python, DelayRelay.path, "ra", "rb"])
+            _ = try await relay.waitForLine(timeout: .seconds(10), "delay relay ready") { $0 == "ready" }
+            state.withLock { $0.relays[host.index] = relay }
+        } else {
+            try await Command.run([ip, "-n", router, "link", "add", host.routerInterface, "type", "veth", "peer",
+                                   "name", "eth0", "netns", host.uplinkNamespace])
+        }
         try await Command.run([ip, "-n", router, "addr", "add", "\(link).1/24", "dev", host.routerInterface])
         try await Command.run([ip, "-n", router, "link", "set", host.routerInterface, "up"])
         try await Command.run([ip, "-n", host.uplinkNamespace, "addr", "add", "\(link).2/24", "dev", "eth0"])
@@ -172,6 +197,17 @@ public final class NetworkLab: Sendable {
         return moved
     }
 
+    /// Delays every frame on `host`'s link by `delay` each way, plus a uniform jitter of ± `jitter` (order kept);
+    /// `.zero` for none. The host must have been added `delayable`. The round-trip time between two delayed hosts
+    /// grows by twice each one's delay.
+    public func setDelay(_ host: LabHost, _ delay: Duration, jitter: Duration = .zero) async throws(LabError) {
+        guard let relay = state.withLock({ $0.relays[host.index] }) else {
+            throw .launchFailed("\(host.label) was not added delayable")
+        }
+        let ms = { (d: Duration) in Double(d.components.seconds) * 1_000 + Double(d.components.attoseconds) / 1e15 }
+        relay.write("\(ms(delay)) \(ms(jitter))\n")
+    }
+
     /// Replaces what is done to `host`'s traffic (see ``Impairments``); `Impairments()` restores a clean link.
     public func impair(_ host: LabHost, _ impairments: Impairments) async throws(LabError) {
         let chain = host.routerInterface
@@ -193,10 +229,15 @@ public final class NetworkLab: Sendable {
     /// exited by then.
     public func spawn(on host: LabHost, _ argv: [String], environment: [String: String] = [:])
         throws(LabError) -> LabProcess {
+        try spawn(in: host.namespace, argv, environment: environment)
+    }
+
+    private func spawn(in namespace: String, _ argv: [String], environment: [String: String] = [:])
+        throws(LabError) -> LabProcess {
         guard let executable = argv.first, FileManager.default.isExecutableFile(atPath: executable) else {
             throw .toolMissing(argv.first ?? "(empty command)")
         }
-        let process = try LabProcess(namespace: host.namespace, argv: argv, environment: environment)
+        let process = try LabProcess(namespace: namespace, argv: argv, environment: environment)
         state.withLock { $0.processes.append(process) }
         return process
     }

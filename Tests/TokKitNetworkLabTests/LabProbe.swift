@@ -37,6 +37,15 @@ elif mode == "udp-send":          # udp-send HOST PORT[,PORT] COUNT: one socket,
     end = time.time() + 1.0
     while time.time() < end: time.sleep(0.02); drain()
     print(json.dumps({"sent": count * len(ports), "received": received, "seen": seen}), flush=True)
+elif mode == "udp-rtt":           # udp-rtt HOST PORT COUNT: round trips one at a time, in milliseconds
+    host, port, count = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(2.0)
+    rtts = []
+    for i in range(count):
+        start = time.monotonic(); s.sendto(b"rtt", (host, port))
+        try: s.recvfrom(2048); rtts.append((time.monotonic() - start) * 1000)
+        except socket.timeout: pass
+    print(json.dumps({"rtts": rtts}), flush=True)
 elif mode == "tcp-echo":          # tcp-echo PORT: tell every client its address, then close
     s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0", int(sys.argv[2])))
     s.listen(8); print(json.dumps({"ready": True}), flush=True)
@@ -83,6 +92,14 @@ elif mode == "tcp-connect":       # tcp-connect HOST PORT: what the server said,
         let out = try await lab.run(on: host, [python, path, "udp-send", address,
                                                ports.map(String.init).joined(separator: ","), String(count)])
         return try JSONDecoder().decode(UDPResult.self, from: Data(out.utf8))
+    }
+
+    /// Round-trip times (ms) of `count` datagrams sent one at a time from `host` to a UDP echo.
+    static func udpRTT(_ lab: NetworkLab, from host: LabHost, to address: String, port: Int, count: Int = 10)
+        async throws -> [Double] {
+        struct Result: Decodable { var rtts: [Double] }
+        let out = try await lab.run(on: host, [python, path, "udp-rtt", address, String(port), String(count)])
+        return try JSONDecoder().decode(Result.self, from: Data(out.utf8)).rtts
     }
 
     struct TCPResult: Decodable {

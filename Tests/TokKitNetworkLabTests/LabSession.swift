@@ -72,6 +72,15 @@ struct LabPeer {
         var remote: String?
         var localAddress: String?
         var remoteAddress: String?
+        var videoLost: Int?
+        var nacksSent: Int?
+        var videoBytes: Int?
+        var bitrate: Int?
+        var freezeCount: Int?
+        var freezeSeconds: Double?
+        var framesSeconds: Double?
+        var audioDecoded: Int?
+        var audioConcealed: Int?
         var localPort: Int?
         var remotePort: Int?
         var code: Int?

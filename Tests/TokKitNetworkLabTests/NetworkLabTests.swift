@@ -84,6 +84,27 @@ struct NetworkLabTests {
         }
     }
 
+    @Test("a delayable host's link adds the one-way delay it is given, each way, and jitter around it")
+    func delayAndJitter() async throws {
+        try await NetworkLab.run { lab in
+            let a = try await lab.addHost("a", delayable: true), b = try await lab.addHost("b")
+            _ = try await LabProbe.udpEcho(lab, on: b, ports: [4000])
+            let direct = try await LabProbe.udpRTT(lab, from: a, to: b.address, port: 4000)
+            #expect(direct.count == 10 && direct.max()! < 50, "\(direct)")
+            try await lab.setDelay(a, .milliseconds(60))
+            let delayed = try await LabProbe.udpRTT(lab, from: a, to: b.address, port: 4000)
+            // 60 ms out and 60 ms back through the relay.
+            #expect(delayed.count == 10 && delayed.min()! >= 119 && delayed.max()! < 400, "\(delayed)")
+            try await lab.setDelay(a, .milliseconds(60), jitter: .milliseconds(20))
+            let jittery = try await LabProbe.udpRTT(lab, from: a, to: b.address, port: 4000, count: 30)
+            #expect(jittery.count == 30 && jittery.min()! >= 79 && jittery.max()! < 400, "\(jittery)")
+            #expect(jittery.max()! - jittery.min()! > 10, "jitter spreads the round trips: \(jittery)")
+            try await lab.setDelay(a, .zero)
+            let back = try await LabProbe.udpRTT(lab, from: a, to: b.address, port: 4000)
+            #expect(back.count == 10 && back.max()! < 50, "\(back)")
+        }
+    }
+
     @Test("a bandwidth cap installs a token bucket on both ends of the host's link, and a clean link removes it")
     func bandwidthCap() async throws {
         try await NetworkLab.run { lab in
