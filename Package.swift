@@ -170,6 +170,8 @@ let package = Package(
                     .product(name: "WSClient", package: "swift-websocket"), .product(name: "Logging", package: "swift-log"),
                     .product(name: "NIOWebSocket", package: "swift-nio"),
                 ], path: "Tests/TokKitChromiumSupport", swiftSettings: strict),
+        .executableTarget(name: "network-bench", dependencies: ["TokKitNetworkLab", "TokKitChromiumSupport"],
+                          path: "Benchmarks/network-bench", swiftSettings: strict),
         .target(name: "TokKitNetworkLab", dependencies: ["TokKitChromiumSupport"], path: "Tests/TokKitNetworkLab",
                 swiftSettings: strict),
         .testTarget(name: "TokKitNetworkLabTests", dependencies: ["TokKitNetworkLab", "TokKitChromiumSupport"],

@@ -6,6 +6,8 @@
 //   tokkit-lab-peer --server URL --api-key K --session S --token T [--name N] [--no-publish] [--no-subscribe]
 //                   [--relay] [--custom-servers-only] [--ice-server URL [--ice-username U --ice-credential C]]
 //                   [--width W --height H --fps F] [--content pattern|noise] [--seconds N] [--log-level L]
+//                   [--stats-interval MS]
+// Every line that carries "t" gives the milliseconds since the program started.
 //
 // Lines: {"event":"connected","connection":…}, {"event":"published","stream":…}, {"event":"subscribing","stream":…},
 // {"event":"subscriberConnected","stream":…}, {"event":"subscriberFailed","stream":…,"code":…,"message":…},
@@ -51,6 +53,8 @@ let seconds = min(max(Int(option("--seconds") ?? "") ?? 60, 1), 3_600)
 let width = Int(option("--width") ?? "") ?? 320
 let height = Int(option("--height") ?? "") ?? 240
 let fps = Double(option("--fps") ?? "") ?? 30
+let statsInterval = min(max(Int(option("--stats-interval") ?? "") ?? 500, 10), 10_000)
+let started = ContinuousClock.now
 
 // Never outlive the test by long.
 let watchdog = DispatchSource.makeTimerSource(queue: .global())
@@ -109,7 +113,8 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
         report(["event": "publisherFailed", "code": error.code, "message": error.description])
     }
     func subscriberDidConnect(toStream subscriber: Subscriber) {
-        report(["event": "subscriberConnected", "stream": subscriber.stream.streamId])
+        report(["event": "subscriberConnected", "stream": subscriber.stream.streamId,
+                "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
     }
     func subscriberDidDisconnect(fromStream subscriber: Subscriber) {
         report(["event": "subscriberDisconnected", "stream": subscriber.stream.streamId])
@@ -146,6 +151,7 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
                 "freezeSeconds": Double(stats.video.totalFreezesDuration / .milliseconds(1)) / 1_000,
                 "framesSeconds": Double(stats.video.totalFramesDuration / .milliseconds(1)) / 1_000,
                 "audioDecoded": stats.audio.packetsDecoded, "audioConcealed": stats.audio.packetsConcealed,
+                "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000,
             ]
             if let pair = stats.candidatePair {
                 fields["pair"] = pair.description
@@ -179,7 +185,8 @@ do {
     let peer = Peer(subscribes: !flag("--no-subscribe"))
     session.delegate = peer
     try await session.connect(token: token)
-    report(["event": "connected", "connection": session.connection?.connectionId ?? ""])
+    report(["event": "connected", "connection": session.connection?.connectionId ?? "",
+            "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
     var publisher: Publisher?
     if !flag("--no-publish") {
         // The pattern (its PSNR can be checked) or, with --content noise, noise that keeps the encoder at its limit.
@@ -191,10 +198,17 @@ do {
         report(["event": "published", "stream": p.stream?.streamId ?? ""])
         publisher = p
     }
-    let ticker = Task {
+    let ticker = Task { [publisher] in
         while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(500))
+            try? await Task.sleep(for: .milliseconds(statsInterval))
             peer.reportStatistics(session)
+            if let publisher {
+                // What the encoder makes (bits/s over the last second) and what congestion control allows.
+                let sent = publisher.statistics
+                report(["event": "publisher", "encoderBitrate": Int(sent.video.bitrate),
+                        "targetBitrate": sent.video.targetBitrate,
+                        "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
+            }
         }
     }
     // Until stdin closes or the time is up, whichever comes first (stdin is read on a thread of its own).

@@ -304,6 +304,12 @@ public final class NetworkLab: Sendable {
         }
     }
 
+    /// Whether this process's namespace has interfaces besides `lo` and labs' links (so ``start()`` would refuse):
+    /// a program can re-execute itself under `unshare -n` then.
+    public static var needsPrivateNamespace: Bool {
+        !networkInterfaces().allSatisfy { $0 == "lo" || $0.hasPrefix(prefix) }
+    }
+
     /// The interfaces of this process's network namespace (netlink, via `if_nameindex(3)`). The lab attaches a
     /// link only to a namespace that holds nothing but `lo` and other labs' links: one `unshare -n` made.
     static func networkInterfaces() -> [String] {

@@ -2,16 +2,15 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TokKitNetworkLab
 
 /// Executables built next to the test bundle (`swift build --build-tests` builds them).
-enum Built {
-    struct Missing: Error, CustomStringConvertible {
-        var name: String
-        var description: String { "\(name) is not built next to the tests: run `swift build --build-tests`" }
+public enum Built {
+    public struct Missing: Error, CustomStringConvertible {
+        public var name: String
+        public var description: String { "\(name) is not built next to the tests: run `swift build --build-tests`" }
     }
 
-    static func path(_ name: String) throws -> String {
+    public static func path(_ name: String) throws -> String {
         let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         let candidate = me.deletingLastPathComponent().appendingPathComponent(name).path
         guard FileManager.default.isExecutableFile(atPath: candidate) else { throw Missing(name: name) }
@@ -20,20 +19,20 @@ enum Built {
 }
 
 /// `tokkit-server` running in a lab host on port 8080, optionally handing out the lab's STUN and TURN servers.
-struct LabSessionServer {
-    static let port = 8080
-    let host: LabHost
-    let process: LabProcess
-    var url: String { "http://\(host.address):\(Self.port)" }
+public struct LabSessionServer: Sendable {
+    public static let port = 8080
+    public let host: LabHost
+    public let process: LabProcess
+    public var url: String { "http://\(host.address):\(Self.port)" }
 
-    struct Credentials: Decodable {
-        var apiKey: String
-        var sessionId: String
-        var token: String
+    public struct Credentials: Decodable, Sendable {
+        public var apiKey: String
+        public var sessionId: String
+        public var token: String
     }
 
     /// Starts the server on `host`, with `stun`/`turn` URLs and the TURN secret when given; waits until it listens.
-    static func start(_ lab: NetworkLab, on host: LabHost, stun: [String] = [], turn: [String] = [],
+    public static func start(_ lab: NetworkLab, on host: LabHost, stun: [String] = [], turn: [String] = [],
                       turnSecret: String? = nil, staticDirectory: String? = nil) async throws -> LabSessionServer {
         var argv = [try Built.path("tokkit-server"), "--host", host.address, "--port", String(port),
                     "--api-key", "lab", "--api-secret", "tokkit-lab-secret-0123456789", "--log-level", "warning"]
@@ -49,7 +48,7 @@ struct LabSessionServer {
     }
 
     /// Publisher credentials for `room` (the quick-start route), fetched from the test process over the lab.
-    func credentials(room: String = "lab") async throws -> Credentials {
+    public func credentials(room: String = "lab") async throws -> Credentials {
         let (data, _) = try await URLSession.shared.data(from: URL(string: "\(url)/room/\(room)")!)
         return try JSONDecoder().decode(Credentials.self, from: data)
     }
@@ -57,40 +56,44 @@ struct LabSessionServer {
 
 /// `tokkit-lab-peer` in a lab host: joins the session, publishes a pattern and a tone, subscribes to every other
 /// stream and reports what it receives (see Tests/TokKitLabPeer/main.swift).
-struct LabPeer {
+public struct LabPeer: Sendable {
     /// One line of its output.
-    struct Line: Decodable {
-        var event: String
-        var stream: String?
-        var frames: Int?
-        var patternFrames: Int?
-        var psnr: Double?
-        var audioPackets: Int?
-        var heardPeak: Int?
-        var pair: String?
-        var local: String?
-        var remote: String?
-        var localAddress: String?
-        var remoteAddress: String?
-        var videoLost: Int?
-        var nacksSent: Int?
-        var videoBytes: Int?
-        var bitrate: Int?
-        var freezeCount: Int?
-        var freezeSeconds: Double?
-        var framesSeconds: Double?
-        var audioDecoded: Int?
-        var audioConcealed: Int?
-        var localPort: Int?
-        var remotePort: Int?
-        var code: Int?
-        var message: String?
+    public struct Line: Decodable, Sendable {
+        public var event: String
+        public var stream: String?
+        public var frames: Int?
+        public var patternFrames: Int?
+        public var psnr: Double?
+        public var audioPackets: Int?
+        public var heardPeak: Int?
+        public var pair: String?
+        public var local: String?
+        public var remote: String?
+        public var localAddress: String?
+        public var remoteAddress: String?
+        public var videoLost: Int?
+        public var nacksSent: Int?
+        public var videoBytes: Int?
+        public var bitrate: Int?
+        public var freezeCount: Int?
+        public var freezeSeconds: Double?
+        public var framesSeconds: Double?
+        public var audioDecoded: Int?
+        public var audioConcealed: Int?
+        /// Milliseconds since the peer started, when the line was made.
+        public var t: Double?
+        public var encoderBitrate: Int?
+        public var targetBitrate: Int?
+        public var localPort: Int?
+        public var remotePort: Int?
+        public var code: Int?
+        public var message: String?
     }
 
-    let host: LabHost
-    let process: LabProcess
+    public let host: LabHost
+    public let process: LabProcess
 
-    static func join(_ lab: NetworkLab, on host: LabHost, server: LabSessionServer, name: String,
+    public static func join(_ lab: NetworkLab, on host: LabHost, server: LabSessionServer, name: String,
                      options: [String] = []) async throws -> LabPeer {
         let credentials = try await server.credentials()
         let process = try lab.spawn(on: host, [
@@ -100,14 +103,14 @@ struct LabPeer {
         return LabPeer(host: host, process: process)
     }
 
-    var lines: [Line] {
+    public var lines: [Line] {
         process.lines.compactMap { try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
     }
 
     /// Waits until it has rendered `frames` pattern frames of one stream and heard another party's tone (with
     /// `pattern` false: any `frames` frames and some audio packets, as from a browser's fake camera); returns that
     /// `stats` line. Throws with its output on a failure line or at the timeout.
-    func waitForMedia(frames: Int = 30, pattern: Bool = true, timeout: Duration = .seconds(40)) async throws -> Line {
+    public func waitForMedia(frames: Int = 30, pattern: Bool = true, timeout: Duration = .seconds(40)) async throws -> Line {
         var heard = false
         let found = try await process.waitForLine(timeout: timeout, "\(host.label): \(frames) frames and a tone") {
             guard let line = try? JSONDecoder().decode(Line.self, from: Data($0.utf8)) else { return false }
@@ -125,18 +128,18 @@ struct LabPeer {
     }
 
     /// The newest `stats` line.
-    var lastStats: Line? { lines.last { $0.event == "stats" } }
+    public var lastStats: Line? { lines.last { $0.event == "stats" } }
 
     /// Closes its stdin and waits for it to leave the session; returns its exit status.
-    func leave() async -> Int32? {
+    public func leave() async -> Int32? {
         process.closeInput()
         return await process.waitForExit(timeout: .seconds(15))
     }
 
-    struct PeerFailed: Error, CustomStringConvertible {
-        var host: String
-        var line: String
-        var output: [String]
-        var description: String { "\(host): \(line)\n" + output.suffix(20).joined(separator: "\n") }
+    public struct PeerFailed: Error, CustomStringConvertible {
+        public var host: String
+        public var line: String
+        public var output: [String]
+        public var description: String { "\(host): \(line)\n" + output.suffix(20).joined(separator: "\n") }
     }
 }

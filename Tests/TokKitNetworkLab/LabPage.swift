@@ -1,15 +1,15 @@
 import Foundation
 import TokKitChromiumSupport
-import TokKitNetworkLab
 
 /// The page a lab browser opens from the lab's session server (`--static-dir`): joins with the credentials in its
 /// query string (and `transportPolicy`), publishes the fake camera and microphone, subscribes to every stream, and
-/// reports `TK {json}` console lines: `published`, then every 500 ms one `stats` line per subscription with
-/// decoded frames, audio packets and the selected candidate pair's ends.
-enum LabPage {
-    static let name = "lab.html"
+/// reports `TK {json}` console lines: `published`, then every `interval` ms (query, default 500) one `stats` line
+/// per subscription with decoded frames, bytes, freezes, audio packets and concealment, NACKs and the selected
+/// candidate pair's ends.
+public enum LabPage {
+    public static let name = "lab.html"
 
-    static let html = """
+    public static let html = """
         <!doctype html><meta charset="utf-8"><title>lab</title>
         <script type="module">
         import * as TokKit from "/tokkit.js";
@@ -29,14 +29,34 @@ enum LabPage {
         await session.connect(q.get("token"));
         const publisher = await session.publish(null, { audio: true, video: true });
         report("published", { streamId: publisher.streamId });
-        for (let i = 0; i < 600; i++) {
-          await new Promise((r) => setTimeout(r, 500));
+        const interval = Number(q.get("interval") ?? 500);
+        for (let i = 0; i < 600000 / interval; i++) {
+          await new Promise((r) => setTimeout(r, interval));
+          let sent = 0, target = 0;
+          for (const pc of publisher.peerConnections.values()) {
+            for (const s of (await pc.getStats()).values()) {
+              if (s.type === "outbound-rtp" && s.kind === "video") {
+                sent += s.bytesSent ?? 0;
+                target = Math.max(target, Math.round(s.targetBitrate ?? 0));
+              }
+            }
+          }
+          report("publisher", { videoBytesSent: sent, targetBitrate: target, t: performance.now() });
           for (const subscriber of subscribers) {
             const stats = await subscriber.getStats();
-            const line = { frames: 0, audioPackets: 0, local: "", remote: "", localAddress: "", remoteAddress: "" };
+            const line = { frames: 0, audioPackets: 0, local: "", remote: "", localAddress: "", remoteAddress: "",
+                           videoBytes: 0, freezeCount: 0, freezeSeconds: 0, framesSeconds: 0, audioConcealed: 0,
+                           audioSamples: 0, nacksSent: 0, t: performance.now() };
             for (const s of stats.values()) {
-              if (s.type === "inbound-rtp" && s.kind === "video") line.frames = s.framesDecoded ?? 0;
-              if (s.type === "inbound-rtp" && s.kind === "audio") line.audioPackets = s.packetsReceived ?? 0;
+              if (s.type === "inbound-rtp" && s.kind === "video") {
+                Object.assign(line, { frames: s.framesDecoded ?? 0, videoBytes: s.bytesReceived ?? 0,
+                                      freezeCount: s.freezeCount ?? 0, freezeSeconds: s.totalFreezesDuration ?? 0,
+                                      framesSeconds: s.totalInterFrameDelay ?? 0, nacksSent: s.nackCount ?? 0 });
+              }
+              if (s.type === "inbound-rtp" && s.kind === "audio") {
+                Object.assign(line, { audioPackets: s.packetsReceived ?? 0, audioConcealed: s.concealedSamples ?? 0,
+                                      audioSamples: s.totalSamplesReceived ?? 0 });
+              }
               if (s.type === "transport" && s.selectedCandidatePairId) {
                 const pair = stats.get(s.selectedCandidatePairId);
                 const local = stats.get(pair?.localCandidateId), remote = stats.get(pair?.remoteCandidateId);
@@ -52,32 +72,43 @@ enum LabPage {
         """
 
     /// A temporary static directory holding the page.
-    static func directory() throws -> String {
+    public static func directory() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokkit-lab-pages-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(html.utf8).write(to: directory.appendingPathComponent(name))
         return directory.path
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
     }
 
-    struct Report: Decodable {
-        var event: String
-        var streamId: String?
-        var frames: Int?
-        var audioPackets: Int?
-        var local: String?
-        var remote: String?
-        var localAddress: String?
-        var remoteAddress: String?
-        var relayProtocol: String?
-        var message: String?
+    public struct Report: Decodable {
+        public var event: String
+        public var streamId: String?
+        public var frames: Int?
+        public var audioPackets: Int?
+        public var local: String?
+        public var remote: String?
+        public var localAddress: String?
+        public var remoteAddress: String?
+        public var relayProtocol: String?
+        public var videoBytes: Int?
+        public var freezeCount: Int?
+        public var freezeSeconds: Double?
+        public var framesSeconds: Double?
+        public var audioConcealed: Int?
+        public var audioSamples: Int?
+        public var nacksSent: Int?
+        public var videoBytesSent: Int?
+        public var targetBitrate: Int?
+        /// The page's clock (performance.now(), ms) when the line was made.
+        public var t: Double?
+        public var message: String?
     }
 
-    static func reports(_ recorder: ConsoleRecorder) -> [Report] {
+    public static func reports(_ recorder: ConsoleRecorder) -> [Report] {
         recorder.texts.compactMap { text in
             guard text.hasPrefix("TK ") else { return nil }
             return try? JSONDecoder().decode(Report.self, from: Data(text.dropFirst(3).utf8))
@@ -85,7 +116,7 @@ enum LabPage {
     }
 
     /// Waits until the page has decoded `frames` frames and received audio on a subscription; returns that line.
-    static func waitForMedia(_ recorder: ConsoleRecorder, frames: Int = 30, timeout: Duration = .seconds(40))
+    public static func waitForMedia(_ recorder: ConsoleRecorder, frames: Int = 30, timeout: Duration = .seconds(40))
         async throws -> Report {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {

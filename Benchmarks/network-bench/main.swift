@@ -1,0 +1,286 @@
+// network-bench: media over impaired links in the network lab, TokKit and Chromium in the same run, side by side.
+//
+//   swift build -c release && sudo .build/release/network-bench [--seconds 60] [--only loss|bottleneck|outage|join]
+//
+// Every scenario builds a lab (Tests/TokKitNetworkLab): the session server on one host, two peers on two others,
+// each publishing 640x480 at 30 fps and subscribing to the other; first two TokKit peers (tokkit-lab-peer), then
+// two headless Chromium pages (the browser client). Figures are for the stream from host a to host b and back.
+//   loss        5 % random loss each way on a's link, 100 ms round trip (25 ms each way on both links), ±10 ms
+//               jitter on each: freeze ratio (WebRTC's definition), audio concealment, received bitrate, PSNR (TokKit:
+//               the pattern's; Chromium's fake camera has no reference), NACKs.
+//   bottleneck  500 kb/s each way on a's link (tc tbf): when a's send rate settles under it, and freezes after that
+//               (TokKit sends noise, as busy as an encoder gets; Chromium its fake camera).
+//   outage      a's link down for 2 s: how long after it is back until b decodes a new frame of a.
+//   join        connect to first decoded remote frame, direct and through TURN (TokKit).
+// The goal (issue 14): TokKit at least as good as Chromium on every row; join ≤ 200 ms direct.
+// Runs inside a private network namespace (re-executes itself under `unshare -n` when needed; root).
+import Foundation
+import Synchronization
+import TokKitChromiumSupport
+import TokKitNetworkLab
+
+// MARK: - Setup
+
+let arguments = CommandLine.arguments
+func option(_ name: String) -> String? {
+    guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
+    return arguments[i + 1]
+}
+if NetworkLab.needsPrivateNamespace, ProcessInfo.processInfo.environment["TOKKIT_BENCH_UNSHARED"] == nil {
+    setenv("TOKKIT_BENCH_UNSHARED", "1", 1)
+    let argv = ["/usr/bin/unshare", "-n", "/bin/sh", "-c", "ip link set lo up && exec \"$0\" \"$@\""] + arguments
+    let cArgs = argv.map { strdup($0) } + [nil]
+    execv(argv[0], cArgs)
+    print("network-bench: cannot re-execute under unshare -n (root needed): \(String(cString: strerror(errno)))")
+    exit(1)
+}
+let seconds = min(max(Int(option("--seconds") ?? "") ?? 60, 10), 600)
+let only = option("--only")
+let clock = ContinuousClock()
+
+/// One participant's samples, whichever stack: what it receives from the other, and what it sends.
+struct Sample {
+    var t: Double  // seconds, the bench's clock
+    var frames = 0, videoBytes = 0, freezeCount = 0
+    var freezeSeconds = 0.0, framesSeconds = 0.0
+    var audioConcealed = 0, audioTotal = 0, nacks = 0
+    var psnr: Double?
+}
+
+protocol Participant: Sendable {
+    var label: String { get }
+    /// The newest receive sample.
+    func sample() -> Sample?
+    /// The newest send rate figures: (bytes sent so far or encoder bits/s, target bits/s).
+    func sendRate() -> (encoderBitrate: Double, target: Double)?
+    func leave() async
+}
+
+let started = clock.now
+func now() -> Double { Double((clock.now - started) / .milliseconds(1)) / 1_000 }
+
+struct SwiftParticipant: Participant {
+    let peer: LabPeer
+    var label: String { "TokKit" }
+    func sample() -> Sample? {
+        guard let l = peer.lines.last(where: { $0.event == "stats" }) else { return nil }
+        return Sample(t: now(), frames: l.frames ?? 0, videoBytes: l.videoBytes ?? 0, freezeCount: l.freezeCount ?? 0,
+                      freezeSeconds: l.freezeSeconds ?? 0, framesSeconds: l.framesSeconds ?? 0,
+                      audioConcealed: l.audioConcealed ?? 0, audioTotal: (l.audioDecoded ?? 0) + (l.audioConcealed ?? 0),
+                      nacks: l.nacksSent ?? 0, psnr: l.psnr)
+    }
+    func sendRate() -> (encoderBitrate: Double, target: Double)? {
+        guard let l = peer.lines.last(where: { $0.event == "publisher" }) else { return nil }
+        return (Double(l.encoderBitrate ?? 0), Double(l.targetBitrate ?? 0))
+    }
+    func leave() async { _ = await peer.leave() }
+}
+
+final class BrowserParticipant: Participant, @unchecked Sendable {
+    let browser: Chromium
+    let recorder: ConsoleRecorder
+    init(browser: Chromium, recorder: ConsoleRecorder) {
+        self.browser = browser
+        self.recorder = recorder
+    }
+    var label: String { "Chromium" }
+    func sample() -> Sample? {
+        guard let l = LabPage.reports(recorder).last(where: { $0.event == "stats" }) else { return nil }
+        return Sample(t: now(), frames: l.frames ?? 0, videoBytes: l.videoBytes ?? 0, freezeCount: l.freezeCount ?? 0,
+                      freezeSeconds: l.freezeSeconds ?? 0, framesSeconds: l.framesSeconds ?? 0,
+                      audioConcealed: l.audioConcealed ?? 0, audioTotal: l.audioSamples ?? 0, nacks: l.nacksSent ?? 0)
+    }
+    func sendRate() -> (encoderBitrate: Double, target: Double)? {
+        let sends = LabPage.reports(recorder).filter { $0.event == "publisher" }
+        guard sends.count >= 3, let last = sends.last, let t1 = last.t else { return nil }
+        let earlier = sends[sends.count - 3]
+        guard let t0 = earlier.t, t1 > t0 else { return nil }
+        let bits = Double((last.videoBytesSent ?? 0) - (earlier.videoBytesSent ?? 0)) * 8
+        return (bits / ((t1 - t0) / 1_000), Double(last.targetBitrate ?? 0))
+    }
+    func leave() async { await browser.close() }
+}
+
+/// Starts the two participants of `stack` on hosts a and b.
+func join(_ stack: String, lab: NetworkLab, server: LabSessionServer, a: LabHost, b: LabHost, content: String,
+          interval: Int) async throws -> (any Participant, any Participant) {
+    if stack == "TokKit" {
+        let options = ["--width", "640", "--height", "480", "--fps", "30", "--content", content,
+                       "--stats-interval", String(interval), "--seconds", String(seconds + 120)]
+        let pa = try await LabPeer.join(lab, on: a, server: server, name: "a", options: options)
+        let pb = try await LabPeer.join(lab, on: b, server: server, name: "b", options: options)
+        _ = try await pa.waitForMedia(frames: 30, pattern: content == "pattern", timeout: .seconds(60))
+        _ = try await pb.waitForMedia(frames: 30, pattern: content == "pattern", timeout: .seconds(60))
+        return (SwiftParticipant(peer: pa), SwiftParticipant(peer: pb))
+    }
+    var participants: [BrowserParticipant] = []
+    for host in [a, b] {
+        let browser = try await LabBrowser.launch(in: lab, on: host, secureOrigins: [server.url])
+        let c = try await server.credentials()
+        var query = URLComponents()
+        query.queryItems = [URLQueryItem(name: "apiKey", value: c.apiKey), URLQueryItem(name: "sessionId", value: c.sessionId),
+                            URLQueryItem(name: "token", value: c.token), URLQueryItem(name: "interval", value: String(interval))]
+        let page = try await browser.newPage()
+        let recorder = ConsoleRecorder(page)
+        try await page.navigate(to: "\(server.url)/\(LabPage.name)\(query.string ?? "")")
+        participants.append(BrowserParticipant(browser: browser, recorder: recorder))
+    }
+    for p in participants { _ = try await LabPage.waitForMedia(p.recorder, frames: 30, timeout: .seconds(60)) }
+    return (participants[0], participants[1])
+}
+
+/// A lab with the server and two delayable peers' hosts.
+func withLab(_ body: (NetworkLab, LabSessionServer, LabHost, LabHost) async throws -> Void) async throws {
+    try await NetworkLab.run { lab in
+        let serverHost = try await lab.addHost("server")
+        let a = try await lab.addHost("a", delayable: true), b = try await lab.addHost("b", delayable: true)
+        let server = try await LabSessionServer.start(lab, on: serverHost, staticDirectory: try LabPage.directory())
+        try await body(lab, server, a, b)
+    }
+}
+
+func pct(_ x: Double) -> String { String(format: "%.2f %%", x * 100) }
+func kbps(_ x: Double) -> String { String(format: "%.0f kb/s", x / 1_000) }
+/// The result table: (row, TokKit, Chromium).
+let table = Mutex<[(String, String, String)]>([])
+func record(_ row: String, _ stack: String, _ value: String) {
+    print("  \(stack): \(row): \(value)")
+    table.withLock { rows in
+        if let i = rows.firstIndex(where: { $0.0 == row }) {
+            if stack == "TokKit" { rows[i].1 = value } else { rows[i].2 = value }
+        } else {
+            rows.append(stack == "TokKit" ? (row, value, "") : (row, "", value))
+        }
+    }
+}
+
+// MARK: - Scenarios
+
+func loss(_ stack: String) async throws {
+    try await withLab { lab, server, a, b in
+        for host in [a, b] { try await lab.setDelay(host, .milliseconds(25), jitter: .milliseconds(10)) }
+        try await lab.impair(a, Impairments(dropPercent: 5))
+        let (pa, pb) = try await join(stack, lab: lab, server: server, a: a, b: b, content: "pattern", interval: 500)
+        try await Task.sleep(for: .seconds(5))
+        let start = [pa.sample(), pb.sample()]
+        try await Task.sleep(for: .seconds(seconds))
+        let end = [pa.sample(), pb.sample()]
+        for (i, label) in ["b→a", "a→b"].enumerated() {
+            guard let s0 = start[i], let s1 = end[i] else { continue }
+            let frozen = (s1.freezeSeconds - s0.freezeSeconds) / max(s1.framesSeconds - s0.framesSeconds, 0.001)
+            let concealed = Double(s1.audioConcealed - s0.audioConcealed) / Double(max(s1.audioTotal - s0.audioTotal, 1))
+            let bitrate = Double(s1.videoBytes - s0.videoBytes) * 8 / (s1.t - s0.t)
+            record("loss \(label): freeze ratio (goal < 2 %)", stack, pct(frozen) + " (\(s1.freezeCount - s0.freezeCount) freezes)")
+            record("loss \(label): audio concealed (goal < 5 %)", stack, pct(concealed))
+            record("loss \(label): received video bitrate", stack, kbps(bitrate))
+            record("loss \(label): frames decoded per second", stack,
+                   String(format: "%.1f", Double(s1.frames - s0.frames) / (s1.t - s0.t)))
+            record("loss \(label): NACKs sent", stack, "\(s1.nacks - s0.nacks)")
+            record("loss \(label): PSNR of received frames", stack, s1.psnr.map { String(format: "%.1f dB", $0) } ?? "n/a")
+        }
+        await pa.leave()
+        await pb.leave()
+    }
+}
+
+func bottleneck(_ stack: String) async throws {
+    try await withLab { lab, server, a, b in
+        let (pa, pb) = try await join(stack, lab: lab, server: server, a: a, b: b,
+                                      content: stack == "TokKit" ? "noise" : "pattern", interval: 250)
+        try await Task.sleep(for: .seconds(3))
+        let capped = now()
+        try await lab.impair(a, Impairments(bandwidthKbit: 500))
+        var settledAt: Double?
+        var atSettle: Sample?
+        var series: [(Double, Double)] = []
+        let end = capped + Double(seconds)
+        while now() < end {
+            try await Task.sleep(for: .milliseconds(250))
+            guard let rate = pa.sendRate(), rate.encoderBitrate > 0 else { continue }
+            series.append((now(), rate.encoderBitrate))
+            if rate.encoderBitrate < 500_000 {
+                if settledAt == nil { (settledAt, atSettle) = (now(), pb.sample()) }
+            } else {
+                (settledAt, atSettle) = (nil, nil)  // over the cap again: not settled
+            }
+        }
+        record("500 kb/s: a's send rate under the cap for good after (goal ≤ 5 s)", stack,
+               settledAt.map { String(format: "%.1f s", $0 - capped) } ?? "never")
+        let tail = series.filter { $0.0 > end - 10 }.map(\.1)
+        record("500 kb/s: a's send rate, last 10 s", stack, kbps(tail.reduce(0, +) / Double(max(tail.count, 1))))
+        if let s0 = atSettle, let s1 = pb.sample() {
+            record("500 kb/s: freezes at b after settling (goal 0)", stack,
+                   "\(s1.freezeCount - s0.freezeCount) (\(String(format: "%.2f", s1.freezeSeconds - s0.freezeSeconds)) s)")
+        }
+        await pa.leave()
+        await pb.leave()
+    }
+}
+
+func outage(_ stack: String) async throws {
+    try await withLab { lab, server, a, b in
+        let (pa, pb) = try await join(stack, lab: lab, server: server, a: a, b: b, content: "pattern", interval: 50)
+        try await Task.sleep(for: .seconds(5))
+        try await lab.impair(a, Impairments(offline: true))
+        try await Task.sleep(for: .seconds(2))
+        let before = pb.sample()?.frames ?? 0
+        try await lab.impair(a, Impairments())
+        let back = now()
+        var recovered: Double?
+        while now() < back + 30 {
+            if let s = pb.sample(), s.frames > before { recovered = s.t - back; break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        record("2 s outage: b decodes a's video again after (goal ≤ 1 s)", stack,
+               recovered.map { String(format: "%.2f s", $0) } ?? "not within 30 s")
+        await pa.leave()
+        await pb.leave()
+    }
+}
+
+func joinTime() async throws {
+    for relay in [false, true] {
+        var times: [Double] = []
+        for _ in 0..<3 { try await NetworkLab.run { lab in
+            let serverHost = try await lab.addHost("server"), turnHost = try await lab.addHost("turn")
+            let a = try await lab.addHost("a"), b = try await lab.addHost("b")
+            let turn = try await TURNServer.start(in: lab, on: turnHost)
+            let server = try await LabSessionServer.start(lab, on: serverHost, stun: [turn.stunURL],
+                                                          turn: [turn.udpURL], turnSecret: turn.secret)
+            let options = ["--stats-interval", "10"] + (relay ? ["--relay"] : [])
+            let pa = try await LabPeer.join(lab, on: a, server: server, name: "a", options: options + ["--no-subscribe"])
+            _ = try await pa.process.waitForLine(timeout: .seconds(20), "a published") { $0.contains("\"published\"") }
+            let pb = try await LabPeer.join(lab, on: b, server: server, name: "b", options: options)
+            _ = try await pb.waitForMedia(frames: 1, pattern: false, timeout: .seconds(30))
+            let connected = pb.lines.first { $0.event == "connected" }?.t ?? 0
+            let first = pb.lines.first { $0.event == "stats" && ($0.frames ?? 0) > 0 }?.t ?? 0
+            times.append(first - connected)
+            _ = await pa.leave()
+            _ = await pb.leave()
+        } }
+        record("connect to first decoded frame, \(relay ? "through TURN" : "direct"), median of 3 (goal ≤ 200 ms direct)",
+               "TokKit", String(format: "%.0f ms (%@)", times.sorted()[1],
+                                times.map { String(format: "%.0f", $0) }.joined(separator: ", ")))
+    }
+}
+
+// MARK: - Run
+
+print("network-bench: \(seconds) s per scenario, 640x480 at 30 fps both ways")
+do {
+    for stack in ["TokKit", "Chromium"] {
+        if only == nil || only == "loss" { try await loss(stack) }
+        if only == nil || only == "bottleneck" { try await bottleneck(stack) }
+        if only == nil || only == "outage" { try await outage(stack) }
+    }
+    if only == nil || only == "join" { try await joinTime() }
+} catch {
+    print("network-bench: failed: \(error)")
+}
+let rows = table.withLock { $0 }
+let width = max(rows.map(\.0.count).max() ?? 0, 10)
+print("\n" + "scenario".padding(toLength: width, withPad: " ", startingAt: 0) + " | TokKit              | Chromium")
+for (row, t, c) in rows {
+    print(row.padding(toLength: width, withPad: " ", startingAt: 0) + " | "
+          + t.padding(toLength: 19, withPad: " ", startingAt: 0) + " | " + c)
+}
