@@ -24,7 +24,10 @@ public enum LabPage {
           const video = document.createElement("video");
           video.muted = true;
           document.body.append(video);
-          subscribers.push(await session.subscribe(stream, video));
+          const subscriber = await session.subscribe(stream, video);
+          subscriber.on("connected", () => report("subscriberConnected", { streamId: stream.streamId }));
+          subscriber.on("disconnected", () => report("subscriberDisconnected", { streamId: stream.streamId }));
+          subscribers.push(subscriber);
         });
         await session.connect(q.get("token"));
         const publisher = await session.publish(null, { audio: true, video: true });

@@ -48,6 +48,40 @@ struct BrowserBetweenHostsTests {
         }
     }
 
+    @Test("the Swift host's address changes: both directions restart and media flows again, Swift <-> Chromium")
+    func restartWithABrowser() async throws {
+        try await NetworkLab.run { lab in
+            let serverHost = try await lab.addHost("server")
+            let swiftHost = try await lab.addHost("swift"), browserHost = try await lab.addHost("chromium")
+            let server = try await LabSessionServer.start(lab, on: serverHost, staticDirectory: try LabPage.directory())
+            try await LabBrowser.run(in: lab, on: browserHost, secureOrigins: [server.url]) { browser in
+                let recorder = try await Self.open(browser, server: server)
+                let peer = try await LabPeer.join(lab, on: swiftHost, server: server, name: "swift")
+                let before = try await LabPage.waitForMedia(recorder)
+                _ = try await peer.waitForMedia(pattern: false)
+
+                let changed = ContinuousClock.now
+                let moved = try await lab.changeAddress(of: swiftHost)
+                // Swift → browser: TokKit re-offers; the page answers with a new peer connection.
+                let after = try await LabPage.waitForMedia(recorder, frames: (before.frames ?? 0) + 60,
+                                                          timeout: .seconds(60))
+                #expect(after.remoteAddress == moved.address, "\(after)")
+                // Browser → Swift: the page's publisher notices its path is gone and re-offers.
+                _ = try await peer.process.waitForLine(timeout: .seconds(60), "swift: subscriberReconnected") {
+                    $0.contains("\"subscriberReconnected\"")
+                }
+                let framesNow = peer.lastStats?.frames ?? 0
+                let seen = try await peer.waitForMedia(frames: framesNow + 30, pattern: false, timeout: .seconds(30))
+                #expect(seen.localAddress == moved.address, "\(seen.pair ?? "no pair")")
+                print("network lab: Swift <-> Chromium media back both ways \(ContinuousClock.now - changed) after "
+                      + "the address change")
+                let events = LabPage.reports(recorder).map(\.event)
+                #expect(events.contains("subscriberDisconnected"), "\(events.suffix(20))")
+                #expect(await peer.leave() == 0)
+            }
+        }
+    }
+
     /// Opens the lab page with fresh credentials and waits until it has published.
     static func open(_ browser: Chromium, server: LabSessionServer, extra: String = "") async throws
         -> ConsoleRecorder {

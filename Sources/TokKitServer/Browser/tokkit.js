@@ -144,6 +144,17 @@ class Publisher extends Emitter {
 
   /** The server says a connection subscribed: offer to it. */
   async _subscribed({ subscriberId, from, subscribeToAudio = true, subscribeToVideo = true }) {
+    await this.#offer({ subscriberId, from, subscribeToAudio, subscribeToVideo, since: null });
+  }
+
+  /**
+   * Creates the peer of one subscription and sends its offer. After media has flowed, a path that fails (or stays
+   * disconnected for 2.5 s) is restarted the way TokKit's own peers do it: a new peer connection (fresh ICE
+   * credentials, a new DTLS handshake) and a new offer, again every 5 s while the outage lasts, for at most 30 s.
+   */
+  async #offer(subscription) {
+    const { subscriberId, from, subscribeToAudio, subscribeToVideo } = subscription;
+    this.#peers.get(subscriberId)?.close();
     const peer = new Peer(this.#session, this.streamId, subscriberId);
     this.#peers.set(subscriberId, peer);
     for (const [kind, track, wanted, mime] of [
@@ -154,6 +165,18 @@ class Publisher extends Emitter {
       const transceiver = peer.pc.addTransceiver(track, { direction: "sendonly", streams: [this.mediaStream] });
       preferCodec(transceiver, kind, mime);
     }
+    let lostTimer = null;
+    peer.pc.onconnectionstatechange = () => {
+      const state = peer.pc.connectionState;
+      if (state === "connected") {
+        subscription.since = null;
+        clearTimeout(lostTimer);
+        lostTimer = null;
+        subscription.everConnected = true;
+      } else if (subscription.everConnected && (state === "disconnected" || state === "failed") && !lostTimer) {
+        lostTimer = setTimeout(() => this.#restart(subscription, peer), state === "failed" ? 0 : 2500);
+      }
+    };
     try {
       await peer.pc.setLocalDescription(await peer.pc.createOffer());
       const video = peer.pc.getTransceivers().find((t) => t.sender.track?.kind === "video");
@@ -167,6 +190,21 @@ class Publisher extends Emitter {
     } catch (err) {
       this.emit("error", { error: err, subscriberId });
     }
+  }
+
+  /** Restarts a subscription whose path was lost (see #offer); re-offers every 5 s until it connects or 30 s pass. */
+  async #restart(subscription, peer) {
+    if (this.#peers.get(subscription.subscriberId) !== peer) return;  // replaced or ended meanwhile
+    subscription.since ??= Date.now();
+    if (Date.now() - subscription.since > 30000) return;  // the subscriber gives up and unsubscribes
+    this.#session._log("restarting the media of", subscription.subscriberId);
+    await this.#offer(subscription);
+    const next = this.#peers.get(subscription.subscriberId);
+    setTimeout(() => {
+      if (next && this.#peers.get(subscription.subscriberId) === next && next.pc.connectionState !== "connected") {
+        this.#restart(subscription, next);
+      }
+    }, 5000);
   }
 
   async _negotiation({ subscriberId, kind, payload }) {
@@ -193,23 +231,51 @@ class Publisher extends Emitter {
   }
 }
 
-/** A remote stream received over one peer connection (answerer, recvonly). Events: connected, error. */
+/**
+ * A remote stream received over one peer connection (answerer, recvonly). Events: connected, error, and when the
+ * path is lost and restored: disconnected (media stopped; the publisher restarts the connection) then connected
+ * again (OpenTok's subscriber events).
+ */
 class Subscriber extends Emitter {
+  #session;
+  #everConnected = false;
+  #lost = false;
+
   constructor(session, stream, subscriberId, element) {
     super();
+    this.#session = session;
     this.stream = stream;
     this.subscriberId = subscriberId;
     this.element = element;
+    this.#attach(new Peer(session, stream.streamId, subscriberId));
+  }
+
+  #attach(peer) {
+    this.peer = peer;
     this.mediaStream = new MediaStream();
-    this.peer = new Peer(session, stream.streamId, subscriberId);
-    this.peer.pc.ontrack = ({ track }) => {
+    peer.pc.ontrack = ({ track }) => {
       this.mediaStream.addTrack(track);
       if (this.element) this.element.srcObject = this.mediaStream;
     };
-    this.peer.pc.onconnectionstatechange = () => {
-      if (this.peer.pc.connectionState === "connected") this.emit("connected");
-      if (this.peer.pc.connectionState === "failed") this.emit("error", { error: new Error("ICE/DTLS failed") });
+    peer.pc.onconnectionstatechange = () => {
+      if (this.peer !== peer) return;
+      const state = peer.pc.connectionState;
+      if (state === "connected") {
+        this.#everConnected = true;
+        this.#lost = false;
+        this.emit("connected");
+      } else if ((state === "disconnected" || state === "failed") && this.#everConnected) {
+        this.#lose();
+      } else if (state === "failed") {
+        this.emit("error", { error: new Error("ICE/DTLS failed") });
+      }
     };
+  }
+
+  #lose() {
+    if (this.#lost) return;
+    this.#lost = true;
+    this.emit("disconnected");
   }
 
   get pc() { return this.peer.pc; }
@@ -217,6 +283,12 @@ class Subscriber extends Emitter {
 
   async _negotiation({ kind, payload }) {
     if (kind !== "offer") return this.peer.receive(kind, payload);
+    if (this.peer.pc.remoteDescription) {
+      // A new offer on a negotiated subscription: the publisher restarts it. Answer with a new peer connection.
+      this.peer.close();
+      this.#attach(new Peer(this.#session, this.stream.streamId, this.subscriberId));
+      if (this.#everConnected) this.#lose();
+    }
     try {
       await this.peer.setRemote("offer", payload);
       await this.peer.pc.setLocalDescription(await this.peer.pc.createAnswer());
