@@ -1,6 +1,7 @@
 // network-bench: media over impaired links in the network lab, TokKit and Chromium in the same run, side by side.
 //
 //   swift build -c release && sudo .build/release/network-bench [--seconds 60] [--only loss|bottleneck|outage|join]
+//                                                                [--stacks TokKit,Chromium]
 //
 // Every scenario builds a lab (Tests/TokKitNetworkLab): the session server on one host, two peers on two others,
 // each publishing 640x480 at 30 fps and subscribing to the other; first two TokKit peers (tokkit-lab-peer), then
@@ -73,7 +74,14 @@ struct SwiftParticipant: Participant {
         guard let l = peer.lines.last(where: { $0.event == "publisher" }) else { return nil }
         return (Double(l.encoderBitrate ?? 0), Double(l.targetBitrate ?? 0))
     }
-    func leave() async { _ = await peer.leave() }
+    func leave() async {
+        // Anything but the periodic lines is worth seeing (a restart, a failure) next to the figures.
+        let events = peer.lines.map(\.event).filter { !["stats", "health", "publisher"].contains($0) }
+        print("  TokKit \(peer.host.label) events: \(events.joined(separator: ", "))")
+        let notices = peer.process.stderrTail.split(separator: "\n").filter { $0.contains("notice") || $0.contains("warning") }
+        if !notices.isEmpty { print("  TokKit \(peer.host.label) log:\n    " + notices.suffix(8).joined(separator: "\n    ")) }
+        _ = await peer.leave()
+    }
 }
 
 final class BrowserParticipant: Participant, @unchecked Sendable {
@@ -105,7 +113,7 @@ final class BrowserParticipant: Participant, @unchecked Sendable {
 func join(_ stack: String, lab: NetworkLab, server: LabSessionServer, a: LabHost, b: LabHost, content: String,
           interval: Int) async throws -> (any Participant, any Participant) {
     if stack == "TokKit" {
-        let options = ["--width", "640", "--height", "480", "--fps", "30", "--content", content,
+        let options = ["--width", "640", "--height", "480", "--fps", "30", "--content", content, "--log-level", "notice",
                        "--stats-interval", String(interval), "--seconds", String(seconds + 120)]
         let pa = try await LabPeer.join(lab, on: a, server: server, name: "a", options: options)
         let pb = try await LabPeer.join(lab, on: b, server: server, name: "b", options: options)
@@ -268,7 +276,7 @@ func joinTime() async throws {
 
 print("network-bench: \(seconds) s per scenario, 640x480 at 30 fps both ways")
 do {
-    for stack in ["TokKit", "Chromium"] {
+    for stack in (option("--stacks") ?? "TokKit,Chromium").split(separator: ",").map(String.init) {
         if only == nil || only == "loss" { try await loss(stack) }
         if only == nil || only == "bottleneck" { try await bottleneck(stack) }
         if only == nil || only == "outage" { try await outage(stack) }

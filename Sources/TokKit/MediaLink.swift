@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 import TokKitICE
 import TokKitPeer
@@ -350,6 +351,7 @@ final class MediaLink: Sendable {
     /// and gives up after ``restartTimeout``. Also ends an outage the old path recovered from by itself.
     func tick(now: ContinuousClock.Instant = .now) {
         enum Action { case none, reconnecting, reconnected, restart, giveUp }
+        var lostBecause: String?
         let action: Action = state.withLock { s in
             guard s.phase == .negotiated || s.phase == .offered, s.everConnected, let peer = s.peer else { return .none }
             let silence = peer.timeSinceLastPacket ?? s.flowingSince.map { now - $0 } ?? .seconds(3_600)
@@ -357,6 +359,7 @@ final class MediaLink: Sendable {
             guard let since = s.outageSince else {
                 guard !receiving else { return .none }
                 s.outageSince = now
+                lostBecause = "peer \(peer.state) (DTLS failure: \(peer.transportFailure.map { "\($0)" } ?? "none")), \(silence) since its last packet"
                 return context.side == .publisher ? .restart : .reconnecting
             }
             // Over only when a packet came after the outage began (the last one before it is not news).
@@ -372,6 +375,9 @@ final class MediaLink: Sendable {
                 return .restart
             }
             return .none
+        }
+        if let lostBecause {
+            channel.owner?.logger.notice("media path of \(context.side) \(context.subscriberId) lost: \(lostBecause)")
         }
         switch action {
         case .none: break

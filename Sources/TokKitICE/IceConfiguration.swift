@@ -21,14 +21,18 @@ public struct IceConfiguration: Sendable, Hashable {
     public var portRange: ClosedRange<UInt16>?
     /// Local ufrag/pwd to use instead of random ones.
     public var localCredentials: IceCredentials?
-    /// RFC 7675 consent freshness (on, as browsers do). Decided at agent creation.
+    /// libnice's RFC 7675 consent freshness, off by default. Measured in the network lab (libnice 0.1.21): under 5 %
+    /// random loss it declared working paths failed (media still arriving) about every 30 s. TokKit's media links
+    /// watch the path themselves instead: no packet from the peer for 2.5 s begins an outage and a restart, 30 s
+    /// without one fails (Sources/TokKit/MediaLink.swift). The peer's own consent checks are answered either way.
+    /// Decided at agent creation.
     public var consentFreshness: Bool
 
     /// A configuration; the defaults gather on every usable interface and loopback, with no servers.
     public init(servers: [IceServer] = [], transportPolicy: IceTransportPolicy = .all,
                 localAddresses: [String] = [], interfaces: [String] = [], includesLoopback: Bool = true,
                 portRange: ClosedRange<UInt16>? = nil, localCredentials: IceCredentials? = nil,
-                consentFreshness: Bool = true) {
+                consentFreshness: Bool = false) {
         self.servers = servers
         self.transportPolicy = transportPolicy
         self.localAddresses = localAddresses

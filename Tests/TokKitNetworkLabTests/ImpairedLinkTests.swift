@@ -34,6 +34,10 @@ struct ImpairedLinkTests {
                       + "(\(seen.freezeSeconds ?? 0) s of \(seen.framesSeconds ?? 0) s), audio concealed "
                       + "\(seen.audioConcealed ?? 0) of \(seen.audioDecoded ?? 0), PSNR \(seen.psnr ?? 0)")
             }
+            for peer in [peerA, peerB] {
+                let events = peer.lines.map(\.event)
+                #expect(!events.contains("subscriberReconnecting"), "a lossy path is not a lost one: \(peer.host.label) \(events.filter { $0 != "stats" && $0 != "health" && $0 != "publisher" })")
+            }
             #expect(await peerA.leave() == 0)
             #expect(await peerB.leave() == 0)
         }
