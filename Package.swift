@@ -158,7 +158,8 @@ let package = Package(
         .executableTarget(name: "signal-bench", dependencies: ["TokKit", "TokKitServer"],
                           path: "Benchmarks/signal-bench", swiftSettings: strict),
         .executableTarget(name: "call-bench",
-                          dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP", "CBenchSystem"],
+                          dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP", "CBenchSystem",
+                                         "TokKitSessionTestSupport"],
                           path: "Benchmarks/call-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)

@@ -5,6 +5,7 @@ import TokKitCodecs
 import TokKitMedia
 import TokKitPeer
 import TokKitSDP
+import TokKitSessionTestSupport
 import TokKitStreaming
 
 // A loopback call in one process: 640x480 at 30 fps VP8 (~1 Mbps) + Opus, both directions, over 127.0.0.1

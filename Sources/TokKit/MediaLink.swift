@@ -161,6 +161,11 @@ final class MediaLink: Sendable {
             return (s.peer, s.attachment, s.events)
         }
         guard let (peer, attachment, events) = taken else { return }
+        Self.retire(peer, from: attachment, events: events)
+    }
+
+    /// Detaches `peer` from the media it fed or was fed by, stops following its events and closes it.
+    private static func retire(_ peer: PeerConnection?, from attachment: Attachment?, events: Task<Void, Never>?) {
         if let peer {
             switch attachment {
             case .publisher(let media): media.detach(peer)
@@ -439,15 +444,7 @@ final class MediaLink: Sendable {
             return (s.peer, s.attachment, s.events, began)
         }
         guard let (peer, attachment, events, began) = taken else { return nil }
-        if let peer {
-            switch attachment {
-            case .publisher(let media): media.detach(peer)
-            case .subscriber(let media): media.detach(peer)
-            case nil: break
-            }
-        }
-        events?.cancel()
-        peer?.close()
+        Self.retire(peer, from: attachment, events: events)
         return began
     }
 

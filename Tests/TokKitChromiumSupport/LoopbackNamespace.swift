@@ -14,8 +14,8 @@ public func requireLoopbackOnlyNamespace() throws(ChromiumError) {
     }
 }
 
-/// Names of the network interfaces of the caller's namespace, sorted.
-func networkInterfaces() -> [String] {
+/// Names of the network interfaces of the caller's namespace, sorted (netlink, so right after `unshare -n` too).
+public func networkInterfaces() -> [String] {
     guard let list = if_nameindex() else { return [] }
     defer { if_freenameindex(list) }
     var names: [String] = []

@@ -5,7 +5,7 @@
 //
 //   tokkit-lab-peer --server URL --api-key K --session S --token T [--name N] [--no-publish] [--no-subscribe]
 //                   [--relay] [--custom-servers-only] [--ice-server URL [--ice-username U --ice-credential C]]
-//                   [--width W --height H --fps F] [--content pattern|noise] [--seconds N] [--log-level L]
+//                   [--width W --height H --fps F] [--content pattern|noise|textured|camera] [--seconds N] [--log-level L]
 //                   [--stats-interval MS]
 // Every line that carries "t" gives the milliseconds since the program started.
 //
@@ -189,10 +189,14 @@ do {
             "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
     var publisher: Publisher?
     if !flag("--no-publish") {
-        // The pattern (its PSNR can be checked) or, with --content noise, noise that keeps the encoder at its limit.
-        let capturer: any VideoCapture = option("--content") == "noise"
-            ? NoiseCapturer(width: width, height: height, framesPerSecond: fps)
-            : PatternCapturer(width: width, height: height, framesPerSecond: fps)
+        // The pattern (its PSNR can be checked); noise, which no encoder can compress; or, 640x480, a picture
+        // sequence: `textured` (camera-like, fills 1 Mbps) or `camera` (what Chromium's fake camera shows).
+        let capturer: any VideoCapture = switch option("--content") {
+        case "noise": NoiseCapturer(width: width, height: height, framesPerSecond: fps)
+        case "textured": SequenceCapturer(.textured, framesPerSecond: fps)
+        case "camera": SequenceCapturer(.pattern, framesPerSecond: fps)
+        default: PatternCapturer(width: width, height: height, framesPerSecond: fps)
+        }
         let p = Publisher(name: option("--name") ?? "lab-peer", videoCapture: capturer, delegate: peer)
         try await session.publish(p)
         report(["event": "published", "stream": p.stream?.streamId ?? ""])

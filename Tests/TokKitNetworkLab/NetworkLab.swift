@@ -1,4 +1,5 @@
 import Foundation
+import TokKitChromiumSupport
 import Synchronization
 
 /// A network of hosts made of network namespaces, for tests of media between machines. Usable from any test.
@@ -310,17 +311,7 @@ public final class NetworkLab: Sendable {
         !networkInterfaces().allSatisfy { $0 == "lo" || $0.hasPrefix(prefix) }
     }
 
-    /// The interfaces of this process's network namespace (netlink, via `if_nameindex(3)`). The lab attaches a
-    /// link only to a namespace that holds nothing but `lo` and other labs' links: one `unshare -n` made.
-    static func networkInterfaces() -> [String] {
-        guard let list = if_nameindex() else { return [] }
-        defer { if_freenameindex(list) }
-        var names: [String] = []
-        var entry = list
-        while entry.pointee.if_index != 0, let name = entry.pointee.if_name {
-            names.append(String(cString: name))
-            entry += 1
-        }
-        return names
-    }
+    /// The interfaces of this process's network namespace. The lab attaches a link only to a namespace that holds
+    /// nothing but `lo` and other labs' links: one `unshare -n` made.
+    static func networkInterfaces() -> [String] { TokKitChromiumSupport.networkInterfaces() }
 }

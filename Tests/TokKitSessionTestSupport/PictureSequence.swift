@@ -1,7 +1,8 @@
 import Foundation
 
-/// The picture sequence both call jobs send (TokKit's here, aiortc's in Benchmarks/aiortc-call, which reads the
-/// same bytes from the file ``write(to:)`` makes), so the two encoders get exactly the same work.
+/// The picture sequence call-bench's two jobs send (TokKit's, and aiortc's in Benchmarks/aiortc-call, which reads the
+/// same bytes from the file ``write(to:)`` makes), so the two encoders get exactly the same work; network-bench's
+/// TokKit peers send it too (``SequenceCapturer``).
 ///
 /// 640x480 I420 frames (tight strides: Y then U then V), a loop of ``count`` frames, in one of two contents:
 ///
@@ -15,24 +16,24 @@ import Foundation
 /// Both carry the frame's index in the loop in the top row as 16 blocks of 32x32 (bit k at x = 32k: 235 for 1, 16
 /// for 0), which the aiortc job reads back from each decoded picture to find its capture time (TokKit maps RTP
 /// timestamps instead and needs no stamp, but sends the same picture).
-struct PictureSequence {
-    enum Content: String, CaseIterable {
+public struct PictureSequence: Sendable {
+    public enum Content: String, CaseIterable, Sendable {
         case pattern, textured
     }
 
-    static let width = 640, height = 480
+    public static let width = 640, height = 480
     /// The background repeats every 320 px and pans 4 px per frame: 80 frames per loop.
-    static let count = 80
+    public static let count = 80
     static let pan = 4, period = 320
     static let blockSize = 32, bits = 16
-    static var frameBytes: Int { width * height * 3 / 2 }
+    public static var frameBytes: Int { width * height * 3 / 2 }
 
     /// `count` frames back to back.
-    private(set) var bytes: [UInt8]
+    public private(set) var bytes: [UInt8]
 
-    let content: Content
+    public let content: Content
 
-    init(_ content: Content) {
+    public init(_ content: Content) {
         self.content = content
         switch content {
         case .pattern: bytes = Self.pattern()
@@ -150,7 +151,7 @@ struct PictureSequence {
     }
 
     /// Calls `body` with frame `index % count`'s Y, U and V planes.
-    func withFrame<R>(_ index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+    public func withFrame<R>(_ index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
         let lumaSize = Self.width * Self.height, chromaSize = lumaSize / 4
         let start = (index % Self.count) * Self.frameBytes
         return bytes.withUnsafeBytes { raw in
@@ -161,7 +162,7 @@ struct PictureSequence {
     }
 
     /// Writes the frames as raw I420, back to back (what aiortc_call.py's `--frames` reads).
-    func write(to path: String) throws {
+    public func write(to path: String) throws {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 }
