@@ -67,7 +67,7 @@ public final class NetworkLab: Sendable {
         for tool in [ip, nft, tc] where !FileManager.default.isExecutableFile(atPath: tool) { throw .toolMissing(tool) }
         let foreign = networkInterfaces().filter { $0 != "lo" && !$0.hasPrefix(prefix) }
         guard foreign.isEmpty else { throw .notInPrivateNamespace(interfaces: foreign) }
-        await LabTurn.shared.acquire()
+        try await LabTurn.shared.acquire()
         await removeStaleLabs()
         let n = counter.add(1, ordering: .relaxed).newValue
         let lab = NetworkLab(name: "\(prefix)\(getpid())x\(n)", testInterface: "\(prefix)\(n)")
