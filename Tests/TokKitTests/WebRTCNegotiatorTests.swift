@@ -34,6 +34,32 @@ extension LiveServer {
             return (a, b, publisher, subscriber, delegate, link)
         }
 
+        /// The restart protocol in process (the network lab tests it with real path changes): the publisher's link
+        /// told its path is lost replaces its peer and offers again; the subscriber answers with a new peer, reports
+        /// reconnecting then reconnected, and media flows on the new pair. Same subscription, same Subscriber.
+        @Test func aLostPathIsRestartedWithNewPeersAndTheSubscriberReportsIt() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, b, _, subscriber, _, link) = try await Self.subscribed(server)
+            let events = StreamRecorder(subscriber.events, where: { !$0.isStatistics })
+            let subscriberLink = try #require((b.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
+            #expect(await eventually { (subscriberLink.peer?.statistics(.audio).packetsReceived ?? 0) > 0 })
+            let (oldPublisherPeer, oldSubscriberPeer) = (link.peer, subscriberLink.peer)
+            let subscriberId = subscriber.subscriberId
+
+            a.withNegotiator { _ in link.pathLost() }
+            #expect(await eventually { events.all == [.reconnecting, .reconnected] }, "\(events.all)")
+            #expect(link.restarts == 1 && subscriberLink.restarts == 1)
+            #expect(link.peer !== oldPublisherPeer && subscriberLink.peer !== oldSubscriberPeer)
+            #expect(oldPublisherPeer?.state == .closed && oldSubscriberPeer?.state == .closed)
+            #expect(await eventually { (subscriberLink.peer?.statistics(.audio).packetsReceived ?? 0) > 0 })
+            #expect(!link.isReconnecting && !subscriberLink.isReconnecting && !subscriber.isReconnecting)
+            #expect(subscriber.subscriberId == subscriberId && subscriber.isConnected)
+            await a.disconnect()
+            await b.disconnect()
+        }
+
         @Test func negotiatesAndConnectsTheSubscriberAtTheFirstMediaPacket() async throws {
             let server = try await TestServer.start()
             defer { Task { await server.stop() } }
