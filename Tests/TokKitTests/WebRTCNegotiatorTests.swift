@@ -41,7 +41,10 @@ extension LiveServer {
             try await MediaTestKit.useTone()
             let server = try await TestServer.start()
             defer { Task { await server.stop() } }
-            let (a, b, _, subscriber, _, link) = try await Self.subscribed(server)
+            let (a, b, _, subscriber, delegate, link) = try await Self.subscribed(server)
+            // The hub yields to streams before it schedules the delegate: once the delegate heard `connected`, a
+            // stream made now cannot see it.
+            #expect(await eventually { delegate.events == ["connected"] })
             let events = StreamRecorder(subscriber.events, where: { !$0.isStatistics })
             let subscriberLink = try #require((b.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
             #expect(await eventually { (subscriberLink.peer?.statistics(.audio).packetsReceived ?? 0) > 0 })
