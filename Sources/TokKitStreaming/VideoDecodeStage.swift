@@ -1,8 +1,9 @@
 import TokKitCodecs
 import TokKitMedia
 
-/// The work of a ``VideoReceivePipeline``'s decode thread for one frame: VP8 decode, render the picture libvpx
-/// lends (no copy) stamped with its capture time in this process's clock, report.
+/// The work of a ``VideoReceivePipeline``'s decode thread for one frame: wait for its playout time
+/// (``VideoPlayoutTiming``), VP8 decode, render the picture libvpx lends (no copy) stamped with its capture time in
+/// this process's clock, report.
 ///
 /// Owned by the decode thread (not `Sendable`); nothing is allocated per frame.
 struct VideoDecodeStage {
@@ -12,9 +13,11 @@ struct VideoDecodeStage {
     private var anchor: (rtp: UInt32, time: Duration)?
     private var meter = RateMeter()
     private var freezes = FreezeDetector()
+    private var playout: VideoPlayoutTiming
 
-    init(pipeline: VideoReceivePipeline) {
+    init(pipeline: VideoReceivePipeline, playout: VideoPlayoutTiming.Configuration) {
         self.pipeline = pipeline
+        self.playout = VideoPlayoutTiming(playout)
         decoder = try? VP8Decoder(poolCapacity: 1)  // frames are lent, the pool stays empty
     }
 
@@ -24,6 +27,8 @@ struct VideoDecodeStage {
             return
         }
         let time = localTime(of: header)
+        let renderAt = playout.renderTime(rtpTimestamp: header.rtpTimestamp, completedAt: header.receivedAt)
+        guard pipeline.sleep(until: renderAt) else { return }  // closing
         let targets = pipeline.frameTargets()
         var format: VideoFormat?
         var decodeTime = Duration.zero
@@ -46,8 +51,10 @@ struct VideoDecodeStage {
         freezes.frameRendered(at: renderedAt)
         let (freezeCount, frozen, total) =
             (freezes.freezeCount, freezes.totalFreezesDuration, freezes.totalFramesDuration)
+        let (delay, target) = (playout.delay, playout.targetDelay)
         pipeline.record { s in
             (s.freezeCount, s.totalFreezesDuration, s.totalFramesDuration) = (freezeCount, frozen, total)
+            (s.playoutDelay, s.targetPlayoutDelay) = (delay, target)
             s.framesDecoded += 1
             s.totalDecodeTime += decodeTime
             if header.isKeyframe { s.keyframesDecoded += 1 }

@@ -4,7 +4,8 @@ import TokKitPeer
 import TokKitRTP
 
 /// The work of a ``VideoSendPipeline``'s encode thread for one frame: convert, scale and rotate to upright
-/// I420 at the encode size, preview, encode once, packetize once, send to every connected peer.
+/// I420 at the encode size, preview, encode once, packetize once, send to every connected peer, the packets
+/// spaced by a ``PacketPacer`` (so a key frame does not leave in one burst).
 ///
 /// Owned by the encode thread (not `Sendable`); everything it uses per frame is preallocated.
 struct VideoEncodeStage {
@@ -19,6 +20,7 @@ struct VideoEncodeStage {
     private var cap = Int.max
     /// The bitrate the encoder runs at, so an estimate moving above the configured bitrate costs nothing.
     private var applied: Int?
+    private var pacer = PacketPacer(targetBitrate: 500_000)
 
     init(pipeline: VideoSendPipeline) {
         self.pipeline = pipeline
@@ -76,8 +78,16 @@ struct VideoEncodeStage {
     /// encoder, before this).
     private mutating func send(_ encoded: EncodedVideoFrame, timestamp: UInt32, to peers: [PeerConnection],
                                encodeTime: Duration) {
-        var sent = 0, failed = 0
+        var sent = 0, failed = 0, closing = false
+        pacer.beginFrame(bytes: encoded.bytes.count, targetBitrate: applied ?? 500_000)
         packetizer.packetize(encoded.bytes) { payload, marker in
+            guard !closing else { return }
+            // The size on the wire: payload, RTP header and extensions, SRTP tag, UDP/IP.
+            let wait = pacer.delay(sending: payload.count + Self.packetOverhead, at: MonotonicClock.now())
+            if wait > .zero && !pipeline.pace(until: MonotonicClock.now() + wait) {
+                closing = true
+                return
+            }
             for peer in peers {
                 do throws(PeerError) {
                     try peer.sendRTP(.video, payload: payload, timestamp: timestamp, marker: marker)
@@ -99,6 +109,10 @@ struct VideoEncodeStage {
             if refreshed { (s.framesPerSecond, s.bitrate) = (fps, bps) }
         }
     }
+
+    /// Bytes a packet carries on the wire beside its VP8 payload: RTP header with extensions (~24), SRTP tag (10),
+    /// UDP and IPv4 headers (28).
+    static let packetOverhead = 62
 
     /// (Re)creates the encoder for new settings; only a bitrate change keeps it.
     private mutating func configure(_ settings: VideoEncodeSettings) {

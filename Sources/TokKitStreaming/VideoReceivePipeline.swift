@@ -9,9 +9,11 @@ import TokKitRTP
 ///
 /// ## Data plane
 /// The receive handler (the peer's network thread) feeds each packet to the VP8 frame assembler; a complete
-/// frame is copied into one of ``queueCapacity`` preallocated queue slots. The decode thread decodes it and hands
-/// libvpx's own I420 picture (lent, not copied) to ``renderer``, stamped with its capture time in this process's
-/// clock (RTP timestamp mapped from the first frame's arrival). A lost or incomplete frame, a full queue or a decode error
+/// frame is copied into one of ``queueCapacity`` preallocated queue slots. The decode thread holds it until its
+/// playout time (``VideoPlayoutTiming``: its expected arrival plus a delay that follows how late recent frames
+/// completed, so a NACK repair does not freeze the picture), decodes it and hands libvpx's own I420 picture (lent,
+/// not copied) to ``renderer``, stamped with its capture time in this process's clock (RTP timestamp mapped from
+/// the first frame's arrival). A lost or incomplete frame, a full queue or a decode error
 /// makes the pipeline skip everything up to the next keyframe and ask the peer for one
 /// (`requestKeyframe()`, at most every 250 ms), again with every frame it drops while it waits (a sender may
 /// ignore a request: Chromium answered 6 of 11 in one run). A keyframe finding the queue full replaces the
@@ -37,10 +39,17 @@ public final class VideoReceivePipeline: Sendable {
         case closed
     }
 
-    /// Complete frames waiting for the decode thread at most (about 270 ms at 30 fps). On a loaded machine the
-    /// decode thread falls behind for a while (Chromium at 1.7 Mb/s, 640x480): with 3 slots the queue overflowed,
-    /// and every overflow costs the waiting frames and a keyframe round trip.
-    static let queueCapacity = 8
+    /// Complete frames waiting for the decode thread at most (800 ms at 30 fps): the playout delay (up to
+    /// 400 ms) holds frames here, and a repaired frame releases the ones that waited behind it at once. On a
+    /// loaded machine the decode thread also falls behind for a while (Chromium at 1.7 Mb/s, 640x480): with 3
+    /// slots the queue overflowed, and every overflow costs the waiting frames and a keyframe round trip.
+    static let queueCapacity = 24
+
+    /// How long (RTP ticks, 90 kHz) an incomplete frame waits for NACK repairs before the pipeline gives it up
+    /// and asks for a keyframe: 500 ms. With 5 % loss and a 100 ms round trip, the assembler's 200 ms default gave
+    /// up on about one repair in a hundred (the retransmission or a NACK lost as well) and each cost a keyframe
+    /// round trip and a freeze of about half a second; the playout delay hides the slower repairs instead.
+    static let repairWait: UInt32 = 45_000
 
     /// The least time between two keyframe requests.
     public static let keyframeRequestInterval: Duration = .milliseconds(250)
@@ -77,18 +86,24 @@ public final class VideoReceivePipeline: Sendable {
     }
     /// Set after a decode error: frames are dropped until the next keyframe.
     private let awaitingKeyframe = Atomic<Bool>(false)
-    private let queue = EncodedFrameQueue(capacity: queueCapacity, slotBytes: 128 * 1024)
+    private let queue = EncodedFrameQueue(capacity: queueCapacity, slotBytes: 64 * 1024)
+    private let playout: VideoPlayoutTiming.Configuration
+    /// The decode thread's wait for a frame's playout time, cut short by ``close()``.
+    private let playoutWait = InterruptibleSleep()
     private let stats = Mutex(VideoReceiveStatistics())
     private let thread = Mutex<MediaThread?>(nil)
     /// Set by ``close()`` before it wakes and joins the thread.
     private let closing = Atomic<Bool>(false)
 
-    /// Installs itself as `peer`'s `.video` receive handler and starts the decode thread.
+    /// Installs itself as `peer`'s `.video` receive handler and starts the decode thread. `playout` bounds the
+    /// playout delay (the default adapts between 0 and 400 ms).
     public init(peer: PeerConnection, renderer: (any VideoRender)?,
+                playout: VideoPlayoutTiming.Configuration = VideoPlayoutTiming.Configuration(),
                 onFirstFrame: (@Sendable (VideoFormat) -> Void)? = nil) {
         self.peer = peer
+        self.playout = playout
         control = Mutex(Control(onFirstFrame: onFirstFrame, targets: FrameTargets(renderer: renderer)))
-        do throws(RTPError) { assembler = Mutex(Reassembly(assembler: try VP8FrameAssembler())) } catch {
+        do throws(RTPError) { assembler = Mutex(Reassembly(assembler: try VP8FrameAssembler(.init(maximumWait: Self.repairWait)))) } catch {
             preconditionFailure("the default VP8 assembler configuration is valid: \(error)")
         }
         threadName = PipelineThreadName.next("tk-vdec")
@@ -138,6 +153,7 @@ public final class VideoReceivePipeline: Sendable {
         guard first else { return }
         peer.setReceiveHandler(.video, nil)
         closing.store(true, ordering: .releasing)
+        playoutWait.interrupt()
         queue.wakeUp()
         let t = thread.withLock { t in defer { t = nil }; return t }
         t?.stop()
@@ -225,7 +241,7 @@ public final class VideoReceivePipeline: Sendable {
     // MARK: - Decode thread
 
     private func run() {
-        var stage = VideoDecodeStage(pipeline: self)
+        var stage = VideoDecodeStage(pipeline: self, playout: playout)
         while !closing.load(ordering: .acquiring) {
             queue.pop { bytes, header in
                 guard !closing.load(ordering: .acquiring) else { return }
@@ -233,6 +249,9 @@ public final class VideoReceivePipeline: Sendable {
             }
         }
     }
+
+    /// Waits on the decode thread until `time` (``MonotonicClock``); false when the pipeline is closing.
+    func sleep(until time: Duration) -> Bool { playoutWait.sleep(until: time) }
 
     /// A decode error: skip to the next keyframe and ask for one.
     func decodeFailed() {

@@ -33,6 +33,11 @@ public struct VideoReceiveStatistics: Hashable, Sendable {
     public var totalFreezesDuration: Duration = .zero
     /// The sum of all intervals between rendered frames; ``totalFreezesDuration`` over it is the freeze ratio.
     public var totalFramesDuration: Duration = .zero
+    /// How long after its expected time the last frame was rendered (the jitter buffer's delay; see
+    /// ``VideoPlayoutTiming``).
+    public var playoutDelay: Duration = .zero
+    /// Where the playout delay is heading: the lateness most recent frames stayed within.
+    public var targetPlayoutDelay: Duration = .zero
 
     public init() {}
 }

@@ -75,6 +75,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let thread = Mutex<MediaThread?>(nil)
     /// Set by ``close()`` before it wakes and joins the thread.
     private let closing = Atomic<Bool>(false)
+    /// The encode thread's wait between paced packets, cut short by ``close()``.
+    private let pacingWait = InterruptibleSleep()
 
     /// Starts the encode thread. Throws ``StreamingError/invalidSettings(_:)`` for settings out of range.
     public init(settings: VideoEncodeSettings = VideoEncodeSettings(), previewRenderer: (any VideoRender)? = nil,
@@ -208,11 +210,16 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         guard let peers else { return }
         for peer in peers { removeFeedback(from: peer) }
         closing.store(true, ordering: .releasing)
+        pacingWait.interrupt()
         mailbox.wakeUp()
         let t = thread.withLock { t in defer { t = nil }; return t }
         t?.stop()
         mailbox.clear()
     }
+
+    /// Waits on the encode thread until `time` (``MonotonicClock``) to send the next paced packet; false when
+    /// the pipeline is closing.
+    func pace(until time: Duration) -> Bool { pacingWait.sleep(until: time) }
 
     // MARK: - VideoCaptureConsumer (capturer thread)
 
