@@ -79,6 +79,26 @@ struct SwiftParticipant: Participant {
         // Anything but the periodic lines is worth seeing (a restart, a failure) next to the figures.
         let events = peer.lines.map(\.event).filter { !["stats", "health", "publisher"].contains($0) }
         print("  TokKit \(peer.host.label) events: \(events.joined(separator: ", "))")
+        let stats = peer.lines.filter { $0.event == "stats" }
+        let delays = stats.compactMap(\.playoutDelayMs)
+        if let last = stats.last, !delays.isEmpty {
+            print(String(format: "  TokKit %@ playout delay %.0f–%.0f ms (mean %.0f), keyframe requests %d, frames dropped %d",
+                         peer.host.label, delays.min()!, delays.max()!, delays.reduce(0, +) / Double(delays.count),
+                         last.keyframeRequests ?? 0, last.framesDropped ?? 0))
+        }
+        // When freezes and keyframe requests happened (seconds since the peer started), to tell them apart.
+        var previous: LabPeer.Line?
+        var marks: [String] = []
+        for line in stats {
+            if let p = previous, let t = line.t {
+                if (line.freezeCount ?? 0) > (p.freezeCount ?? 0) { marks.append(String(format: "freeze@%.1f", t / 1_000)) }
+                if (line.keyframeRequests ?? 0) > (p.keyframeRequests ?? 0) {
+                    marks.append(String(format: "pli@%.1f", t / 1_000))
+                }
+            }
+            previous = line
+        }
+        if !marks.isEmpty { print("  TokKit \(peer.host.label) timeline: \(marks.joined(separator: " "))") }
         let notices = peer.process.stderrTail.split(separator: "\n").filter { $0.contains("notice") || $0.contains("warning") }
         if !notices.isEmpty { print("  TokKit \(peer.host.label) log:\n    " + notices.suffix(8).joined(separator: "\n    ")) }
         _ = await peer.leave()

@@ -148,6 +148,8 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
                 "videoLost": Int(stats.videoTrack.packetsLost), "nacksSent": stats.videoTrack.nacksSent,
                 "videoBytes": Int(stats.videoTrack.bytesReceived), "bitrate": Int(stats.video.bitrate),
                 "freezeCount": stats.video.freezeCount,
+                "playoutDelayMs": Double(stats.video.playoutDelay / .microseconds(1)) / 1_000,
+                "keyframeRequests": stats.video.keyframeRequests, "framesDropped": stats.video.framesDropped,
                 "freezeSeconds": Double(stats.video.totalFreezesDuration / .milliseconds(1)) / 1_000,
                 "framesSeconds": Double(stats.video.totalFramesDuration / .milliseconds(1)) / 1_000,
                 "audioDecoded": stats.audio.packetsDecoded, "audioConcealed": stats.audio.packetsConcealed,

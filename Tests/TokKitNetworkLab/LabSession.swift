@@ -77,6 +77,10 @@ public struct LabPeer: Sendable {
         public var bitrate: Int?
         public var freezeCount: Int?
         public var freezeSeconds: Double?
+        /// The video playout delay at the time of the line.
+        public var playoutDelayMs: Double?
+        public var keyframeRequests: Int?
+        public var framesDropped: Int?
         public var framesSeconds: Double?
         public var audioDecoded: Int?
         public var audioConcealed: Int?
