@@ -68,7 +68,7 @@ struct SwiftParticipant: Participant {
         guard let l = peer.lines.last(where: { $0.event == "stats" }) else { return nil }
         return Sample(t: now(), frames: l.frames ?? 0, videoBytes: l.videoBytes ?? 0, freezeCount: l.freezeCount ?? 0,
                       freezeSeconds: l.freezeSeconds ?? 0, framesSeconds: l.framesSeconds ?? 0,
-                      audioConcealed: l.audioConcealed ?? 0, audioTotal: (l.audioDecoded ?? 0) + (l.audioConcealed ?? 0),
+                      audioConcealed: l.audioConcealed ?? 0, audioTotal: (l.audioDecoded ?? 0) + (l.audioRecovered ?? 0) + (l.audioConcealed ?? 0),
                       nacks: l.nacksSent ?? 0, psnr: l.psnr)
     }
     func sendRate() -> (encoderBitrate: Double, target: Double)? {

@@ -88,7 +88,7 @@ public final class AudioReceivePipeline: Sendable {
     /// nothing to play.
     func read(into output: UnsafeMutableBufferPointer<Int16>) -> Bool {
         guard isEnabled, !isClosed else { return false }
-        var decoded = 0, concealed = 0, failed = 0
+        var decoded = 0, recovered = 0, concealed = 0, failed = 0
         let audible = decoder.withLock { stage in
             stage.read(into: output) { decode in
                 jitter.withLock { j in
@@ -97,7 +97,9 @@ public final class AudioReceivePipeline: Sendable {
                         if decode(packet.bytes, false) { decoded += 1 } else { failed += 1 }
                     case .missing(_, let following):
                         let next = following?.bytes ?? UnsafeRawBufferPointer(start: nil, count: 0)
-                        if decode(next, true) { concealed += 1 }
+                        if decode(next, true) {
+                            if OpusPacket.hasRedundancy(next) { recovered += 1 } else { concealed += 1 }
+                        }
                     case .empty:
                         break
                     }
@@ -107,6 +109,7 @@ public final class AudioReceivePipeline: Sendable {
         if audible { level.record(UnsafeBufferPointer(output)) }
         stats.withLock { s in
             s.packetsDecoded += decoded
+            s.packetsRecovered += recovered
             s.packetsConcealed += concealed
             s.packetsDropped += failed
             if audible { s.periodsMixed += 1 }

@@ -6,7 +6,11 @@ public struct AudioReceiveStatistics: Hashable, Sendable {
     public var packetsReceived = 0
     /// Opus packets decoded.
     public var packetsDecoded = 0
-    /// 20 ms frames concealed (FEC from the next packet, or PLC) because a packet was missing.
+    /// Missing packets recovered from the next packet's in-band FEC (its LBRR data): decoded audio, not
+    /// concealment (as WebRTC counts them).
+    public var packetsRecovered = 0
+    /// Missing packets concealed (Opus packet-loss concealment, the next packet carrying no redundancy or not
+    /// there): WebRTC's concealed samples, in 20 ms frames.
     public var packetsConcealed = 0
     /// Packets dropped: late, duplicate, undecodable, or arrived while disabled.
     public var packetsDropped = 0

@@ -153,6 +153,7 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
                 "freezeSeconds": Double(stats.video.totalFreezesDuration / .milliseconds(1)) / 1_000,
                 "framesSeconds": Double(stats.video.totalFramesDuration / .milliseconds(1)) / 1_000,
                 "audioDecoded": stats.audio.packetsDecoded, "audioConcealed": stats.audio.packetsConcealed,
+                "audioRecovered": stats.audio.packetsRecovered,
                 "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000,
             ]
             if let pair = stats.candidatePair {

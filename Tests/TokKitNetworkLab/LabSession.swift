@@ -84,6 +84,8 @@ public struct LabPeer: Sendable {
         public var framesSeconds: Double?
         public var audioDecoded: Int?
         public var audioConcealed: Int?
+        /// Missing audio packets recovered by Opus in-band FEC (not concealment).
+        public var audioRecovered: Int?
         /// Milliseconds since the peer started, when the line was made.
         public var t: Double?
         public var encoderBitrate: Int?

@@ -101,6 +101,37 @@ import TokKitMedia
         #expect(tail.map { abs(Int($0)) }.max() ?? 0 > 4_000, "the tone lost most of its level")
     }
 
+    /// Voice with every fifth packet lost on the way and the receiver reporting it: once the sender's FEC follows
+    /// the reported loss, the packet after each loss carries in-band FEC, so most losses are recovered from it and
+    /// counted as recovered, not concealed.
+    @Test func lostVoicePacketsAreRecoveredFromTheNextPacketsFEC() async throws {
+        let peers = try await LoopbackPeers.connect()
+        defer { peers.close() }
+        let mixer = AudioMixer()
+        let bus = try MediaAudioBus(captureFormat: AudioFormat(numberOfChannels: 1), renderFormat: .voice, mixer: mixer)
+        let sender = try AudioSendPipeline()
+        let receiver = AudioReceivePipeline(peer: peers.subscriber)
+        defer { sender.close(); receiver.close() }
+        bus.add(sender)
+        try sender.attach(peers.publisher)
+        mixer.add(receiver)
+        peers.subscriber.setIncomingLoss { _, sequence in sequence % 5 == 2 }
+        var period = [Int16](repeating: 0, count: 480)
+        for p in 0..<1_000 {  // 5 s
+            Tone.voice(count: 480, offset: p * 480).withUnsafeBufferPointer { bus.writeCaptureData($0) }
+            guard p % 2 == 1 else { continue }
+            let sent = sender.statistics.packetsEncoded
+            if sent % 25 == 0 { try peers.subscriber.sendReports() }  // these peers have no report timer
+            // Wait for what was sent and not dropped (a packet at most), then play 20 ms.
+            _ = await eventually(within: .seconds(5)) { receiver.statistics.packetsReceived >= sent * 4 / 5 - 1 }
+            for _ in 0..<2 { period.withUnsafeMutableBufferPointer { _ = bus.readRenderData($0) } }
+        }
+        #expect(sender.statistics.expectedPacketLoss >= 10, "\(sender.statistics)")
+        let s = receiver.statistics
+        #expect(s.packetsRecovered + s.packetsConcealed >= 80, "\(s)")
+        #expect(s.packetsRecovered > s.packetsConcealed, "\(s)")
+    }
+
     /// The receiver's reports (RTCP fraction lost, once a second) retune the sender's Opus FEC: up when half the
     /// packets are lost, down again on a clean path.
     @Test func theFECFollowsTheLossTheReceiverReports() async throws {

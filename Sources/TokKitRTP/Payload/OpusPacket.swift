@@ -34,6 +34,9 @@ public struct OpusPacket: Hashable, Sendable {
     public let frameCount: Int
     /// Duration of each frame in samples at 48 kHz (120 for 2.5 ms ... 2880 for 60 ms).
     public let samplesPerFrame: Int
+    /// Where the first frame's compressed data starts in the packet, and its length (0: DTX).
+    public let firstFrameOffset: Int
+    public let firstFrameLength: Int
 
     /// Duration of the whole packet in samples at 48 kHz (the RTP timestamp increment, RFC 7587 §4.1).
     public var sampleCount: Int { frameCount * samplesPerFrame }
@@ -73,16 +76,19 @@ public struct OpusPacket: Hashable, Sendable {
         case 0:  // R2
             frameCount = 1
             try Self.check(frameLength: n)
+            (firstFrameOffset, firstFrameLength) = (1, n)
         case 1:  // R3
             frameCount = 2
             guard n % 2 == 0 else { throw .invalidField(.opusPacket, field: "code 1 odd payload length", value: n) }
             try Self.check(frameLength: n / 2)
+            (firstFrameOffset, firstFrameLength) = (1, n / 2)
         case 2:  // R4
             frameCount = 2
             let (first, used) = try Self.frameLength(bytes, at: 1)
             try require(.opusPacket, 1 + used + first, bytes.count)
             try Self.check(frameLength: first)
             try Self.check(frameLength: bytes.count - 1 - used - first)
+            (firstFrameOffset, firstFrameLength) = (1 + used, first)
         default:  // code 3: R5-R7
             try require(.opusPacket, 2, bytes.count)
             let countByte = bytes[1]
@@ -109,8 +115,10 @@ public struct OpusPacket: Hashable, Sendable {
                 throw .truncated(.opusPacket, needed: offset + padding, available: bytes.count)
             }
             if vbr {
+                var firstLength: Int?
                 for _ in 0 ..< m - 1 {
                     let (length, used) = try Self.frameLength(bytes, at: offset)
+                    if firstLength == nil { firstLength = length }
                     offset += used
                     remaining -= used + length
                     guard remaining >= 0 else {
@@ -119,13 +127,30 @@ public struct OpusPacket: Hashable, Sendable {
                     try Self.check(frameLength: length)
                 }
                 try Self.check(frameLength: remaining)  // the last frame takes the rest (R7)
+                (firstFrameOffset, firstFrameLength) = (offset, firstLength ?? remaining)
             } else {
                 guard remaining % m == 0 else {
                     throw .invalidField(.opusPacket, field: "code 3 CBR length not a multiple of M", value: remaining)
                 }
                 try Self.check(frameLength: remaining / m)  // R6
+                (firstFrameOffset, firstFrameLength) = (offset, remaining / m)
             }
         }
+    }
+
+    /// Whether the packet `bytes` carries SILK low-bitrate redundancy (LBRR, RFC 6716 §4.2.4) for the packet
+    /// before it: Opus in-band FEC, which recovers that packet when it is lost. SILK and hybrid modes only. The
+    /// LBRR flag of each channel follows its per-frame VAD flags at the start of the first frame's range-coded
+    /// data, one bit each with probability one half, so they are the first bits of its first byte (§4.2.3; what
+    /// libopus 1.5's `opus_packet_has_lbrr` reads). False for a packet that does not parse.
+    public static func hasRedundancy(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let packet = try? OpusPacket(parsing: bytes), packet.mode != .celt, packet.firstFrameLength > 0
+        else { return false }
+        let silkFrames = max(1, packet.samplesPerFrame / 960)  // 20 ms SILK frames per Opus frame
+        let first = bytes[packet.firstFrameOffset]
+        let mid = (first >> (7 - silkFrames)) & 1 != 0
+        let side = packet.isStereo && (first >> (6 - 2 * silkFrames)) & 1 != 0
+        return mid || side
     }
 
     /// A frame length coded in one or two bytes at `offset` (§3.2.1): 0-251 as is; 252-255 as `b0 + 4 × b1`.
