@@ -8,7 +8,9 @@
 // two headless Chromium pages (the browser client). Figures are for the stream from host a to host b and back.
 //   loss        5 % random loss each way on a's link, 100 ms round trip (25 ms each way on both links), ±10 ms
 //               jitter on each: freeze ratio (WebRTC's definition), audio concealment, received bitrate, PSNR (TokKit:
-//               the pattern's; Chromium's fake camera has no reference), NACKs.
+//               the pattern's; Chromium's fake camera has no reference), NACKs. TokKit runs it twice: with
+//               `textured` content (~1 Mb/s, many packets a frame, like Chromium's ~700 kb/s: the rows to compare) and
+//               with its numbered `pattern` (a few kb/s, about a packet a frame: the PSNR row, little to lose).
 //   bottleneck  500 kb/s each way on a's link (tc tbf): when a's send rate settles under it, and freezes after that
 //               (both send more than the cap wants before it: TokKit PictureSequence's `textured`, about 1 Mb/s;
 //               Chromium its fake camera, about 770 kb/s).
@@ -185,11 +187,14 @@ func record(_ row: String, _ stack: String, _ value: String) {
 
 // MARK: - Scenarios
 
-func loss(_ stack: String) async throws {
+/// `content`: what TokKit sends (Chromium always sends the page's pattern, ~700 kb/s); rows for other content than
+/// `textured` (TokKit's at a rate like Chromium's) are labelled with it.
+func loss(_ stack: String, content: String = "textured") async throws {
+    let tag = stack == "TokKit" && content != "textured" ? " [\(content)]" : ""
     try await withLab { lab, server, a, b in
         for host in [a, b] { try await lab.setDelay(host, .milliseconds(25), jitter: .milliseconds(10)) }
         try await lab.impair(a, Impairments(dropPercent: 5))
-        let (pa, pb) = try await join(stack, lab: lab, server: server, a: a, b: b, content: "pattern", interval: 500)
+        let (pa, pb) = try await join(stack, lab: lab, server: server, a: a, b: b, content: content, interval: 500)
         try await Task.sleep(for: .seconds(5))
         let start = [pa.sample(), pb.sample()]
         try await Task.sleep(for: .seconds(seconds))
@@ -199,13 +204,16 @@ func loss(_ stack: String) async throws {
             let frozen = (s1.freezeSeconds - s0.freezeSeconds) / max(s1.framesSeconds - s0.framesSeconds, 0.001)
             let concealed = Double(s1.audioConcealed - s0.audioConcealed) / Double(max(s1.audioTotal - s0.audioTotal, 1))
             let bitrate = Double(s1.videoBytes - s0.videoBytes) * 8 / (s1.t - s0.t)
-            record("loss \(label): freeze ratio (goal < 2 %)", stack, pct(frozen) + " (\(s1.freezeCount - s0.freezeCount) freezes)")
-            record("loss \(label): audio concealed (goal < 5 %)", stack, pct(concealed))
-            record("loss \(label): received video bitrate", stack, kbps(bitrate))
-            record("loss \(label): frames decoded per second", stack,
+            record("loss \(label)\(tag): freeze ratio (goal < 2 %)", stack, pct(frozen) + " (\(s1.freezeCount - s0.freezeCount) freezes)")
+            record("loss \(label)\(tag): audio concealed (goal < 5 %)", stack, pct(concealed))
+            record("loss \(label)\(tag): received video bitrate", stack, kbps(bitrate))
+            record("loss \(label)\(tag): frames decoded per second", stack,
                    String(format: "%.1f", Double(s1.frames - s0.frames) / (s1.t - s0.t)))
-            record("loss \(label): NACKs sent", stack, "\(s1.nacks - s0.nacks)")
-            record("loss \(label): PSNR of received frames", stack, s1.psnr.map { String(format: "%.1f dB", $0) } ?? "n/a")
+            record("loss \(label)\(tag): NACKs sent", stack, "\(s1.nacks - s0.nacks)")
+            if content == "pattern" {  // only the numbered pattern has a reference to compare with
+                record("loss \(label)\(tag): PSNR of received frames", stack,
+                       s1.psnr.map { String(format: "%.1f dB", $0) } ?? "n/a")
+            }
         }
         await pa.leave()
         await pb.leave()
@@ -240,6 +248,8 @@ func bottleneck(_ stack: String) async throws {
         if let s0 = atSettle, let s1 = pb.sample() {
             record("500 kb/s: freezes at b after settling (goal 0)", stack,
                    "\(s1.freezeCount - s0.freezeCount) (\(String(format: "%.2f", s1.freezeSeconds - s0.freezeSeconds)) s)")
+            record("500 kb/s: frames decoded per second at b after settling", stack,
+                   String(format: "%.1f", Double(s1.frames - s0.frames) / max(s1.t - s0.t, 0.001)))
         }
         await pa.leave()
         await pb.leave()
@@ -298,7 +308,11 @@ func joinTime() async throws {
 print("network-bench: \(seconds) s per scenario, 640x480 at 30 fps both ways")
 do {
     for stack in (option("--stacks") ?? "TokKit,Chromium").split(separator: ",").map(String.init) {
-        if only == nil || only == "loss" { try await loss(stack) }
+        if only == nil || only == "loss" {
+            try await loss(stack)
+            // TokKit's numbered pattern (PSNR against the source; a few packets a second, so little to lose).
+            if stack == "TokKit" { try await loss(stack, content: "pattern") }
+        }
         if only == nil || only == "bottleneck" { try await bottleneck(stack) }
         if only == nil || only == "outage" { try await outage(stack) }
     }
