@@ -28,6 +28,22 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var closeTimeoutMs: Int = 2_000
     /// Outgoing messages queued per socket before the client counts as lost.
     public var outboxCapacity: Int = 1_024
+    /// How long a connection may take to send a complete request head (a REST call or the WebSocket handshake),
+    /// counted from its opening or from its previous request's end; then it is closed. This closes silent and
+    /// slowloris connections and idle keep-alive ones.
+    public var requestHeadTimeoutMs: Int = 10_000
+    /// How long a request's body may take to arrive after its head; then the connection is closed.
+    public var requestBodyTimeoutMs: Int = 10_000
+    /// Largest request head in bytes: the request line and each header field, and all header fields together. A
+    /// larger head is answered 400 and the connection closed.
+    public var maxHeaderBytes: Int = 16_384
+    /// Most header fields in one request (more: 400 and closed).
+    public var maxHeaderCount: Int = 100
+    /// Most connections open at once, HTTP and WebSocket; one more is answered 503 (error 1430) and closed. Keep it
+    /// below the process's descriptor limit (`ulimit -n`).
+    public var maxConnections: Int = 4_096
+    /// Most connections open at once from one peer address; one more is answered 503 (error 1430) and closed.
+    public var maxConnectionsPerAddress: Int = 256
     /// Serve the tutorial web service (`GET /session`, `GET /room/{name}`) without credentials.
     public var quickStart: Bool = true
     /// Directory of static files served at `/` (the browser client), or nil for none.
@@ -63,6 +79,15 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs) ?? d.connectTimeoutMs
         d.closeTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .closeTimeoutMs) ?? d.closeTimeoutMs
         d.outboxCapacity = try c.decodeIfPresent(Int.self, forKey: .outboxCapacity) ?? d.outboxCapacity
+        d.requestHeadTimeoutMs =
+            try c.decodeIfPresent(Int.self, forKey: .requestHeadTimeoutMs) ?? d.requestHeadTimeoutMs
+        d.requestBodyTimeoutMs =
+            try c.decodeIfPresent(Int.self, forKey: .requestBodyTimeoutMs) ?? d.requestBodyTimeoutMs
+        d.maxHeaderBytes = try c.decodeIfPresent(Int.self, forKey: .maxHeaderBytes) ?? d.maxHeaderBytes
+        d.maxHeaderCount = try c.decodeIfPresent(Int.self, forKey: .maxHeaderCount) ?? d.maxHeaderCount
+        d.maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? d.maxConnections
+        d.maxConnectionsPerAddress =
+            try c.decodeIfPresent(Int.self, forKey: .maxConnectionsPerAddress) ?? d.maxConnectionsPerAddress
         d.quickStart = try c.decodeIfPresent(Bool.self, forKey: .quickStart) ?? d.quickStart
         d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory)
         d.iceServers = try c.decodeIfPresent([IceServerInfo].self, forKey: .iceServers) ?? d.iceServers
@@ -96,6 +121,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         for (name, value) in [
             ("heartbeatIntervalMs", heartbeatIntervalMs), ("heartbeatTimeoutMs", heartbeatTimeoutMs),
             ("connectTimeoutMs", connectTimeoutMs), ("closeTimeoutMs", closeTimeoutMs),
+            ("requestHeadTimeoutMs", requestHeadTimeoutMs), ("requestBodyTimeoutMs", requestBodyTimeoutMs),
         ] where !(1...3_600_000).contains(value) {
             throw .configuration("\(name) must be 1...3600000")
         }
@@ -104,6 +130,14 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
             throw .configuration("heartbeatTimeoutMs must exceed heartbeatIntervalMs")
         }
         guard (1...1_000_000).contains(outboxCapacity) else { throw .configuration("outboxCapacity must be 1...1000000") }
+        guard (1_024...1_048_576).contains(maxHeaderBytes) else {
+            throw .configuration("maxHeaderBytes must be 1024...1048576")
+        }
+        guard (8...10_000).contains(maxHeaderCount) else { throw .configuration("maxHeaderCount must be 8...10000") }
+        guard (1...1_000_000).contains(maxConnections) else { throw .configuration("maxConnections must be 1...1000000") }
+        guard (1...maxConnections).contains(maxConnectionsPerAddress) else {
+            throw .configuration("maxConnectionsPerAddress must be 1...maxConnections")
+        }
         try validateIceServers()
     }
 

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
@@ -20,6 +21,8 @@ public final class TokKitServer: Service, Sendable {
     public let authority: TokenAuthority
     let registry: SessionRegistry
     private let endpoint: SignalingEndpoint
+    /// Counts open TCP connections against ``ServerConfiguration/maxConnections`` and its per-address cap.
+    private let limiter: ConnectionLimiter
     private let logger: Logger
     private let runState = Mutex<RunState>(.idle)
 
@@ -39,6 +42,8 @@ public final class TokKitServer: Service, Sendable {
         registry = SessionRegistry(authority: authority, configuration: configuration, logger: logger)
         endpoint = SignalingEndpoint(
             registry: registry, outboxCapacity: configuration.outboxCapacity)
+        limiter = ConnectionLimiter(
+            maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
     }
 
     /// The bound port while running.
@@ -142,6 +147,7 @@ public final class TokKitServer: Service, Sendable {
     public func stats() async -> RegistryStats {
         var stats = await registry.stats()
         stats.socketTasks = endpoint.activeSockets.current
+        stats.tcpConnections = limiter.open
         return stats
     }
 
@@ -174,16 +180,31 @@ public final class TokKitServer: Service, Sendable {
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: ProtocolLimits.maxFrameBytes, autoPing: .disabled,
             closeTimeout: .milliseconds(configuration.closeTimeoutMs))
+        let http1 = HTTP1Channel.Configuration(
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes,
+                maxHeaderFieldCount: configuration.maxHeaderCount))
+        let timeouts = RequestGuard.Timeouts(
+            head: .milliseconds(Int64(configuration.requestHeadTimeoutMs)),
+            body: .milliseconds(Int64(configuration.requestBodyTimeoutMs)))
+        let server = HTTPServerBuilder { [limiter] responder in
+            GuardedChildChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, configuration: .init(http1: http1, ws: webSocket)
+                ) { head, channel, _ in
+                    guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
+                    let upgrade = endpoint.acceptUpgrade()
+                    channel.closeFuture.whenComplete { _ in upgrade.release() }
+                    return .upgrade([:]) { inbound, outbound, context in
+                        await endpoint.serve(
+                            inbound: inbound, outbound: outbound, upgrade: upgrade, logger: context.logger)
+                    }
+                },
+                limiter: limiter, timeouts: timeouts)
+        }
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(http1: .init(), ws: webSocket)) { head, channel, _ in
-                guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
-                let upgrade = endpoint.acceptUpgrade()
-                channel.closeFuture.whenComplete { _ in upgrade.release() }
-                return .upgrade([:]) { inbound, outbound, context in
-                    await endpoint.serve(inbound: inbound, outbound: outbound, upgrade: upgrade, logger: context.logger)
-                }
-            },
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "tokkit-server"),
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },
