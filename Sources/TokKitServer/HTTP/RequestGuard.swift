@@ -5,8 +5,9 @@ import NIOHTTP1
 /// it steps aside: the signaling protocol has its own deadlines, Docs/Protocol.md 6.2).
 ///
 /// - A request head (a REST call or the WebSocket handshake) must be complete within ``Timeouts/head`` of the
-///   connection opening or of the previous request's end; a request's body within ``Timeouts/body`` of its head.
-///   Otherwise the connection is closed: silent and slowloris connections, and idle keep-alive ones.
+///   connection opening or of the server finishing its answers to every request so far; a request's body within
+///   ``Timeouts/body`` of its head. Otherwise the connection is closed: silent and slowloris connections, and idle
+///   keep-alive ones. While the server is answering, no deadline runs.
 /// - A malformed first request (the HTTP decoder's parse error: a garbage request line, NUL in a header, a head over
 ///   the size or count limits, a bad `Content-Length`, `Content-Length` with `Transfer-Encoding`, a header without
 ///   a colon...), an HTTP version other than 1.0 or 1.1, or both `Content-Length` and `Transfer-Encoding` is
@@ -16,9 +17,10 @@ import NIOHTTP1
 ///
 /// Sits in the child channel pipeline after the HTTP decoder and the upgrade handler, before Hummingbird's handlers.
 /// Runs on the channel's event loop only (not `Sendable`, as channel handlers are).
-final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
+final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     /// The two deadlines.
@@ -34,6 +36,8 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
         case awaitingHead
         /// A head went on; waiting for the request's end.
         case readingBody
+        /// Every request read; the server still answers one.
+        case answering
         /// Upgraded to WebSocket: everything passes untouched.
         case handedOver
         /// Answering 400 and closing: nothing more is read.
@@ -44,6 +48,8 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
     private var phase = Phase.awaitingHead
     /// A request went on to the router: from then on Hummingbird answers parse errors itself.
     private var routerServes = false
+    /// Requests whose head went on and whose response has not ended yet.
+    private var unanswered = 0
     private var deadline: Scheduled<Void>?
 
     init(timeouts: Timeouts) {
@@ -70,7 +76,7 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
             return
         case .closing:
             return
-        case .awaitingHead, .readingBody:
+        case .awaitingHead, .readingBody, .answering:
             break
         }
         let part = Self.unwrapInboundIn(data)
@@ -84,14 +90,40 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
             }
             phase = .readingBody
             routerServes = true
+            unanswered += 1
             arm(timeouts.body, context: context)
         case .body:
             break
         case .end:
-            phase = .awaitingHead
-            arm(timeouts.head, context: context)
+            requestRead(context: context)
         }
         context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard phase != .handedOver else {
+            context.write(data, promise: promise)
+            return
+        }
+        if case .end = Self.unwrapOutboundIn(data) {
+            unanswered = max(0, unanswered - 1)
+            if unanswered == 0, phase == .answering {
+                phase = .awaitingHead
+                arm(timeouts.head, context: context)
+            }
+        }
+        context.write(data, promise: promise)
+    }
+
+    /// A request's end was read: the head deadline starts once every request so far is answered.
+    private func requestRead(context: ChannelHandlerContext) {
+        if unanswered == 0 {
+            phase = .awaitingHead
+            arm(timeouts.head, context: context)
+        } else {
+            phase = .answering
+            disarm()
+        }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -108,7 +140,7 @@ final class RequestGuard: ChannelInboundHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
         case .closing:
             break
-        case .awaitingHead, .readingBody:
+        case .awaitingHead, .readingBody, .answering:
             guard error is HTTPParserError else {
                 context.fireErrorCaught(error)
                 return
