@@ -26,8 +26,15 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var connectTimeoutMs: Int = 10_000
     /// How long the server waits for a client's close frame after sending its own.
     public var closeTimeoutMs: Int = 2_000
-    /// Outgoing messages queued per socket before the client counts as lost.
+    /// Outgoing messages queued per socket before the client counts as lost (closed 1008 "outbox full").
     public var outboxCapacity: Int = 1_024
+    /// Outgoing bytes queued per socket before the client counts as lost (closed 1008 "outbox full"); one message
+    /// alone may be larger.
+    public var outboxMaxBytes: Int = 1_048_576
+    /// Most sessions the server holds; creating one more (REST or quick start) is refused with 503 / 1430.
+    public var maxSessions: Int = 10_000
+    /// A session without connections for this long is forgotten (its id then gets 1005).
+    public var emptySessionTimeoutMs: Int = 3_600_000
     /// How long a connection may take to send a complete request head (a REST call or the WebSocket handshake),
     /// counted from its opening or from its previous request's end; then it is closed. This closes silent and
     /// slowloris connections and idle keep-alive ones.
@@ -79,6 +86,10 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs) ?? d.connectTimeoutMs
         d.closeTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .closeTimeoutMs) ?? d.closeTimeoutMs
         d.outboxCapacity = try c.decodeIfPresent(Int.self, forKey: .outboxCapacity) ?? d.outboxCapacity
+        d.outboxMaxBytes = try c.decodeIfPresent(Int.self, forKey: .outboxMaxBytes) ?? d.outboxMaxBytes
+        d.maxSessions = try c.decodeIfPresent(Int.self, forKey: .maxSessions) ?? d.maxSessions
+        d.emptySessionTimeoutMs =
+            try c.decodeIfPresent(Int.self, forKey: .emptySessionTimeoutMs) ?? d.emptySessionTimeoutMs
         d.requestHeadTimeoutMs =
             try c.decodeIfPresent(Int.self, forKey: .requestHeadTimeoutMs) ?? d.requestHeadTimeoutMs
         d.requestBodyTimeoutMs =
@@ -130,6 +141,13 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
             throw .configuration("heartbeatTimeoutMs must exceed heartbeatIntervalMs")
         }
         guard (1...1_000_000).contains(outboxCapacity) else { throw .configuration("outboxCapacity must be 1...1000000") }
+        guard (65_536...1_073_741_824).contains(outboxMaxBytes) else {
+            throw .configuration("outboxMaxBytes must be 65536...1073741824")
+        }
+        guard (1...10_000_000).contains(maxSessions) else { throw .configuration("maxSessions must be 1...10000000") }
+        guard (1...604_800_000).contains(emptySessionTimeoutMs) else {
+            throw .configuration("emptySessionTimeoutMs must be 1...604800000")
+        }
         guard (1_024...1_048_576).contains(maxHeaderBytes) else {
             throw .configuration("maxHeaderBytes must be 1024...1048576")
         }

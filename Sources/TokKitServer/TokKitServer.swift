@@ -41,7 +41,9 @@ public final class TokKitServer: Service, Sendable {
         authority = TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
         registry = SessionRegistry(authority: authority, configuration: configuration, logger: logger)
         endpoint = SignalingEndpoint(
-            registry: registry, outboxCapacity: configuration.outboxCapacity)
+            registry: registry, outboxCapacity: configuration.outboxCapacity,
+            outboxMaxBytes: configuration.outboxMaxBytes,
+            closeTimeout: .milliseconds(Int64(configuration.closeTimeoutMs)))
         limiter = ConnectionLimiter(
             maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
     }
@@ -162,6 +164,7 @@ public final class TokKitServer: Service, Sendable {
     private var sweepInterval: Duration {
         var shortest = min(configuration.heartbeatTimeoutMs, configuration.connectTimeoutMs)
         if configuration.resumeGraceMs > 0 { shortest = min(shortest, configuration.resumeGraceMs) }
+        shortest = min(shortest, configuration.emptySessionTimeoutMs)
         return .milliseconds(max(10, min(1_000, shortest / 4)))
     }
 
@@ -193,7 +196,7 @@ public final class TokKitServer: Service, Sendable {
                     responder: responder, configuration: .init(http1: http1, ws: webSocket)
                 ) { head, channel, _ in
                     guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
-                    let upgrade = endpoint.acceptUpgrade()
+                    let upgrade = endpoint.acceptUpgrade(channel: channel)
                     channel.closeFuture.whenComplete { _ in upgrade.release() }
                     return .upgrade([:]) { inbound, outbound, context in
                         await endpoint.serve(

@@ -5,4 +5,7 @@ struct SessionRecord: Sendable {
     let description: SessionDescription
     var connectionIds: [String] = []
     var streamIds: [String] = []
+    /// Since when the session has had no member (its creation, or the sweep that found it empty); nil while it has
+    /// members. ``SessionRegistry/sweep(now:)`` forgets it after ``ServerConfiguration/emptySessionTimeoutMs``.
+    var emptySince: ContinuousClock.Instant?
 }

@@ -6,14 +6,20 @@ import TokKitProtocol
 extension SessionRegistry {
     // MARK: Sessions
 
-    func createSession(mediaMode: MediaMode, archiveMode: ArchiveMode) throws(ProtocolError) -> SessionDescription {
+    /// Creates a session; 1430 once the server holds ``ServerConfiguration/maxSessions``.
+    func createSession(mediaMode: MediaMode, archiveMode: ArchiveMode, now: ContinuousClock.Instant = .now)
+        throws(ProtocolError) -> SessionDescription
+    {
         guard !(archiveMode == .always && mediaMode == .relayed) else {
             throw ProtocolError(.invalidParameter, "archiveMode always requires mediaMode routed")
+        }
+        guard sessions.count < configuration.maxSessions else {
+            throw ProtocolError(.limitReached, "too many sessions")
         }
         let description = SessionDescription(
             sessionId: RandomID.session(), apiKey: authority.apiKey, mediaMode: mediaMode, archiveMode: archiveMode,
             createdAt: WallClock.milliseconds())
-        sessions[description.sessionId] = SessionRecord(description: description)
+        sessions[description.sessionId] = SessionRecord(description: description, emptySince: now)
         return description
     }
 

@@ -38,11 +38,15 @@ final class RawTCP: Sendable {
         Glibc.close(fd)
     }
 
-    /// Connects to 127.0.0.1:`port`.
-    static func connect(port: Int) async throws -> RawTCP {
+    /// Connects to 127.0.0.1:`port`; with `receiveBuffer` the socket's receive buffer is that small (a client that
+    /// does not read then makes the server's queue fill sooner).
+    static func connect(port: Int, receiveBuffer: Int32? = nil) async throws -> RawTCP {
         let fd = await offPool { () -> Int32 in
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return -1 }
+            if var size = receiveBuffer {
+                _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port)).bigEndian
