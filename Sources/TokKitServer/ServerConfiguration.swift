@@ -36,8 +36,8 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// A session without connections for this long is forgotten (its id then gets 1005).
     public var emptySessionTimeoutMs: Int = 3_600_000
     /// How long a connection may take to send a complete request head (a REST call or the WebSocket handshake),
-    /// counted from its opening or from its previous request's end; then it is closed. This closes silent and
-    /// slowloris connections and idle keep-alive ones.
+    /// counted from its opening or from the server's answer to its previous request; then it is closed. This closes
+    /// silent and slowloris connections and idle keep-alive ones.
     public var requestHeadTimeoutMs: Int = 10_000
     /// How long a request's body may take to arrive after its head; then the connection is closed.
     public var requestBodyTimeoutMs: Int = 10_000
