@@ -51,8 +51,15 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var maxConnections: Int = 4_096
     /// Most connections open at once from one peer address; one more is answered 503 (error 1430) and closed.
     public var maxConnectionsPerAddress: Int = 256
-    /// Serve the tutorial web service (`GET /session`, `GET /room/{name}`) without credentials.
+    /// Serve the tutorial web service (`GET /session`, `GET /room/{name}`) and the browser page's development route
+    /// (`GET /credentials/{id}`, for sessions created that way) without credentials. On for an embedded server (the
+    /// examples and the demo, on 127.0.0.1); `tokkit-server` turns it off unless `--quick-start` or the config file
+    /// says otherwise.
     public var quickStart: Bool = true
+    /// Quick-start calls per second each peer address may make, sustained (token bucket refill).
+    public var quickStartRate: Double = 1
+    /// Quick-start calls each peer address may make at once (token bucket size); more are 429 / 1430.
+    public var quickStartBurst: Int = 10
     /// Directory of static files served at `/` (the browser client), or nil for none.
     public var staticDirectory: String? = nil
     /// STUN and TURN servers handed to every client in `connected`, for its media connections. A TURN entry
@@ -66,6 +73,14 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
 
     public init() {}
 
+    /// The defaults of a standalone server (`tokkit-server`): as ``init()``, but quick start off (it must be asked
+    /// for, with `--quick-start` or `"quickStart": true`).
+    public static var standalone: ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.quickStart = false
+        return configuration
+    }
+
     public init(apiKey: String, apiSecret: String, host: String = "127.0.0.1", port: Int = 0) {
         self.apiKey = apiKey
         self.apiSecret = apiSecret
@@ -73,9 +88,12 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         self.port = port
     }
 
+    /// The `userInfo` key of the configuration whose values absent fields keep (default: ``init()``'s).
+    public static let defaultsKey = CodingUserInfoKey(rawValue: "TokKitServer.ServerConfiguration.defaults")!
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        var d = ServerConfiguration()
+        var d = decoder.userInfo[Self.defaultsKey] as? ServerConfiguration ?? ServerConfiguration()
         d.host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
         d.port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
         d.apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey) ?? d.apiKey
@@ -100,16 +118,20 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.maxConnectionsPerAddress =
             try c.decodeIfPresent(Int.self, forKey: .maxConnectionsPerAddress) ?? d.maxConnectionsPerAddress
         d.quickStart = try c.decodeIfPresent(Bool.self, forKey: .quickStart) ?? d.quickStart
-        d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory)
+        d.quickStartRate = try c.decodeIfPresent(Double.self, forKey: .quickStartRate) ?? d.quickStartRate
+        d.quickStartBurst = try c.decodeIfPresent(Int.self, forKey: .quickStartBurst) ?? d.quickStartBurst
+        d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory) ?? d.staticDirectory
         d.iceServers = try c.decodeIfPresent([IceServerInfo].self, forKey: .iceServers) ?? d.iceServers
-        d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret)
+        d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret) ?? d.turnSecret
         d.turnCredentialLifetime =
             try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime
         self = d
     }
 
-    /// Reads a JSON config file.
-    public static func load(path: String) throws(TokKitServerError) -> ServerConfiguration {
+    /// Reads a JSON config file; the fields it does not name keep their values in `defaults`.
+    public static func load(path: String, defaults: ServerConfiguration = ServerConfiguration())
+        throws(TokKitServerError) -> ServerConfiguration
+    {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -117,7 +139,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
             throw .configuration("cannot read \(path): \(error)")
         }
         do {
-            return try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.userInfo[defaultsKey] = defaults
+            return try decoder.decode(ServerConfiguration.self, from: data)
         } catch {
             throw .configuration("\(path) is not a valid config file: \(error)")
         }
@@ -144,6 +168,10 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         guard (65_536...1_073_741_824).contains(outboxMaxBytes) else {
             throw .configuration("outboxMaxBytes must be 65536...1073741824")
         }
+        guard quickStartRate >= 0.001, quickStartRate <= 1_000 else {
+            throw .configuration("quickStartRate must be 0.001...1000")
+        }
+        guard (1...10_000).contains(quickStartBurst) else { throw .configuration("quickStartBurst must be 1...10000") }
         guard (1...10_000_000).contains(maxSessions) else { throw .configuration("maxSessions must be 1...10000000") }
         guard (1...604_800_000).contains(emptySessionTimeoutMs) else {
             throw .configuration("emptySessionTimeoutMs must be 1...604800000")

@@ -135,6 +135,13 @@ public final class TokKitServer: Service, Sendable {
         try await registry.createSession(mediaMode: mediaMode, archiveMode: archiveMode)
     }
 
+    /// The session of a quick-start room (as `GET /room/{name}`), created relayed/manual on first use: unlike
+    /// ``createSession(mediaMode:archiveMode:)``, its tokens are also served by the development route
+    /// `GET /credentials/{id}` while quick start is on (a browser page joining a session a program made).
+    public func room(_ name: String) async throws(ProtocolError) -> SessionDescription {
+        try await registry.room(name)
+    }
+
     /// Issues a token for an existing session (as `POST …/token`); 1005 if the session is unknown.
     public func issueToken(
         sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = ""
@@ -169,14 +176,17 @@ public final class TokKitServer: Service, Sendable {
     }
 
     private func makeApplication(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
-        let router = Router()
-        RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
-        BrowserClient(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
+        let router = Router(context: ServerRequestContext.self)
+        let rate = QuickStartLimiter(rate: configuration.quickStartRate, burst: configuration.quickStartBurst)
+        RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate)
+            .register(on: router)
+        BrowserClient(registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate)
+            .register(on: router)
         // After the routes, so these two only wrap the not-found path; the JSON 404 outermost, after static files.
         router.add(middleware: JSONNotFoundMiddleware())
         if let directory = configuration.staticDirectory {
             router.add(
-                middleware: FileMiddleware<BasicRequestContext, LocalFileSystem>(
+                middleware: FileMiddleware<ServerRequestContext, LocalFileSystem>(
                     directory, searchForIndexHtml: true, logger: logger))
         }
         let endpoint = endpoint

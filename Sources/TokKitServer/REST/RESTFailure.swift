@@ -30,4 +30,8 @@ struct RESTFailure: Error, Sendable {
     }
 
     var response: Response { JSONResponse.make(RestError(error), status: status) }
+
+    /// 429 / 1430: the peer's quick-start calls are over their rate (``QuickStartLimiter``).
+    static let tooManyQuickStartCalls = RESTFailure(
+        .tooManyRequests, ProtocolError(.limitReached, "too many quick-start calls from this address"))
 }

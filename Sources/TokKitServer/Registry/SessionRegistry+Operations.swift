@@ -38,7 +38,17 @@ extension SessionRegistry {
         if let id = rooms[name], let session = sessions[id] { return session.description }
         let description = try createSession(mediaMode: .relayed, archiveMode: .manual)
         rooms[name] = description.sessionId
+        sessions[description.sessionId]?.room = name
         return description
+    }
+
+    /// A session created through quick start (``room(_:)``): the only ones the development route
+    /// `GET /credentials/{id}` hands tokens for. 1005 for any other, as for an unknown one.
+    func quickStartSession(_ sessionId: String) throws(ProtocolError) -> SessionDescription {
+        guard let session = sessions[exactly: sessionId], session.room != nil else {
+            throw ProtocolError(.invalidSessionId, "unknown session id")
+        }
+        return session.description
     }
 
     func session(_ sessionId: String) throws(ProtocolError) -> SessionDescription {
