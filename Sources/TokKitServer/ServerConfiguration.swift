@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// Outgoing bytes queued per socket before the client counts as lost (closed 1008 "outbox full"); one message
     /// alone may be larger.
     public var outboxMaxBytes: Int = 1_048_576
+    /// Most connections in one session (connected or awaiting resume); one more `connect` is refused with 1430.
+    public var maxConnectionsPerSession: Int = 1_000
     /// Most sessions the server holds; creating one more (REST or quick start) is refused with 503 / 1430.
     public var maxSessions: Int = 10_000
     /// A session without connections for this long is forgotten (its id then gets 1005).
@@ -106,6 +108,8 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.outboxCapacity = try c.decodeIfPresent(Int.self, forKey: .outboxCapacity) ?? d.outboxCapacity
         d.outboxMaxBytes = try c.decodeIfPresent(Int.self, forKey: .outboxMaxBytes) ?? d.outboxMaxBytes
         d.maxSessions = try c.decodeIfPresent(Int.self, forKey: .maxSessions) ?? d.maxSessions
+        d.maxConnectionsPerSession =
+            try c.decodeIfPresent(Int.self, forKey: .maxConnectionsPerSession) ?? d.maxConnectionsPerSession
         d.emptySessionTimeoutMs =
             try c.decodeIfPresent(Int.self, forKey: .emptySessionTimeoutMs) ?? d.emptySessionTimeoutMs
         d.requestHeadTimeoutMs =
@@ -173,6 +177,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         }
         guard (1...10_000).contains(quickStartBurst) else { throw .configuration("quickStartBurst must be 1...10000") }
         guard (1...10_000_000).contains(maxSessions) else { throw .configuration("maxSessions must be 1...10000000") }
+        guard (1...100_000).contains(maxConnectionsPerSession) else {
+            throw .configuration("maxConnectionsPerSession must be 1...100000")
+        }
         guard (1...604_800_000).contains(emptySessionTimeoutMs) else {
             throw .configuration("emptySessionTimeoutMs must be 1...604800000")
         }

@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOWebSocket
 import Testing
 import TokKitProtocol
 @testable import TokKitServer
@@ -51,6 +52,28 @@ import TokKitProtocol
             #expect(rest.status == .serviceUnavailable && TestServer.restError(rest.body)?.code == .limitReached)
             let room = try await server.http(.get, "/room/one-more")
             #expect(room.status == .serviceUnavailable && TestServer.restError(room.body)?.code == .limitReached)
+        }
+    }
+
+    /// A session holds at most `maxConnectionsPerSession` connections (here 2): one more `connect` is refused with
+    /// 1430 and closed 1008, registering nothing; once a member left there is room again.
+    @Test func aSessionHoldsAtMostMaxConnectionsPerSession() async throws {
+        try await TestServer.with({ $0.maxConnectionsPerSession = 2 }) { server in
+            let session = try await server.session()
+            let (first, _) = try await server.join(session)
+            let (second, _) = try await server.join(session)
+            let third = try await server.open(session, token: try await server.token(session))
+            guard case let .error(error) = await third.nextMessage() else {
+                Issue.record("a third connection was let in")
+                return
+            }
+            #expect(error.code == .limitReached && error.message == "session is full")
+            #expect(await third.waitForClose().code == .policyViolation)
+            #expect(await server.server.stats().connected == 2)
+            first.send(.disconnect)
+            _ = await second.nextMessage()  // connectionDestroyed
+            let (fourth, _) = try await server.join(session)
+            withExtendedLifetime(fourth) {}
         }
     }
 
