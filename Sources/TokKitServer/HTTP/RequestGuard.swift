@@ -10,10 +10,12 @@ import NIOHTTP1
 ///   keep-alive ones. While the server is answering, no deadline runs.
 /// - A malformed first request (the HTTP decoder's parse error: a garbage request line, NUL in a header, a head over
 ///   the size or count limits, a bad `Content-Length`, `Content-Length` with `Transfer-Encoding`, a header without
-///   a colon...), an HTTP version other than 1.0 or 1.1, or both `Content-Length` and `Transfer-Encoding` is
-///   answered 400 with the REST error body and closed. Nothing else answers a first request's parse error (the
-///   WebSocket upgrade handler waits for a head and would hold the connection forever); later requests' parse errors
-///   are answered by Hummingbird, and this guard then closes the connection after ``Timeouts/head`` at the latest.
+///   a colon...) is answered 400 with the REST error body and closed. Nothing else answers a first request's parse
+///   error (the WebSocket upgrade handler waits for a head and would hold the connection forever); later requests'
+///   parse errors are answered by Hummingbird, and this guard then closes the connection after ``Timeouts/head`` at
+///   the latest. The decoder (llhttp) already refuses other HTTP versions and `Content-Length` with
+///   `Transfer-Encoding`; should a head with either get through, it is answered 400 and closed too (closed without
+///   an answer while an earlier pipelined request is still being answered).
 ///
 /// Sits in the child channel pipeline after the HTTP decoder and the upgrade handler, before Hummingbird's handlers.
 /// Runs on the channel's event loop only (not `Sendable`, as channel handlers are).
@@ -85,7 +87,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             guard head.version.major == 1, head.version.minor <= 1,
                   !(head.headers.contains(name: "content-length") && head.headers.contains(name: "transfer-encoding"))
             else {
-                reject(context: context)
+                // A pipelined answer may still be on its way: a 400 now could cut into it, so then just close.
+                if unanswered == 0 {
+                    reject(context: context)
+                } else {
+                    phase = .closing
+                    disarm()
+                    Self.close(context.channel, quietly: false)
+                }
                 return
             }
             phase = .readingBody

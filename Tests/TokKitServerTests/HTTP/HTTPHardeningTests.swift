@@ -18,6 +18,7 @@ import TokKitProtocol
         static let all: [Malformed] = [
             Malformed("garbage request line", "NOT A REQUEST LINE AT ALL\r\n\r\n"),
             Malformed("HTTP/9.9", "GET /session HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n"),
+            Malformed("HTTP/2.0", "GET /session HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n"),
             Malformed("NUL in a header", "GET /session HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Nul: a\u{0}b\r\n\r\n"),
             Malformed(
                 "100 kB header",
