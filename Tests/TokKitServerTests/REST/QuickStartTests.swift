@@ -50,6 +50,21 @@ import TokKitProtocol
         #expect(!limiter.allow("c", now: start + .seconds(5)))
     }
 
+    /// The `tokkit-server` executable itself: quick start off by default (`GET /session` and `/room/…` are 404 /
+    /// 1011), on with `--quick-start`.
+    @Test func theExecutableServesQuickStartOnlyWithTheFlag() async throws {
+        for (arguments, expected) in [([String](), 404), (["--quick-start"], 200)] {
+            let server = try await ServerProcess(arguments)
+            for path in ["/session", "/room/demo"] {
+                let tcp = try await RawTCP.connect(port: server.port)
+                await tcp.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                let reply = await tcp.readUntilClosed(within: .seconds(5))
+                #expect(reply.status == expected, "\(arguments) \(path): \(reply.text.prefix(200))")
+            }
+            #expect(await server.stop() == 0)
+        }
+    }
+
     /// `tokkit-server` starts from ``ServerConfiguration/standalone``: quick start off unless the config file (or
     /// `--quick-start`) turns it on; an embedded server keeps it on.
     @Test func aStandaloneServerHasQuickStartOffUnlessAskedFor() throws {
