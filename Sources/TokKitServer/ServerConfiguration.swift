@@ -49,7 +49,8 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// Most header fields in one request (more: 400 and closed).
     public var maxHeaderCount: Int = 100
     /// Most connections open at once, HTTP and WebSocket; one more is answered 503 (error 1430) and closed. Keep it
-    /// below the process's descriptor limit (`ulimit -n`).
+    /// below the process's descriptor limit (`ulimit -n`): `tokkit-server` raises its soft limit to this plus 64 where
+    /// the hard limit allows, and warns otherwise.
     public var maxConnections: Int = 4_096
     /// Most connections open at once from one peer address; one more is answered 503 (error 1430) and closed.
     public var maxConnectionsPerAddress: Int = 256

@@ -76,6 +76,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
         var logger = Logger(label: "tokkit.server")
         logger.logLevel = level
 
+        DescriptorLimit.ensure(for: settings.maxConnections, logger: logger)
         let server: TokKitServer
         do {
             server = try TokKitServer(configuration: settings, logger: logger)

@@ -9,16 +9,23 @@ final class ServerProcess: Sendable {
     private let exited = Mailbox<Int32>()
 
     /// Starts `tokkit-server --port 0 --api-key … --api-secret …` plus `arguments`; returns once it printed its port.
-    init(_ arguments: [String]) async throws {
+    /// With `descriptorLimit` (`prlimit`'s `--nofile` syntax, `SOFT:` or `SOFT:HARD`) it starts with that limit.
+    init(_ arguments: [String], descriptorLimit: String? = nil) async throws {
         let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("tokkit-server")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw TestFailure("tokkit-server is not built next to the tests: run `swift build --build-tests`")
         }
         let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--port", "0", "--api-key", TestServer.apiKey, "--api-secret", TestServer.apiSecret,
-                             "--log-level", "error"] + arguments
+        let serverArguments = ["--port", "0", "--api-key", TestServer.apiKey, "--api-secret", TestServer.apiSecret,
+                                "--log-level", "error"] + arguments
+        if let descriptorLimit {  // prlimit sets it, then runs the server in its place (same process)
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = ["--nofile=\(descriptorLimit)", binary.path] + serverArguments
+        } else {
+            process.executableURL = binary
+            process.arguments = serverArguments
+        }
         let output = Pipe()
         process.standardOutput = output
         let exited = exited
@@ -44,6 +51,15 @@ final class ServerProcess: Sendable {
             throw TestFailure("tokkit-server printed no port")
         }
         self.port = port
+    }
+
+    /// The soft and hard limits on open descriptors the process runs with, from `/proc/PID/limits`.
+    var descriptorLimits: (soft: Int, hard: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
+        else { return nil }
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        return numbers.count >= 2 ? (numbers[0], numbers[1]) : nil
     }
 
     /// SIGTERM, then waits (bounded) for the graceful stop; its exit status, or nil if it had to be killed.
