@@ -57,7 +57,7 @@ import TokKitProtocol
     @Test func aMalformedRequestAfterAGoodOneIsAnswered400AndTheConnectionClosed() async throws {
         try await TestServer.with({ $0.requestHeadTimeoutMs = 300 }) { server in
             let tcp = try await RawTCP.connect(port: server.port)
-            await tcp.send("GET /session HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /session HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColon\r\n\r\n")
+            await tcp.send("GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColon\r\n\r\n")
             let reply = await tcp.readUntilClosed(within: .seconds(5))
             #expect(reply.closed)
             #expect(reply.status == 200 && reply.text.contains("HTTP/1.1 400"), "\(reply.text.prefix(400))")
@@ -85,7 +85,7 @@ import TokKitProtocol
             async let dribblingHandshake: Void = Self.dribble(
                 "GET /signaling HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
                 to: slowHandshake)
-            await idle.send("GET /session HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            await idle.send("GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             await slowBody.send("POST /session/create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
 
             for (name, tcp) in [("silent", silent), ("slowloris", slowREST), ("slow handshake", slowHandshake),
@@ -147,10 +147,11 @@ import TokKitProtocol
     }
 
     /// A connection the server admitted: it answered a request on it (and keeps it open). Connections are set up
-    /// on several event loops, so only an answer tells that this one was counted before the next.
+    /// on several event loops, so only an answer tells that this one was counted before the next. (The page, not a
+    /// quick-start call: those are rate limited.)
     private static func admitted(_ server: TestServer) async throws -> RawTCP {
         let tcp = try await RawTCP.connect(port: server.port)
-        await tcp.send("GET /session HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        await tcp.send("GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         let reply = await tcp.readHead(within: .seconds(5))
         guard reply.status == 200 else { throw TestFailure("not admitted: \(reply.text.prefix(200))") }
         return tcp
@@ -169,7 +170,7 @@ import TokKitProtocol
     private static func expectServedSoon(_ server: TestServer) async throws {
         for _ in 0..<100 {
             let tcp = try await RawTCP.connect(port: server.port)
-            await tcp.send("GET /session HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            await tcp.send("GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             let reply = await tcp.readUntilClosed(within: .seconds(5))
             if reply.status == 200 { return }
             try await Task.sleep(for: .milliseconds(20))
