@@ -31,7 +31,8 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
         do throws(ConnectionLimiter.Refusal) {
             try limiter.admit(address)
         } catch {
-            logger.notice("connection refused", metadata: ["peer": "\(address ?? "?")", "reason": "\(error)"])
+            // Debug, not notice: under a flood a line per refused connection would be one more thing to exhaust.
+            logger.debug("connection refused", metadata: ["peer": "\(address ?? "?")", "reason": "\(error)"])
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(RefusalHandler(reply: .refused(error)))
                 return .refused(channel)
