@@ -2,6 +2,7 @@
 //
 // Every example takes the same options:
 //   --server URL   join the session of a running server's tutorial service (GET /session), e.g. a tokkit-server
+//                  started with --quick-start
 //   --seconds N    how long to keep media flowing before leaving (default 5)
 // Without --server the example starts a TokKitServer in its own process on 127.0.0.1, so it runs with nothing
 // else running; open the printed URL in a browser to join the same session from there.

@@ -36,6 +36,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let subscriberNotFound = ErrorCode(1112)
     /// Signal data longer than ``ProtocolLimits/maxSignalDataBytes``.
     public static let signalDataTooLong = ErrorCode(1413)
+    /// A server limit was reached: too many connections (in total or from one address), sessions, or quick-start
+    /// calls from one address; try again later. (TokKit code.)
+    public static let limitReached = ErrorCode(1430)
     /// Signal type longer than ``ProtocolLimits/maxSignalTypeLength`` or with a character outside `[A-Za-z0-9-_~]`.
     public static let invalidSignalType = ErrorCode(1461)
     /// The token's role may not publish.

@@ -26,10 +26,43 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var connectTimeoutMs: Int = 10_000
     /// How long the server waits for a client's close frame after sending its own.
     public var closeTimeoutMs: Int = 2_000
-    /// Outgoing messages queued per socket before the client counts as lost.
+    /// Outgoing messages queued per socket before the client counts as lost (closed 1008 "outbox full").
     public var outboxCapacity: Int = 1_024
-    /// Serve the tutorial web service (`GET /session`, `GET /room/{name}`) without credentials.
+    /// Outgoing bytes queued per socket before the client counts as lost (closed 1008 "outbox full"); one message
+    /// alone may be larger.
+    public var outboxMaxBytes: Int = 1_048_576
+    /// Most connections in one session (connected or awaiting resume); one more `connect` is refused with 1430.
+    public var maxConnectionsPerSession: Int = 1_000
+    /// Most sessions the server holds; creating one more (REST or quick start) is refused with 503 / 1430.
+    public var maxSessions: Int = 10_000
+    /// A session without connections for this long is forgotten (its id then gets 1005).
+    public var emptySessionTimeoutMs: Int = 3_600_000
+    /// How long a connection may take to send a complete request head (a REST call or the WebSocket handshake),
+    /// counted from its opening or from the server's answer to its previous request; then it is closed. This closes
+    /// silent and slowloris connections and idle keep-alive ones.
+    public var requestHeadTimeoutMs: Int = 10_000
+    /// How long a request's body may take to arrive after its head; then the connection is closed.
+    public var requestBodyTimeoutMs: Int = 10_000
+    /// Largest request head in bytes: the request line and each header field, and all header fields together. A
+    /// larger head is answered 400 and the connection closed.
+    public var maxHeaderBytes: Int = 16_384
+    /// Most header fields in one request (more: 400 and closed).
+    public var maxHeaderCount: Int = 100
+    /// Most connections open at once, HTTP and WebSocket; one more is answered 503 (error 1430) and closed. Keep it
+    /// below the process's descriptor limit (`ulimit -n`): `tokkit-server` raises its soft limit to this plus 64 where
+    /// the hard limit allows, and warns otherwise.
+    public var maxConnections: Int = 4_096
+    /// Most connections open at once from one peer address; one more is answered 503 (error 1430) and closed.
+    public var maxConnectionsPerAddress: Int = 256
+    /// Serve the tutorial web service (`GET /session`, `GET /room/{name}`) and the browser page's development route
+    /// (`GET /credentials/{id}`, for sessions created that way) without credentials. On for an embedded server (the
+    /// examples and the demo, on 127.0.0.1); `tokkit-server` turns it off unless `--quick-start` or the config file
+    /// says otherwise.
     public var quickStart: Bool = true
+    /// Quick-start calls per second each peer address may make, sustained (token bucket refill).
+    public var quickStartRate: Double = 1
+    /// Quick-start calls each peer address may make at once (token bucket size); more are 429 / 1430.
+    public var quickStartBurst: Int = 10
     /// Directory of static files served at `/` (the browser client), or nil for none.
     public var staticDirectory: String? = nil
     /// STUN and TURN servers handed to every client in `connected`, for its media connections. A TURN entry
@@ -43,6 +76,14 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
 
     public init() {}
 
+    /// The defaults of a standalone server (`tokkit-server`): as ``init()``, but quick start off (it must be asked
+    /// for, with `--quick-start` or `"quickStart": true`).
+    public static var standalone: ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.quickStart = false
+        return configuration
+    }
+
     public init(apiKey: String, apiSecret: String, host: String = "127.0.0.1", port: Int = 0) {
         self.apiKey = apiKey
         self.apiSecret = apiSecret
@@ -50,9 +91,12 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         self.port = port
     }
 
+    /// The `userInfo` key of the configuration whose values absent fields keep (default: ``init()``'s).
+    public static let defaultsKey = CodingUserInfoKey(rawValue: "TokKitServer.ServerConfiguration.defaults")!
+
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        var d = ServerConfiguration()
+        var d = decoder.userInfo[Self.defaultsKey] as? ServerConfiguration ?? ServerConfiguration()
         d.host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
         d.port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
         d.apiKey = try c.decodeIfPresent(String.self, forKey: .apiKey) ?? d.apiKey
@@ -63,17 +107,36 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.connectTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .connectTimeoutMs) ?? d.connectTimeoutMs
         d.closeTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .closeTimeoutMs) ?? d.closeTimeoutMs
         d.outboxCapacity = try c.decodeIfPresent(Int.self, forKey: .outboxCapacity) ?? d.outboxCapacity
+        d.outboxMaxBytes = try c.decodeIfPresent(Int.self, forKey: .outboxMaxBytes) ?? d.outboxMaxBytes
+        d.maxSessions = try c.decodeIfPresent(Int.self, forKey: .maxSessions) ?? d.maxSessions
+        d.maxConnectionsPerSession =
+            try c.decodeIfPresent(Int.self, forKey: .maxConnectionsPerSession) ?? d.maxConnectionsPerSession
+        d.emptySessionTimeoutMs =
+            try c.decodeIfPresent(Int.self, forKey: .emptySessionTimeoutMs) ?? d.emptySessionTimeoutMs
+        d.requestHeadTimeoutMs =
+            try c.decodeIfPresent(Int.self, forKey: .requestHeadTimeoutMs) ?? d.requestHeadTimeoutMs
+        d.requestBodyTimeoutMs =
+            try c.decodeIfPresent(Int.self, forKey: .requestBodyTimeoutMs) ?? d.requestBodyTimeoutMs
+        d.maxHeaderBytes = try c.decodeIfPresent(Int.self, forKey: .maxHeaderBytes) ?? d.maxHeaderBytes
+        d.maxHeaderCount = try c.decodeIfPresent(Int.self, forKey: .maxHeaderCount) ?? d.maxHeaderCount
+        d.maxConnections = try c.decodeIfPresent(Int.self, forKey: .maxConnections) ?? d.maxConnections
+        d.maxConnectionsPerAddress =
+            try c.decodeIfPresent(Int.self, forKey: .maxConnectionsPerAddress) ?? d.maxConnectionsPerAddress
         d.quickStart = try c.decodeIfPresent(Bool.self, forKey: .quickStart) ?? d.quickStart
-        d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory)
+        d.quickStartRate = try c.decodeIfPresent(Double.self, forKey: .quickStartRate) ?? d.quickStartRate
+        d.quickStartBurst = try c.decodeIfPresent(Int.self, forKey: .quickStartBurst) ?? d.quickStartBurst
+        d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory) ?? d.staticDirectory
         d.iceServers = try c.decodeIfPresent([IceServerInfo].self, forKey: .iceServers) ?? d.iceServers
-        d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret)
+        d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret) ?? d.turnSecret
         d.turnCredentialLifetime =
             try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime
         self = d
     }
 
-    /// Reads a JSON config file.
-    public static func load(path: String) throws(TokKitServerError) -> ServerConfiguration {
+    /// Reads a JSON config file; the fields it does not name keep their values in `defaults`.
+    public static func load(path: String, defaults: ServerConfiguration = ServerConfiguration())
+        throws(TokKitServerError) -> ServerConfiguration
+    {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -81,7 +144,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
             throw .configuration("cannot read \(path): \(error)")
         }
         do {
-            return try JSONDecoder().decode(ServerConfiguration.self, from: data)
+            let decoder = JSONDecoder()
+            decoder.userInfo[defaultsKey] = defaults
+            return try decoder.decode(ServerConfiguration.self, from: data)
         } catch {
             throw .configuration("\(path) is not a valid config file: \(error)")
         }
@@ -96,6 +161,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         for (name, value) in [
             ("heartbeatIntervalMs", heartbeatIntervalMs), ("heartbeatTimeoutMs", heartbeatTimeoutMs),
             ("connectTimeoutMs", connectTimeoutMs), ("closeTimeoutMs", closeTimeoutMs),
+            ("requestHeadTimeoutMs", requestHeadTimeoutMs), ("requestBodyTimeoutMs", requestBodyTimeoutMs),
         ] where !(1...3_600_000).contains(value) {
             throw .configuration("\(name) must be 1...3600000")
         }
@@ -104,6 +170,28 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
             throw .configuration("heartbeatTimeoutMs must exceed heartbeatIntervalMs")
         }
         guard (1...1_000_000).contains(outboxCapacity) else { throw .configuration("outboxCapacity must be 1...1000000") }
+        guard (65_536...1_073_741_824).contains(outboxMaxBytes) else {
+            throw .configuration("outboxMaxBytes must be 65536...1073741824")
+        }
+        guard quickStartRate >= 0.001, quickStartRate <= 1_000 else {
+            throw .configuration("quickStartRate must be 0.001...1000")
+        }
+        guard (1...10_000).contains(quickStartBurst) else { throw .configuration("quickStartBurst must be 1...10000") }
+        guard (1...10_000_000).contains(maxSessions) else { throw .configuration("maxSessions must be 1...10000000") }
+        guard (1...100_000).contains(maxConnectionsPerSession) else {
+            throw .configuration("maxConnectionsPerSession must be 1...100000")
+        }
+        guard (1...604_800_000).contains(emptySessionTimeoutMs) else {
+            throw .configuration("emptySessionTimeoutMs must be 1...604800000")
+        }
+        guard (1_024...1_048_576).contains(maxHeaderBytes) else {
+            throw .configuration("maxHeaderBytes must be 1024...1048576")
+        }
+        guard (8...10_000).contains(maxHeaderCount) else { throw .configuration("maxHeaderCount must be 8...10000") }
+        guard (1...1_000_000).contains(maxConnections) else { throw .configuration("maxConnections must be 1...1000000") }
+        guard (1...maxConnections).contains(maxConnectionsPerAddress) else {
+            throw .configuration("maxConnectionsPerAddress must be 1...maxConnections")
+        }
         try validateIceServers()
     }
 

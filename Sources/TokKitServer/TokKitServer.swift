@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
@@ -20,6 +21,8 @@ public final class TokKitServer: Service, Sendable {
     public let authority: TokenAuthority
     let registry: SessionRegistry
     private let endpoint: SignalingEndpoint
+    /// Counts open TCP connections against ``ServerConfiguration/maxConnections`` and its per-address cap.
+    private let limiter: ConnectionLimiter
     private let logger: Logger
     private let runState = Mutex<RunState>(.idle)
 
@@ -38,7 +41,11 @@ public final class TokKitServer: Service, Sendable {
         authority = TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
         registry = SessionRegistry(authority: authority, configuration: configuration, logger: logger)
         endpoint = SignalingEndpoint(
-            registry: registry, outboxCapacity: configuration.outboxCapacity)
+            registry: registry, outboxCapacity: configuration.outboxCapacity,
+            outboxMaxBytes: configuration.outboxMaxBytes,
+            closeTimeout: .milliseconds(Int64(configuration.closeTimeoutMs)))
+        limiter = ConnectionLimiter(
+            maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
     }
 
     /// The bound port while running.
@@ -128,6 +135,13 @@ public final class TokKitServer: Service, Sendable {
         try await registry.createSession(mediaMode: mediaMode, archiveMode: archiveMode)
     }
 
+    /// The session of a quick-start room (as `GET /room/{name}`), created relayed/manual on first use: unlike
+    /// ``createSession(mediaMode:archiveMode:)``, its tokens are also served by the development route
+    /// `GET /credentials/{id}` while quick start is on (a browser page joining a session a program made).
+    public func room(_ name: String) async throws(ProtocolError) -> SessionDescription {
+        try await registry.room(name)
+    }
+
     /// Issues a token for an existing session (as `POST …/token`); 1005 if the session is unknown.
     public func issueToken(
         sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = ""
@@ -142,6 +156,7 @@ public final class TokKitServer: Service, Sendable {
     public func stats() async -> RegistryStats {
         var stats = await registry.stats()
         stats.socketTasks = endpoint.activeSockets.current
+        stats.tcpConnections = limiter.open
         return stats
     }
 
@@ -156,34 +171,53 @@ public final class TokKitServer: Service, Sendable {
     private var sweepInterval: Duration {
         var shortest = min(configuration.heartbeatTimeoutMs, configuration.connectTimeoutMs)
         if configuration.resumeGraceMs > 0 { shortest = min(shortest, configuration.resumeGraceMs) }
+        shortest = min(shortest, configuration.emptySessionTimeoutMs)
         return .milliseconds(max(10, min(1_000, shortest / 4)))
     }
 
     private func makeApplication(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
-        let router = Router()
-        RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
-        BrowserClient(registry: registry, authority: authority, quickStart: configuration.quickStart).register(on: router)
+        let router = Router(context: ServerRequestContext.self)
+        let rate = QuickStartLimiter(rate: configuration.quickStartRate, burst: configuration.quickStartBurst)
+        RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate)
+            .register(on: router)
+        BrowserClient(registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate)
+            .register(on: router)
         // After the routes, so these two only wrap the not-found path; the JSON 404 outermost, after static files.
         router.add(middleware: JSONNotFoundMiddleware())
         if let directory = configuration.staticDirectory {
             router.add(
-                middleware: FileMiddleware<BasicRequestContext, LocalFileSystem>(
+                middleware: FileMiddleware<ServerRequestContext, LocalFileSystem>(
                     directory, searchForIndexHtml: true, logger: logger))
         }
         let endpoint = endpoint
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: ProtocolLimits.maxFrameBytes, autoPing: .disabled,
             closeTimeout: .milliseconds(configuration.closeTimeoutMs))
+        let http1 = HTTP1Channel.Configuration(
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: configuration.maxHeaderBytes, maxHeaderListSize: configuration.maxHeaderBytes,
+                maxHeaderFieldCount: configuration.maxHeaderCount))
+        let timeouts = RequestGuard.Timeouts(
+            head: .milliseconds(Int64(configuration.requestHeadTimeoutMs)),
+            body: .milliseconds(Int64(configuration.requestBodyTimeoutMs)))
+        let server = HTTPServerBuilder { [limiter] responder in
+            GuardedChildChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, configuration: .init(http1: http1, ws: webSocket)
+                ) { head, channel, _ in
+                    guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
+                    let upgrade = endpoint.acceptUpgrade(channel: channel)
+                    channel.closeFuture.whenComplete { _ in upgrade.release() }
+                    return .upgrade([:]) { inbound, outbound, context in
+                        await endpoint.serve(
+                            inbound: inbound, outbound: outbound, upgrade: upgrade, logger: context.logger)
+                    }
+                },
+                limiter: limiter, timeouts: timeouts)
+        }
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(configuration: .init(http1: .init(), ws: webSocket)) { head, channel, _ in
-                guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
-                let upgrade = endpoint.acceptUpgrade()
-                channel.closeFuture.whenComplete { _ in upgrade.release() }
-                return .upgrade([:]) { inbound, outbound, context in
-                    await endpoint.serve(inbound: inbound, outbound: outbound, upgrade: upgrade, logger: context.logger)
-                }
-            },
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "tokkit-server"),
             onServerRunning: { channel in onBound(channel.localAddress?.port ?? 0) },

@@ -18,7 +18,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
             Docs/Protocol.md. Stops gracefully on SIGTERM or SIGINT (every socket is closed with 1001).
             """)
 
-    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, quickStart, staticDirectory, iceServers, turnSecret, turnCredentialLifetime).")
+    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, iceServers, turnSecret, turnCredentialLifetime).")
     var config: String?
 
     @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")
@@ -36,8 +36,12 @@ struct TokKitServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("static-dir"), help: "Directory of static files served at / (browser client).")
     var staticDirectory: String?
 
-    @Flag(name: .customLong("no-quick-start"), help: "Disable the credential-free GET /session and GET /room/{name}.")
-    var noQuickStart = false
+    @Flag(
+        name: .customLong("quick-start"), inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Serve the credential-free tutorial calls GET /session, GET /room/{name} and GET /credentials/{id} (default off).",
+            discussion: "Anyone who reaches the port can then create sessions and get publisher tokens (rate limited per address: quickStartRate, quickStartBurst); for development, bound to 127.0.0.1."))
+    var quickStart: Bool?
 
     @Option(name: .customLong("stun"), help: "A STUN server URL handed to clients (stun:HOST[:PORT]); repeatable.")
     var stun: [String] = []
@@ -54,15 +58,15 @@ struct TokKitServerCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func run() async throws {
-        var settings = ServerConfiguration()
-        if let config { settings = try ServerConfiguration.load(path: config) }
+        var settings = ServerConfiguration.standalone  // quick start off, unlike an embedded server
+        if let config { settings = try ServerConfiguration.load(path: config, defaults: settings) }
         let environment = ProcessInfoEnvironment.current
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let key = apiKey ?? environment["TOKKIT_API_KEY"] { settings.apiKey = key }
         if let secret = apiSecret ?? environment["TOKKIT_API_SECRET"] { settings.apiSecret = secret }
         if let staticDirectory { settings.staticDirectory = staticDirectory }
-        if noQuickStart { settings.quickStart = false }
+        if let quickStart { settings.quickStart = quickStart }
         if let secret = turnSecret ?? environment["TOKKIT_TURN_SECRET"] { settings.turnSecret = secret }
         if !stun.isEmpty { settings.iceServers.append(IceServerInfo(urls: stun)) }
         if !turn.isEmpty { settings.iceServers.append(IceServerInfo(urls: turn)) }
@@ -72,6 +76,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
         var logger = Logger(label: "tokkit.server")
         logger.logLevel = level
 
+        DescriptorLimit.ensure(for: settings.maxConnections, logger: logger)
         let server: TokKitServer
         do {
             server = try TokKitServer(configuration: settings, logger: logger)

@@ -10,17 +10,21 @@ import TokKitProtocol
 @Suite(.timeLimit(.minutes(1))) struct BrowserClientTests {
     private static let authority = TokenAuthority(apiKey: "k", apiSecret: "secret-0123456789abcdef")
 
-    private static func application(quickStart: Bool = true) async throws -> (some ApplicationProtocol, String) {
+    /// The browser routes on a plain router, with one quick-start session (returned) and one an admin created.
+    private static func application(quickStart: Bool = true) async throws
+        -> (app: some ApplicationProtocol, sessionId: String, adminSessionId: String)
+    {
         let configuration = ServerConfiguration(apiKey: "k", apiSecret: "secret-0123456789abcdef")
         let registry = SessionRegistry(authority: Self.authority, configuration: configuration, logger: Logger(label: "test"))
-        let session = try await registry.createSession(mediaMode: .relayed, archiveMode: .manual)
+        let session = try await registry.room("test-room")
+        let adminSession = try await registry.createSession(mediaMode: .relayed, archiveMode: .manual)
         let router = Router()
         BrowserClient(registry: registry, authority: Self.authority, quickStart: quickStart).register(on: router)
-        return (Application(router: router), session.sessionId)
+        return (Application(router: router), session.sessionId, adminSession.sessionId)
     }
 
     @Test func servesThePageAndTheModuleWithTheirContentTypes() async throws {
-        let (app, _) = try await Self.application()
+        let (app, _, _) = try await Self.application()
         try await app.test(.router) { client in
             for path in ["/", "/index.html"] {
                 try await client.execute(uri: path, method: .get) { response in
@@ -44,8 +48,10 @@ import TokKitProtocol
         #expect(page.contains(#"import * as TokKit from "./tokkit.js";"#))
     }
 
-    @Test func credentialsRouteIssuesATokenForAnExistingSessionOnly() async throws {
-        let (app, sessionId) = try await Self.application()
+    /// Issue 17, item 6: the route gave a publisher token for any existing session; now only for one created through
+    /// quick start (an admin's session is 404 / 1005, as an unknown one).
+    @Test func credentialsRouteIssuesATokenForAQuickStartSessionOnly() async throws {
+        let (app, sessionId, adminSessionId) = try await Self.application()
         try await app.test(.router) { client in
             try await client.execute(uri: "/credentials/\(sessionId)", method: .get) { response in
                 #expect(response.status == .ok)
@@ -54,16 +60,18 @@ import TokKitProtocol
                 let claims = try Self.authority.verify(credentials.token, now: WallClock.seconds())
                 #expect(claims.sessionId == sessionId && claims.role == .publisher)
             }
-            try await client.execute(uri: "/credentials/no-such-session", method: .get) { response in
-                #expect(response.status == .notFound)
-                let error = try WireCodec.decode(RestError.self, from: Array(response.body.readableBytesView))
-                #expect(error.code == .invalidSessionId)
+            for other in ["no-such-session", adminSessionId] {
+                try await client.execute(uri: "/credentials/\(other)", method: .get) { response in
+                    #expect(response.status == .notFound)
+                    let error = try WireCodec.decode(RestError.self, from: Array(response.body.readableBytesView))
+                    #expect(error.code == .invalidSessionId)
+                }
             }
         }
     }
 
     @Test func credentialsRouteIsOffWithoutQuickStart() async throws {
-        let (app, sessionId) = try await Self.application(quickStart: false)
+        let (app, sessionId, _) = try await Self.application(quickStart: false)
         try await app.test(.router) { client in
             try await client.execute(uri: "/credentials/\(sessionId)", method: .get) { #expect($0.status == .notFound) }
             try await client.execute(uri: "/tokkit.js", method: .get) { #expect($0.status == .ok) }

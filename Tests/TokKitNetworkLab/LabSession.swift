@@ -31,11 +31,13 @@ public struct LabSessionServer: Sendable {
         public var token: String
     }
 
-    /// Starts the server on `host`, with `stun`/`turn` URLs and the TURN secret when given; waits until it listens.
+    /// Starts the server on `host` with quick start on (the lab's peers and pages get their credentials from
+    /// `GET /room/{name}`), with `stun`/`turn` URLs and the TURN secret when given; waits until it listens.
     public static func start(_ lab: NetworkLab, on host: LabHost, stun: [String] = [], turn: [String] = [],
                       turnSecret: String? = nil, staticDirectory: String? = nil) async throws -> LabSessionServer {
         var argv = [try Built.path("tokkit-server"), "--host", host.address, "--port", String(port),
-                    "--api-key", "lab", "--api-secret", "tokkit-lab-secret-0123456789", "--log-level", "warning"]
+                    "--api-key", "lab", "--api-secret", "tokkit-lab-secret-0123456789", "--log-level", "warning",
+                    "--quick-start"]
         for url in stun { argv += ["--stun", url] }
         for url in turn { argv += ["--turn", url] }
         if let turnSecret { argv += ["--turn-secret", turnSecret] }

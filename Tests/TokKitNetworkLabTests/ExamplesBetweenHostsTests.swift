@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TokKitNetworkLab
 
-/// The issue's own reproduction, with the shipped examples and defaults: `tokkit-server --host` on one lab host,
-/// the examples on two others, nothing configured.
+/// The issue's own reproduction, with the shipped examples and defaults: `tokkit-server --host` on one lab host
+/// (with `--quick-start`, which the examples' `--server` needs and which is off by default), the examples on two
+/// others, nothing else configured.
 @Suite("Examples between hosts")
 struct ExamplesBetweenHostsTests {
     @Test("basics --server on two hosts: each subscribes to the other's stream and renders its frames")

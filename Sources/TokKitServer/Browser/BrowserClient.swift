@@ -8,13 +8,17 @@ import TokKitProtocol
 ///
 /// Routes: `GET /` and `GET /index.html` (the page), `GET /tokkit.js` (the module). With `quickStart` also the
 /// development route `GET /credentials/{sessionId}`: `{"apiKey", "sessionId", "token"}` with a fresh publisher
-/// token for an EXISTING session (404 / 1005 otherwise), so that a page can join a session created elsewhere.
+/// token for an existing session created through quick start (`GET /room/{name}`, ``TokKitServer/room(_:)``;
+/// 404 / 1005 for any other), so that a page can join a session a program made that way; rate limited with the
+/// other quick-start calls (429 / 1430).
 ///
 /// Stateless and `Sendable`; the file bodies are built once and shared by every response.
 struct BrowserClient: Sendable {
     let registry: SessionRegistry
     let authority: TokenAuthority
     let quickStart: Bool
+    /// The quick-start calls' rate limit (nil: none).
+    var limiter: QuickStartLimiter? = nil
 
     /// One served file.
     struct File: Sendable {
@@ -30,13 +34,13 @@ struct BrowserClient: Sendable {
         path: "index.html", contentType: "text/html; charset=utf-8",
         body: ByteBuffer(bytes: PackageResources.index_html))
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register<Context: RequestContext>(on router: Router<Context>) {
         for (path, file) in [("/", Self.page), ("index.html", Self.page), ("tokkit.js", Self.script)] {
             router.get(RouterPath(path)) { _, _ in Self.response(file) }
         }
         guard quickStart else { return }
         router.get("credentials/:sessionId") { _, context in
-            await self.credentials(sessionId: context.parameters.get("sessionId") ?? "")
+            await self.credentials(sessionId: context.parameters.get("sessionId") ?? "", for: context.peerAddress)
         }
     }
 
@@ -46,9 +50,10 @@ struct BrowserClient: Sendable {
             body: .init(byteBuffer: file.body))
     }
 
-    private func credentials(sessionId: String) async -> Response {
+    private func credentials(sessionId: String, for address: String?) async -> Response {
+        if let limiter, !limiter.allow(address) { return RESTFailure.tooManyQuickStartCalls.response }
         do throws(ProtocolError) {
-            _ = try await registry.session(sessionId)
+            _ = try await registry.quickStartSession(sessionId)
             let token = try authority.issue(sessionId: sessionId, role: .publisher, now: WallClock.seconds())
             return JSONResponse.make(
                 SessionCredentials(apiKey: authority.apiKey, sessionId: sessionId, token: token.token))

@@ -12,7 +12,7 @@ struct RESTFailure: Error, Sendable {
     }
 
     /// The status Docs/Protocol.md, 5 gives each code: 401 credentials, 403 role, 404 unknown session or stream,
-    /// 413 signal data, 500 internal, 400 everything else.
+    /// 413 signal data, 503 a server limit, 500 internal, 400 everything else.
     init(_ error: ProtocolError) {
         let status: HTTPResponse.Status =
             switch error.code {
@@ -22,6 +22,7 @@ struct RESTFailure: Error, Sendable {
                 .forbidden
             case .invalidSessionId, .streamNotFound: .notFound
             case .signalDataTooLong: .contentTooLarge
+            case .limitReached: .serviceUnavailable
             case .internalError: .internalServerError
             default: .badRequest
             }
@@ -29,4 +30,8 @@ struct RESTFailure: Error, Sendable {
     }
 
     var response: Response { JSONResponse.make(RestError(error), status: status) }
+
+    /// 429 / 1430: the peer's quick-start calls are over their rate (``QuickStartLimiter``).
+    static let tooManyQuickStartCalls = RESTFailure(
+        .tooManyRequests, ProtocolError(.limitReached, "too many quick-start calls from this address"))
 }

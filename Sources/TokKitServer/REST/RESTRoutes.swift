@@ -7,16 +7,22 @@ struct RESTRoutes: Sendable {
     let registry: SessionRegistry
     let authority: TokenAuthority
     let quickStart: Bool
+    /// The quick-start calls' rate limit (nil: none).
+    var limiter: QuickStartLimiter? = nil
 
     /// Largest REST body read, in bytes (bigger signal bodies get 413 / 1413).
     static let maxBodyBytes = 131_072
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register<Context: RequestContext>(on router: Router<Context>) {
         if quickStart {
-            router.get("session") { _, _ in await self.handle { () async throws(RESTFailure) -> Response in try await self.credentials(room: "session") } }
+            router.get("session") { _, context in
+                await self.handle { () async throws(RESTFailure) -> Response in
+                    try await self.credentials(room: "session", for: context.peerAddress)
+                }
+            }
             router.get("room/:name") { _, context in
                 await self.handle { () async throws(RESTFailure) -> Response in
-                    try await self.credentials(room: context.parameters.get("name") ?? "")
+                    try await self.credentials(room: context.parameters.get("name") ?? "", for: context.peerAddress)
                 }
             }
         }
@@ -109,7 +115,8 @@ struct RESTRoutes: Sendable {
 
     // MARK: Handlers
 
-    private func credentials(room: String) async throws(RESTFailure) -> Response {
+    private func credentials(room: String, for address: String?) async throws(RESTFailure) -> Response {
+        if let limiter, !limiter.allow(address) { throw RESTFailure.tooManyQuickStartCalls }
         do throws(ProtocolError) {
             let session = try await registry.room(room)
             let token = try authority.issue(sessionId: session.sessionId, role: .publisher, now: WallClock.seconds())
@@ -120,7 +127,7 @@ struct RESTRoutes: Sendable {
         }
     }
 
-    private func signal(_ request: Request, _ context: BasicRequestContext, to target: String?) async throws(RESTFailure)
+    private func signal(_ request: Request, _ context: some RequestContext, to target: String?) async throws(RESTFailure)
         -> Response
     {
         let (sessionId, caller) = try await authorize(request, context, allowClientToken: true)
@@ -142,7 +149,7 @@ struct RESTRoutes: Sendable {
     }
 
     /// Checks the path's API key, the credentials and the session; returns the session id and the caller.
-    private func authorize(_ request: Request, _ context: BasicRequestContext, allowClientToken: Bool)
+    private func authorize(_ request: Request, _ context: some RequestContext, allowClientToken: Bool)
         async throws(RESTFailure) -> (sessionId: String, caller: Caller)
     {
         let sessionId = context.parameters.get("sessionId") ?? ""

@@ -10,6 +10,8 @@ public struct RegistryStats: Hashable, Sendable, CustomStringConvertible {
     public var subscriptions = 0
     /// WebSocket handler tasks currently running (one per accepted socket, until it is fully closed).
     public var socketTasks = 0
+    /// TCP connections open, HTTP and WebSocket (what ``ServerConfiguration/maxConnections`` caps).
+    public var tcpConnections = 0
 
     public init() {}
 
@@ -18,6 +20,7 @@ public struct RegistryStats: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         "sessions \(sessions), connecting \(connecting), connected \(connected), awaitingResume \(awaitingResume), "
-            + "sockets \(sockets), streams \(streams), subscriptions \(subscriptions), socketTasks \(socketTasks)"
+            + "sockets \(sockets), streams \(streams), subscriptions \(subscriptions), socketTasks \(socketTasks), "
+            + "tcpConnections \(tcpConnections)"
     }
 }

@@ -6,14 +6,20 @@ import TokKitProtocol
 extension SessionRegistry {
     // MARK: Sessions
 
-    func createSession(mediaMode: MediaMode, archiveMode: ArchiveMode) throws(ProtocolError) -> SessionDescription {
+    /// Creates a session; 1430 once the server holds ``ServerConfiguration/maxSessions``.
+    func createSession(mediaMode: MediaMode, archiveMode: ArchiveMode, now: ContinuousClock.Instant = .now)
+        throws(ProtocolError) -> SessionDescription
+    {
         guard !(archiveMode == .always && mediaMode == .relayed) else {
             throw ProtocolError(.invalidParameter, "archiveMode always requires mediaMode routed")
+        }
+        guard sessions.count < configuration.maxSessions else {
+            throw ProtocolError(.limitReached, "too many sessions")
         }
         let description = SessionDescription(
             sessionId: RandomID.session(), apiKey: authority.apiKey, mediaMode: mediaMode, archiveMode: archiveMode,
             createdAt: WallClock.milliseconds())
-        sessions[description.sessionId] = SessionRecord(description: description)
+        sessions[description.sessionId] = SessionRecord(description: description, emptySince: now)
         return description
     }
 
@@ -32,7 +38,17 @@ extension SessionRegistry {
         if let id = rooms[name], let session = sessions[id] { return session.description }
         let description = try createSession(mediaMode: .relayed, archiveMode: .manual)
         rooms[name] = description.sessionId
+        sessions[description.sessionId]?.room = name
         return description
+    }
+
+    /// A session created through quick start (``room(_:)``): the only ones the development route
+    /// `GET /credentials/{id}` hands tokens for. 1005 for any other, as for an unknown one.
+    func quickStartSession(_ sessionId: String) throws(ProtocolError) -> SessionDescription {
+        guard let session = sessions[exactly: sessionId], session.room != nil else {
+            throw ProtocolError(.invalidSessionId, "unknown session id")
+        }
+        return session.description
     }
 
     func session(_ sessionId: String) throws(ProtocolError) -> SessionDescription {

@@ -53,6 +53,9 @@ extension SessionRegistry {
             guard claims.sessionId.isSameBytes(as: connect.sessionId) else {
                 throw ProtocolError(.authorizationFailure, "token is for another session")
             }
+            guard sessions[connect.sessionId]?.connectionIds.count ?? 0 < configuration.maxConnectionsPerSession else {
+                throw ProtocolError(.limitReached, "session is full")
+            }
             let info = ConnectionInfo(id: id, creationTime: WallClock.milliseconds(), data: claims.connectionData)
             let membership = ConnectionRecord.Membership(
                 sessionId: connect.sessionId, role: claims.role, info: info, resumeToken: RandomID.make(bytes: 32))

@@ -97,8 +97,9 @@ actor SessionRegistry {
     // MARK: Timers
 
     /// Applies every deadline that has passed: connect deadline (error 1006, close 1008), heartbeat timeout
-    /// (close 1001, await resume), resume grace (destroy, `networkDisconnected`).
+    /// (close 1001, await resume), resume grace (destroy, `networkDisconnected`), empty session expiry.
     func sweep(now: ContinuousClock.Instant = .now) {
+        defer { expireEmptySessions(now: now) }
         for id in Array(connections.keys) {
             guard let connection = connections[id] else { continue }
             switch connection.state {
@@ -114,6 +115,26 @@ actor SessionRegistry {
                 break
             }
         }
+    }
+
+    /// Forgets the sessions without members for ``ServerConfiguration/emptySessionTimeoutMs`` (and their quick-start
+    /// room names); starts the clock of those found empty, stops it for those with members.
+    private func expireEmptySessions(now: ContinuousClock.Instant) {
+        let timeout = Duration.milliseconds(configuration.emptySessionTimeoutMs)
+        var expired = Set<String>()
+        for (id, session) in sessions {
+            if !session.connectionIds.isEmpty {
+                if session.emptySince != nil { sessions[id]?.emptySince = nil }
+            } else if let since = session.emptySince {
+                if now - since >= timeout { expired.insert(id) }
+            } else {
+                sessions[id]?.emptySince = now
+            }
+        }
+        guard !expired.isEmpty else { return }
+        for id in expired { sessions[id] = nil }
+        rooms = rooms.filter { !expired.contains($0.value) }
+        logger.debug("empty sessions expired", metadata: ["count": "\(expired.count)"])
     }
 
     /// Closes every socket (1001) and forgets everything; later sockets are closed at once.

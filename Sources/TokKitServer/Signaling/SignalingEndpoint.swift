@@ -10,7 +10,9 @@ import TokKitProtocol
 /// limit across fragments 1009, invalid UTF-8 1007, fragments out of order 1002: it closes the socket with that code
 /// itself). Whichever side ends first ends the other: the reader ending (peer closed, network error, oversized or
 /// invalid message) tells the registry, which closes the outbox; the outbox closing (registry
-/// decision: disconnect, timeout, takeover, overflow, shutdown) sends the close frame and cancels the reader.
+/// decision: disconnect, timeout, takeover, overflow, shutdown) sends the close frame and cancels the reader. An
+/// outbox overflowing (a client that does not read) drops what it holds and the connection is cut after
+/// `closeTimeout` if the close frame cannot get out.
 ///
 /// `Sendable`; one instance serves every socket. `activeSockets` counts running handlers (leak checks).
 /// `openSockets` counts accepted upgrades until their handler ends (or their channel closes first, see ``Upgrade``),
@@ -20,6 +22,10 @@ import TokKitProtocol
 struct SignalingEndpoint: Sendable {
     let registry: SessionRegistry
     let outboxCapacity: Int
+    /// Bytes a socket's outbox may hold (``ServerConfiguration/outboxMaxBytes``).
+    let outboxMaxBytes: Int
+    /// How long an overflowed socket's writer may take to send its close frame before the connection is cut.
+    let closeTimeout: TimeAmount
     let activeSockets = Counter()
     let openSockets = Counter()
 
@@ -28,10 +34,19 @@ struct SignalingEndpoint: Sendable {
     final class Upgrade: Sendable {
         private let counter: Counter
         private let released = Atomic<Bool>(false)
+        /// The socket's channel, to cut it when its writer cannot even send a close frame.
+        private let channel: any Channel
 
-        fileprivate init(counter: Counter) {
+        fileprivate init(counter: Counter, channel: any Channel) {
             self.counter = counter
+            self.channel = channel
             counter.increment()
+        }
+
+        /// Closes the connection after `delay`, whatever its writer is doing (a peer that does not read leaves it
+        /// waiting for the socket to drain forever).
+        func cut(after delay: TimeAmount) {
+            channel.eventLoop.scheduleTask(in: delay) { [channel] in channel.close(promise: nil) }
         }
 
         /// Stops counting it; only the first call counts.
@@ -41,7 +56,7 @@ struct SignalingEndpoint: Sendable {
     }
 
     /// Called when the HTTP server agrees to upgrade a request to the signaling WebSocket, before it answers 101.
-    func acceptUpgrade() -> Upgrade { Upgrade(counter: openSockets) }
+    func acceptUpgrade(channel: any Channel) -> Upgrade { Upgrade(counter: openSockets, channel: channel) }
 
     /// A thread-safe counter.
     final class Counter: Sendable {
@@ -58,15 +73,21 @@ struct SignalingEndpoint: Sendable {
             activeSockets.decrement()
             upgrade.release()
         }
-        let outbox = Outbox(capacity: outboxCapacity)
+        let outbox = Outbox(capacity: outboxCapacity, maxBytes: outboxMaxBytes) { [closeTimeout] in
+            logger.notice("signaling socket dropped: outbox full, the client does not read")
+            upgrade.cut(after: closeTimeout)
+        }
         let socket = await registry.open(outbox: outbox)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await bytes in outbox.messages {
+                    if outbox.isOverflowed { break }  // what is queued is dropped
                     let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))
                     do { try await outbound.write(.custom(frame)) } catch { break }
+                    outbox.written(bytes.count)
                 }
-                try? await outbound.close(outbox.closeCode.webSocketCode, reason: nil)
+                let code = outbox.closeCode
+                try? await outbound.close(code.webSocketCode, reason: code.reason)
             }
             group.addTask {
                 var assembler = MessageAssembler()

@@ -4,7 +4,8 @@ import TokKit
 import TokKitProtocol
 import TokKitServer
 
-/// A real `TokKitServer` in process on 127.0.0.1 (ephemeral port) with one session, serving the browser client
+/// A real `TokKitServer` in process on 127.0.0.1 (ephemeral port) with one quick-start session (so the page's
+/// development route serves tokens for it), serving the browser client
 /// plus this target's test pages (``TestPages``) from a temporary static directory.
 struct BrowserTestServer {
     let server: TokKitServer
@@ -29,7 +30,7 @@ struct BrowserTestServer {
         logger.logLevel = .error
         let server = try TokKitServer(configuration: configuration, logger: logger)
         let port = try await server.start()
-        let session = try await server.createSession()
+        let session = try await server.room("browser-tests")
         return BrowserTestServer(server: server, port: port, sessionId: session.sessionId, directory: directory)
     }
 
