@@ -79,7 +79,9 @@ struct VideoEncodeStage {
     private mutating func send(_ encoded: EncodedVideoFrame, timestamp: UInt32, to peers: [PeerConnection],
                                encodeTime: Duration) {
         var sent = 0, failed = 0, closing = false
-        pacer.beginFrame(bytes: encoded.bytes.count, targetBitrate: applied ?? 500_000)
+        // Paced at the path's rate as the peers' estimates have it (libwebrtc paces at the estimate, not at the
+        // encoder's target: an encoder overshooting a low configured bitrate must not be held to it on a fast path).
+        pacer.beginFrame(bytes: encoded.bytes.count, targetBitrate: cap == Int.max ? applied ?? 500_000 : cap)
         packetizer.packetize(encoded.bytes) { payload, marker in
             guard !closing else { return }
             // The size on the wire: payload, RTP header and extensions, SRTP tag, UDP/IP.
