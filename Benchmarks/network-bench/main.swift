@@ -73,9 +73,15 @@ struct SwiftParticipant: Participant {
                       audioConcealed: l.audioConcealed ?? 0, audioTotal: (l.audioDecoded ?? 0) + (l.audioRecovered ?? 0) + (l.audioConcealed ?? 0),
                       nacks: l.nacksSent ?? 0, psnr: l.psnr)
     }
+    /// Over the last two report intervals, from bytes sent, as for Chromium (the encoder's own figure is a
+    /// whole second old).
     func sendRate() -> (encoderBitrate: Double, target: Double)? {
-        guard let l = peer.lines.last(where: { $0.event == "publisher" }) else { return nil }
-        return (Double(l.encoderBitrate ?? 0), Double(l.targetBitrate ?? 0))
+        let sends = peer.lines.filter { $0.event == "publisher" }
+        guard sends.count >= 3, let last = sends.last, let t1 = last.t else { return nil }
+        let earlier = sends[sends.count - 3]
+        guard let t0 = earlier.t, t1 > t0 else { return nil }
+        let bits = Double((last.videoBytesSent ?? 0) - (earlier.videoBytesSent ?? 0)) * 8
+        return (bits / ((t1 - t0) / 1_000), Double(last.targetBitrate ?? 0))
     }
     func leave() async {
         // Anything but the periodic lines is worth seeing (a restart, a failure) next to the figures.

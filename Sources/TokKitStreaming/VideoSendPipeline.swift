@@ -164,6 +164,25 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         stats.withLock { $0.keyframeRequests += 1 }
     }
 
+    /// The least time between two keyframes made for peers' PLI or FIR (libwebrtc's `EncoderRtcpFeedback`
+    /// minimum keyframe send interval): on a congested path every receiver asks again every few hundred ms while
+    /// the keyframe answering its last request is still on its way, and each new keyframe congests it further.
+    public static let peerKeyframeInterval: Duration = .milliseconds(300)
+    private let lastPeerKeyframeRequest = Atomic<Int64>(Int64.min / 2)
+
+    /// A peer's PLI or FIR: a keyframe unless one was made for a request within ``peerKeyframeInterval``.
+    func peerRequestedKeyframe() {
+        let now = MonotonicClock.now().nanoseconds
+        let last = lastPeerKeyframeRequest.load(ordering: .relaxed)
+        guard now - last >= Self.peerKeyframeInterval.nanoseconds,
+              lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+        else {
+            stats.withLock { $0.keyframeRequestsIgnored += 1 }
+            return
+        }
+        requestKeyframe()
+    }
+
     /// Caps the bitrate by `peer`'s receiver estimate (REMB); the encoder follows the lowest estimate of all
     /// peers (REMB or send-side), never above ``VideoEncodeSettings/bitrate``.
     public func receiverEstimatedBitrate(_ bitsPerSecond: Int, from peer: PeerConnection) {
@@ -245,7 +264,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             guard let self else { return }
             switch feedback {
             case .pictureLoss, .fullIntraRequest:
-                self.requestKeyframe()
+                self.peerRequestedKeyframe()
             case .receiverEstimatedMaximumBitrate(let bps):
                 guard let peer else { return }
                 self.receiverEstimatedBitrate(Int(clamping: bps), from: peer)

@@ -213,7 +213,7 @@ do {
                 // What the encoder makes (bits/s over the last second) and what congestion control allows.
                 let sent = publisher.statistics
                 report(["event": "publisher", "encoderBitrate": Int(sent.video.bitrate),
-                        "targetBitrate": sent.video.targetBitrate,
+                        "targetBitrate": sent.video.targetBitrate, "videoBytesSent": Int(sent.video.bytesEncoded),
                         "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
             }
         }

@@ -91,6 +91,8 @@ public struct LabPeer: Sendable {
         /// Milliseconds since the peer started, when the line was made.
         public var t: Double?
         public var encoderBitrate: Int?
+        /// VP8 bytes encoded (and sent) so far, as the browser page's `videoBytesSent`.
+        public var videoBytesSent: Int?
         public var targetBitrate: Int?
         public var localPort: Int?
         public var remotePort: Int?

@@ -260,6 +260,23 @@ import TokKitMedia
         #expect(renderer.numbers == Array(0..<8))
     }
 
+    /// Peers' PLIs within 300 ms of the last one answered are ignored (one keyframe answers them all); the app's
+    /// own requests are not limited.
+    @Test func peerKeyframeRequestsAreAnsweredAtMostEvery300Milliseconds() async throws {
+        let sender = try VideoSendPipeline(settings: Self.encoded)
+        defer { sender.close() }
+        let base = sender.statistics.keyframeRequests
+        sender.peerRequestedKeyframe()
+        sender.peerRequestedKeyframe()
+        sender.peerRequestedKeyframe()
+        #expect(sender.statistics.keyframeRequests == base + 1 && sender.statistics.keyframeRequestsIgnored == 2)
+        sender.requestKeyframe()
+        #expect(sender.statistics.keyframeRequests == base + 2)
+        try await Task.sleep(for: VideoSendPipeline.peerKeyframeInterval + .milliseconds(50))
+        sender.peerRequestedKeyframe()
+        #expect(sender.statistics.keyframeRequests == base + 3 && sender.statistics.keyframeRequestsIgnored == 2)
+    }
+
     @Test func closeIsIdempotentAndRefusesNewPeers() async throws {
         let sender = try VideoSendPipeline(settings: Self.encoded)
         let peer = try PeerConnection()
