@@ -195,14 +195,15 @@ import TokKitSDP
         #expect(before >= 600_000, "\(clean)")
         #expect(reports.withLock { $0.first } != nil, "the video feedback handler heard no estimate")
 
-        // 30 % of the video lost on the way out (kept for NACK, not sent).
-        offerer.setOutgoingVideoLoss { sequence in sequence % 10 < 3 }
+        // 40 % of the video lost on the way out (kept for NACK, not sent): with the retransmissions, which carry
+        // transport sequence numbers of their own, over 25 % of what is reported: the fast decrease.
+        offerer.setOutgoingVideoLoss { sequence in sequence % 10 < 4 }
         sent = try await Self.sendVideo(offerer, for: .seconds(3), from: sent)
         offerer.setOutgoingVideoLoss(nil)
         let lossy = offerer.transportFeedbackStatistics
         let after = try #require(offerer.bandwidthEstimate)
         #expect(lossy.packetsReportedLostByPeer > clean.packetsReportedLostByPeer)
-        #expect(after < before / 2, "estimate \(before) → \(after) with 30 % loss; \(lossy)")
+        #expect(after < before / 2, "estimate \(before) → \(after) with 40 % loss; \(lossy)")
         // The handler heard the estimate to within the 1 % reporting step.
         let lastReport = try #require(reports.withLock { $0.last })
         #expect(abs(Double(after) - Double(lastReport)) < 0.01 * Double(lastReport), "\(lastReport) vs \(after)")
