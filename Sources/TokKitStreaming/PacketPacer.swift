@@ -1,6 +1,6 @@
 /// Spreads a frame's packets over time at a pacing rate instead of sending them in one burst (WebRTC's pacer, in
 /// its simplest form: a leaky bucket on the sending thread). The rate it is given is the path's: the lowest
-/// bandwidth estimate over the peers (the encoder's target until there is one).
+/// bandwidth estimate over the peers (the encode stage sends unpaced until there is one).
 ///
 /// A key frame is many times the size of the frames around it; sent at once it overflows the queue of any
 /// bottleneck on the path, and the retransmissions of what was lost go the same way. The pacer lets the packets of
