@@ -117,7 +117,9 @@ public struct VideoPlayoutTiming: Sendable {
             ticks = 0
         }
         rtp = (timestamp, ticks)
-        return .nanoseconds(ticks * 100_000 / 9)  // 90 kHz ticks → ns
+        // Duration arithmetic (128-bit): a peer's timestamps may jump by 2^31 every frame, and ticks × 100 000 in
+        // Int64 would overflow after some 40 000 such frames.
+        return .seconds(ticks) / 90_000
     }
 
     private mutating func updateBaseline(_ transit: Duration, at time: Duration) {

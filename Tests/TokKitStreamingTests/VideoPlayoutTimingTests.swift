@@ -101,6 +101,20 @@ struct VideoPlayoutTimingTests {
         #expect(intervals.allSatisfy { $0 >= .milliseconds(28) && $0 <= .milliseconds(39) }, "\(intervals)")
     }
 
+    /// Timestamps from the network that jump as far forward as they can every frame: the unwrapped clock grows
+    /// past what Int64 nanoseconds hold, and the timing neither traps nor holds a frame longer than its bound.
+    @Test func hostileTimestampJumpsNeitherTrapNorHoldFrames() {
+        var timing = VideoPlayoutTiming()
+        var rtp: UInt32 = 0
+        var time: Duration = .seconds(100)
+        for _ in 0..<60_000 {
+            rtp &+= UInt32(Int32.max)
+            time += .milliseconds(33)
+            let render = timing.renderTime(rtpTimestamp: rtp, completedAt: time)
+            #expect(render <= time + timing.configuration.maximumDelay)
+        }
+    }
+
     /// A sender that starts over with a timestamp from long ago: its frames would all look seconds late; the
     /// timing starts over instead of holding them.
     @Test func aTimestampJumpStartsOver() {
