@@ -20,22 +20,22 @@ import TokKitSRTP
 /// receive handler. RTCP SR/RR are sent every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``);
 /// received reports feed ``statistics(_:)`` (loss, jitter, round-trip time from LSR/DLSR).
 ///
-/// Feedback (RFC 4585, RFC 5104): PLI, new FIR and REMB about our streams reach the section's feedback handler
-/// (``setFeedbackHandler(_:_:)``); ``requestKeyframe()`` sends a PLI about the peer's video. Video is
-/// retransmitted on NACK: every packet sent is kept (unprotected) in a 512-packet history and sent again with its
-/// sequence number when the peer NACKs it. On the receiving side, gaps in the peer's video sequence numbers are
-/// NACKed at once and then every 20 ms (checked on each video packet and on the RTCP timer), up to 10 times.
-///
-/// Congestion control feedback (draft-holmer-rmcat-transport-wide-cc-extensions-01), unless
-/// ``PeerConfiguration/transportFeedbackInterval`` is nil: the transport-wide sequence number extension and
-/// `transport-cc` are negotiated; the arrival time of every received packet carrying that extension is recorded
-/// (network thread, no allocation), and every interval a transport-wide feedback message reports all packets
-/// since the previous one, so the peer's bandwidth estimator (Chromium's) can ramp up. In the other direction every
-/// RTP packet we send on a section that negotiated the extension (audio, video, NACK retransmissions) carries the
-/// next number of one 16-bit transport-wide counter, and its send time and size are recorded; the peer's feedback
-/// about them drives a send-side bandwidth estimate (draft-ietf-rmcat-gcc-02, ``SendSideBandwidthEstimator``,
-/// bounded by ``PeerConfiguration/bandwidthEstimateBounds``), reported to the video feedback handler as
-/// ``RTCPFeedback/sendSideEstimatedBitrate(_:)``. ``transportFeedbackStatistics`` counts both directions.
+/// Feedback: the core above hands every packet sent and received, every RTCP packet and its timers to feedback
+/// units (``FeedbackUnit``, in the way pion's interceptors work), each a value-type state machine under its own lock:
+/// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, then every 20 ms, up to 10 times;
+/// - ``NACKResponder`` keeps our last 512 video packets and sends again those the peer NACKs;
+/// - ``RTCPReporter`` writes SR/RR every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``) and reads the
+///   peer's: loss, jitter, round-trip time from LSR/DLSR (``statistics(_:)``);
+/// - ``KeyframeRequestRouter`` gives PLI, new FIR and REMB about our streams to the section's feedback handler
+///   (``setFeedbackHandler(_:_:)``) and sends our PLIs (``requestKeyframe()``);
+/// - transport-wide congestion control (draft-holmer-rmcat-transport-wide-cc-extensions-01), unless
+///   ``PeerConfiguration/transportFeedbackInterval`` is nil: ``TransportFeedback`` records the arrival of the peer's
+///   packets and reports them every interval, so the peer's bandwidth estimator (Chromium's) can ramp up;
+///   ``TransportCongestionControl`` numbers every RTP packet we send (audio, video, retransmissions) with one 16-bit
+///   transport-wide counter and turns the peer's feedback into a send-side bandwidth estimate (draft-ietf-rmcat-gcc-02,
+///   bounded by ``PeerConfiguration/bandwidthEstimateBounds``), reported to the video feedback handler as
+///   ``RTCPFeedback/sendSideEstimatedBitrate(_:)``. ``transportFeedbackStatistics`` counts both directions.
+/// The units read no clock: the connection passes them the time of its ``PeerClock``.
 ///
 /// Events: ``events`` carries trickled candidates, state changes and, once per received section,
 /// ``PeerConnectionEvent/firstMediaPacket(_:)`` when the peer's media first arrives.
@@ -44,6 +44,12 @@ import TokKitSRTP
 /// explicit state enum; ICE/DTLS events are followed by one task each. ``sendRTP(_:payload:timestamp:marker:)``
 /// runs on the caller's (media) thread under that section's lock and allocates nothing. Receive handlers run on
 /// the ICE network thread (`networkThreadName`), one call per packet, no task, no allocation; they must not block.
+/// Feedback handlers run on the same thread with no lock of the connection held.
+///
+/// Lock order (a lock is only taken while holding those to its left): `control` → `transport`; a send section →
+/// ``NACKResponder`` → ``TransportCongestionControl``; `feedbackScratch` → ``TransportFeedback`` and
+/// ``TransportCongestionControl``. Every other lock (receive sections, handlers, ``RTCPReporter``,
+/// ``KeyframeRequestRouter``, ``NACKRequester``) is taken alone.
 public final class PeerConnection: Sendable {
     /// Receives one decrypted RTP packet of a section, on the network thread; valid only during the call.
     public typealias RTPHandler = @Sendable (borrowing RTPPacketView) -> Void
@@ -52,8 +58,8 @@ public final class PeerConnection: Sendable {
 
     /// The local media and network configuration.
     public let configuration: PeerConfiguration
-    /// ``PeerConfiguration/transportFeedbackInterval`` in nanoseconds (unused when it is nil).
-    private let transportFeedbackNanoseconds: UInt64
+    /// The time the connection and its feedback units run on.
+    public let clock: PeerClock
     /// Our DTLS identity; its fingerprint is in our descriptions.
     public let certificate: DTLSCertificate
     /// Candidates and state changes, in order. Finishes after ``close()``.
@@ -74,9 +80,14 @@ public final class PeerConnection: Sendable {
     private let videoHandler = Mutex<RTPReceiver?>(nil)
     private let audioFeedback = Mutex<FeedbackReceiver?>(nil)
     private let videoFeedback = Mutex<FeedbackReceiver?>(nil)
-    /// Transport-wide CC state, once negotiated.
+
+    // MARK: Feedback units (Feedback/), each under its own lock.
+    private let reporter: Mutex<RTCPReporter>
+    private let router: Mutex<KeyframeRequestRouter>
+    /// Video only, once negotiated (the ``NACKResponder`` lives in the video ``SendTrack``).
+    private let nackRequester = Mutex<NACKRequester?>(nil)
+    /// Transport-wide CC, once negotiated.
     private let transportFeedback = Mutex<TransportFeedback?>(nil)
-    /// Its send side (stamping, send record, bandwidth estimate); taken inside a send section's lock.
     private let transportCongestion = Mutex<TransportCongestionControl?>(nil)
     /// The peer's transport-wide feedback is decoded into this one value (network thread; its status storage is
     /// reused, so decoding allocates nothing once it has grown).
@@ -109,11 +120,15 @@ public final class PeerConnection: Sendable {
     }
 
     /// Creates an idle connection with a fresh certificate; nothing touches the network before
-    /// ``createOffer()`` or ``createAnswer(for:)``.
-    public init(configuration: PeerConfiguration = PeerConfiguration()) throws(PeerError) {
+    /// ``createOffer()`` or ``createAnswer(for:)``. `clock` is the time of its RTCP and feedback (``PeerClock/system``;
+    /// ICE and DTLS keep real time whatever it is).
+    public init(configuration: PeerConfiguration = PeerConfiguration(), clock: PeerClock = .system) throws(PeerError) {
         self.configuration = configuration
-        let feedbackInterval = configuration.transportFeedbackInterval ?? .zero
-        transportFeedbackNanoseconds = UInt64(max(feedbackInterval / .nanoseconds(1), 0))
+        self.clock = clock
+        let feedbackSSRC = configuration.videoSSRC ?? configuration.audioSSRC ?? 1
+        reporter = Mutex(RTCPReporter(clock: clock,
+                                      reporterSSRC: configuration.audioSSRC ?? configuration.videoSSRC ?? 1))
+        router = Mutex(KeyframeRequestRouter(senderSSRC: feedbackSSRC))
         do throws(DTLSError) { certificate = try DTLSCertificate() } catch { throw .dtls(error) }
         (events, continuation) = AsyncStream.makeStream(of: PeerConnectionEvent.self)
     }
@@ -139,8 +154,8 @@ public final class PeerConnection: Sendable {
     public var timeSinceLastPacket: Duration? {
         let last = lastPacketArrival.load(ordering: .relaxed)
         guard last != 0 else { return nil }
-        let now = RTCPClock.monotonicNanoseconds()
-        return .nanoseconds(Int64(now &- min(last, now)))
+        let now = clock.now()
+        return .nanoseconds(Int64(clamping: now &- min(last, now)))
     }
 
     /// The path media takes (the ICE pair selected), once connected; nil before.
@@ -265,21 +280,10 @@ public final class PeerConnection: Sendable {
     /// asks at most every few hundred milliseconds).
     public func requestKeyframe() throws(PeerError) {
         guard let dtls = transport.withLock({ $0 }), dtls.state == .connected else { throw .notConnected }
-        let sender = feedbackSSRC
-        let failure: PeerError? = withReceive(.video) { track -> PeerError? in
-            // No copy of the track: it would share `scratch` and make the write below copy it.
-            guard let media = track?.ssrc else { return .noSuchTrack(.video) }
-            let sent: PeerError? = track!.scratch.withUnsafeMutableBytes { buffer -> PeerError? in
-                do throws(RTPError) {
-                    let length = try RTCPPictureLossIndication(senderSSRC: sender, mediaSSRC: media).write(into: buffer)
-                    do throws(DTLSError) { try dtls.sendRTCP(buffer, length: length) } catch { return .dtls(error) }
-                } catch { return .rtp(error) }
-                return nil
-            }
-            if sent == nil { track!.keyFrameRequestsSent += 1 }
-            return sent
-        }
-        if let failure { throw failure }
+        guard let media = withReceive(.video, { $0?.ssrc }) else { throw .noSuchTrack(.video) }
+        var output = Output(connection: self, dtls: dtls, now: clock.now())
+        router.withLock { $0.requestKeyframe(mediaSSRC: media, output: &output) }
+        if let failure = output.failure { throw .dtls(failure) }
     }
 
     /// Transport-wide congestion control feedback counters (``TransportFeedbackStatistics/extensionID`` is nil
@@ -311,6 +315,7 @@ public final class PeerConnection: Sendable {
                         marker: Bool = false) throws(PeerError) {
         guard payload.count <= Self.maximumPayloadLength else { throw .payloadTooLarge(payload.count) }
         guard let dtls = transport.withLock({ $0 }) else { throw .notConnected }
+        let now = clock.now()
         try withSend(kind) { (track: inout SendTrack?) throws(PeerError) in
             guard let t = track else { throw .noSuchTrack(kind) }
             let header = RTPHeader(marker: marker, payloadType: t.payloadType, sequenceNumber: t.sequenceNumber,
@@ -320,10 +325,8 @@ public final class PeerConnection: Sendable {
                 length = try header.write(payload: payload, into: UnsafeMutableRawBufferPointer(
                     rebasing: t.buffer[0..<SendTrack.capacity]))
             } catch { throw .rtp(error) }
-            stampTransportSequence(t, length: length)
-            if let history = t.history {
-                try? history.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
-            }
+            transportCongestion.withLock { $0?.stamp(kind, length: length, now: now) }?.write(into: t.buffer)
+            t.nackResponder?.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
             let lost = kind == .video && (outgoingVideoLoss.withLock { $0 }?.loss(header.sequenceNumber) ?? false)
             do throws(DTLSError) {
                 if !lost { try dtls.sendRTP(t.buffer, length: length) }
@@ -341,39 +344,16 @@ public final class PeerConnection: Sendable {
     /// block per received stream), or an RR when we send nothing. Reduced-size style: no SDES (rtcp-rsize).
     public func sendReports() throws(PeerError) {
         guard let dtls = transport.withLock({ $0 }), dtls.state == .connected else { throw .notConnected }
-        let ntp = RTCPClock.ntpNow()
-        let now = RTCPClock.monotonicNanoseconds()
-        var blocks: [RTCPReportBlock] = []
         for kind in MediaKind.allCases {
-            if let block = withReceive(kind, { $0?.reportBlock(now: now) }) { blocks.append(block) }
-        }
-        var packets: [RTCPPacket] = []
-        for kind in MediaKind.allCases {
-            let sr: RTCPSenderReport? = withSend(kind) { track in
-                guard let t = track else { return nil }
-                track!.rememberSenderReport(ntp.compact)
-                return RTCPSenderReport(ssrc: t.ssrc, ntpTimestamp: ntp, rtpTimestamp: t.lastTimestamp,
-                                        packetCount: UInt32(truncatingIfNeeded: t.packets),
-                                        octetCount: UInt32(truncatingIfNeeded: t.payloadBytes))
-            }
-            if var sr {
-                if packets.isEmpty { sr.reports = blocks }
-                packets.append(.senderReport(sr))
+            guard let sent = withSend(kind, { t in t.map { ($0.packets, $0.payloadBytes, $0.lastTimestamp) } })
+            else { continue }
+            reporter.withLock {
+                $0.updateSender(kind, packets: sent.0, octets: sent.1, rtpTimestamp: sent.2)
             }
         }
-        if packets.isEmpty {
-            let ssrc = configuration.audioSSRC ?? configuration.videoSSRC ?? 1
-            packets.append(.receiverReport(RTCPReceiverReport(ssrc: ssrc, reports: blocks)))
-        }
-        var bytes: [UInt8]
-        do throws(RTPError) { bytes = try RTCPCompoundPacket(packets: packets).serialized() } catch { throw .rtp(error) }
-        let length = bytes.count
-        bytes += repeatElement(0, count: 64)
-        let result: DTLSError? = bytes.withUnsafeMutableBytes { buffer in
-            do throws(DTLSError) { try dtls.sendRTCP(buffer, length: length) } catch { return error }
-            return nil
-        }
-        if let result { throw .dtls(result) }
+        var output = Output(connection: self, dtls: dtls, now: clock.now())
+        reporter.withLock { $0.poll(now: output.now, output: &output) }
+        if let failure = output.failure { throw .dtls(failure) }
     }
 
     /// A snapshot of the `kind` section's statistics.
@@ -383,27 +363,35 @@ public final class PeerConnection: Sendable {
             guard let t = track else { return }
             s.packetsSent = t.packets
             s.bytesSent = t.payloadBytes
-            s.senderReportsSent = t.senderReports
-            s.remotePacketsLost = t.remoteLost
-            s.remoteFractionLost = Double(t.remoteFractionLost) / 256
-            s.remoteJitter = Double(t.remoteJitter) / Double(kind.clockRate)
-            s.roundTripTime = t.roundTripTime
-            s.receptionReportsReceived = t.receptionReports
-            s.packetsRetransmitted = t.retransmissions
-            s.nacksReceived = t.nacksReceived
-            s.keyFrameRequestsReceived = t.keyFrameRequestsReceived
         }
-        withReceive(kind) { track in
-            guard let t = track else { return }
-            s.packetsReceived = t.packets
-            s.bytesReceived = t.payloadBytes
-            s.senderReportsReceived = t.senderReports
-            s.nacksSent = t.nacksSent
-            s.keyFrameRequestsSent = t.keyFrameRequestsSent
-            if let r = t.statistics {
-                s.packetsLost = r.cumulativeLost
-                s.jitter = Double(r.jitter.value) / Double(kind.clockRate)
+        reporter.withLock { reporter in
+            if let t = reporter[sender: kind] {
+                s.senderReportsSent = t.senderReports
+                s.remotePacketsLost = t.remoteLost
+                s.remoteFractionLost = Double(t.remoteFractionLost) / 256
+                s.remoteJitter = Double(t.remoteJitter) / Double(kind.clockRate)
+                s.roundTripTime = t.roundTripTime
+                s.receptionReportsReceived = t.receptionReports
             }
+            if let r = reporter[receiver: kind] {
+                s.packetsReceived = r.packets
+                s.bytesReceived = r.payloadBytes
+                s.senderReportsReceived = r.senderReports
+                if let statistics = r.statistics {
+                    s.packetsLost = statistics.cumulativeLost
+                    s.jitter = Double(statistics.jitter.value) / Double(kind.clockRate)
+                }
+            }
+        }
+        s.keyFrameRequestsReceived = router.withLock { $0.requestsReceived(kind) }
+        if kind == .video {
+            withSend(.video) { track in
+                guard let responder = track?.nackResponder else { return }
+                s.packetsRetransmitted = responder.retransmissions
+                s.nacksReceived = responder.nacksReceived
+            }
+            s.nacksSent = nackRequester.withLock { $0?.messagesSent } ?? 0
+            s.keyFrameRequestsSent = router.withLock { $0.requestsSent }
         }
         return s
     }
@@ -450,67 +438,40 @@ public final class PeerConnection: Sendable {
     }
 
     /// Applies the remote description: ICE credentials and candidates, DTLS role and fingerprint, and the
-    /// send/receive tracks of every section accepted in `answer` (`local` is our own description).
+    /// send/receive tracks and feedback units of every section accepted in `answer` (`local` is our own
+    /// description).
     private func apply(remote: SessionDescription, answer: SessionDescription, local: SessionDescription,
                        ice: IceAgent) throws(PeerError) {
-        guard let first = remote.media.first(where: { !$0.isRejected }) else {
-            throw .invalidRemoteDescription("no accepted media section")
-        }
-        let t = remote.transport(of: first)
-        guard let ufrag = t.iceUfrag, let pwd = t.icePassword else {
-            throw .invalidRemoteDescription("missing ICE credentials")
-        }
-        guard let sdpFingerprint = t.fingerprints.first else { throw .invalidRemoteDescription("missing fingerprint") }
-        // RFC 4145 §4: a missing setup attribute means active.
-        guard let remoteSetup = DTLSSetup(rawValue: (t.setup ?? .active).rawValue),
-              let localSetup = local.media.lazy.compactMap({ local.transport(of: $0).setup })
-                  .first.flatMap({ DTLSSetup(rawValue: $0.rawValue) })
-        else { throw .invalidRemoteDescription("unsupported setup role") }
-        let role: DTLSRole
-        let fingerprint: DTLSFingerprint
-        do throws(DTLSError) {
-            role = try DTLSSetup.role(local: localSetup, remote: remoteSetup)
-            fingerprint = try DTLSFingerprint(sdpValue: sdpFingerprint.sdp)
-        } catch { throw .dtls(error) }
-
-        // Transport-wide CC: the answer echoes the offer's extension id (one id for the whole BUNDLE).
-        let accepted = answer.media.filter { !$0.isRejected }
-        var transportID: UInt8?
-        if configuration.transportFeedbackInterval != nil,
-           let id = accepted.lazy.compactMap({ $0.extensionID(SDPExtensionMap.transportWideCCURI) }).first,
-           accepted.contains(where: { $0.codecs.contains { $0.feedback.contains(.transportWideCC) } }) {
-            transportFeedback.withLock { $0 = TransportFeedback(extensionID: id) }
+        let negotiated = try NegotiatedMedia(remote: remote, answer: answer, local: local,
+                                             wantsTransportCC: configuration.transportFeedbackInterval != nil)
+        if let id = negotiated.transportWideCCID, let interval = configuration.transportFeedbackInterval {
+            transportFeedback.withLock {
+                $0 = TransportFeedback(extensionID: id, senderSSRC: feedbackSSRC, interval: interval)
+            }
             let bounds = configuration.bandwidthEstimateBounds
             transportCongestion.withLock { $0 = TransportCongestionControl(bounds: bounds) }
-            transportID = id
         }
-
-        let answerIsLocal = answer == local
-        for kind in MediaKind.allCases {
-            guard let a = answer.media.first(where: { $0.kind == kind.rawValue && !$0.isRejected }),
-                  let codec = a.codecs.first
-            else { continue }
-            let direction = a.effectiveDirection
-            let weSend = answerIsLocal ? direction.sends : direction.receives
-            let weReceive = answerIsLocal ? direction.receives : direction.sends
-            let ssrc = kind == .audio ? configuration.audioSSRC : configuration.videoSSRC
-            if weSend, let ssrc {
-                // Stamped only on a section that negotiated the extension under the transport's id.
-                let stamped = a.extensionID(SDPExtensionMap.transportWideCCURI) == transportID ? transportID : nil
-                withSend(kind) {
-                    $0 = SendTrack(kind: kind, ssrc: ssrc, payloadType: codec.payloadType,
-                                   transportSequenceID: stamped)
-                }
+        for (kind, send) in negotiated.send {
+            guard let ssrc = kind == .audio ? configuration.audioSSRC : configuration.videoSSRC else { continue }
+            let track = SendTrack(kind: kind, ssrc: ssrc, payloadType: send.payloadType,
+                                  transportSequenceID: send.transportSequenceID)
+            transportCongestion.withLock { $0?.setOffset(track.transportSequenceOffset, for: kind) }
+            withSend(kind) { $0 = track }
+            reporter.withLock { $0.addSender(kind, ssrc: ssrc) }
+            router.withLock { $0.addSender(kind, ssrc: ssrc) }
+        }
+        for (kind, receive) in negotiated.receive {
+            withReceive(kind) {
+                $0 = ReceiveTrack(kind: kind, payloadType: receive.payloadType, ssrc: receive.remoteSSRC)
             }
-            if weReceive {
-                let remoteSSRC = remote.media.first { $0.kind == kind.rawValue && !$0.isRejected }?.sources.first?.ssrc
-                withReceive(kind) { $0 = ReceiveTrack(kind: kind, payloadType: codec.payloadType, ssrc: remoteSSRC) }
-            }
+            reporter.withLock { $0.addReceiver(kind, ssrc: receive.remoteSSRC) }
+            if kind == .video { nackRequester.withLock { $0 = NACKRequester(senderSSRC: feedbackSSRC) } }
         }
 
         let dtls: DTLSTransport
         do throws(DTLSError) {
-            dtls = try DTLSTransport(ice: ice, role: role, certificate: certificate, remoteFingerprint: fingerprint)
+            dtls = try DTLSTransport(ice: ice, role: negotiated.role, certificate: certificate,
+                                     remoteFingerprint: negotiated.remoteFingerprint)
         } catch { throw .dtls(error) }
         dtls.setMediaHandler { [weak self] kind, packet in self?.receive(kind, packet) }
         if let box = incomingLoss.withLock({ $0 }) { dtls.setReceiveDropFilter(Self.dropFilter(box.loss)) }
@@ -533,13 +494,10 @@ public final class PeerConnection: Sendable {
         transition(to: .connecting)
 
         do throws(IceError) {
-            try ice.setRemoteCredentials(IceCredentials(ufrag: ufrag, pwd: pwd))
-            for m in remote.media where !m.isRejected {
-                for candidate in m.candidates { try ice.addRemoteCandidate(candidate.description) }
-            }
-            if remote.media.contains(where: { !$0.isRejected && $0.endOfCandidates }) {
-                try ice.addRemoteEndOfCandidates()
-            }
+            let credentials = negotiated.remoteCredentials
+            try ice.setRemoteCredentials(IceCredentials(ufrag: credentials.ufrag, pwd: credentials.pwd))
+            for candidate in negotiated.remoteCandidates { try ice.addRemoteCandidate(candidate) }
+            if negotiated.remoteEndOfCandidates { try ice.addRemoteEndOfCandidates() }
         } catch { throw .ice(error) }
         if ice.state == .connected { dtls.start() }
     }
@@ -586,7 +544,7 @@ public final class PeerConnection: Sendable {
         ice.schedule(every: interval) { [weak self] in
             guard let self, self.state == .connected else { return false }
             try? self.sendReports()
-            self.sendDueNACKs()
+            self.poll(self.nackRequester)  // NACKs repeat while no video packet arrives
             return true
         }
     }
@@ -603,80 +561,71 @@ public final class PeerConnection: Sendable {
         else { return }
         ice.schedule(every: interval * 4) { [weak self] in
             guard let self, self.state == .connected else { return false }
-            let now = RTCPClock.monotonicNanoseconds()
-            let interval = self.transportFeedbackNanoseconds
-            if self.transportFeedback.withLock({ $0?.isDue(now: now, interval: interval) ?? false }) {
-                self.sendTransportFeedback(now: now)
-            }
+            self.poll(self.transportFeedback)
             return true
         }
     }
 
-    /// Sends the transport-wide feedback due now (internal for tests). Media SSRC: the peer's first received
-    /// stream, as Chromium does (the message covers the whole transport).
-    func sendTransportFeedback(now: UInt64 = RTCPClock.monotonicNanoseconds()) {
+    /// Polls one feedback unit now and delivers what it has to say.
+    private func poll<Unit: FeedbackUnit>(_ unit: borrowing Mutex<Unit?>) {
         guard let dtls = transport.withLock({ $0 }), dtls.state == .connected else { return }
-        let media = withReceive(.audio) { $0?.ssrc } ?? withReceive(.video) { $0?.ssrc } ?? 0
-        let sender = feedbackSSRC
-        transportFeedback.withLock { state in
-            guard state != nil else { return }
-            state!.sendDue(senderSSRC: sender, mediaSSRC: media, now: now) { buffer, length in
-                try? dtls.sendRTCP(buffer, length: length)
-            }
-        }
+        var output = Output(connection: self, dtls: dtls, now: clock.now())
+        unit.withLock { $0?.poll(now: output.now, output: &output) }
+        deliver(output.notifications)
     }
 
     // MARK: - Receive path (network thread)
 
     private func receive(_ kind: MediaPacketKind, _ packet: UnsafeMutableRawBufferPointer) {
         let bytes = UnsafeRawBufferPointer(packet)
-        lastPacketArrival.store(RTCPClock.monotonicNanoseconds(), ordering: .relaxed)
+        lastPacketArrival.store(clock.now(), ordering: .relaxed)
         switch kind {
         case .rtp: receiveRTP(bytes)
         case .rtcp: receiveRTCP(bytes)
         }
     }
 
-    /// Handles one decrypted RTP packet (internal for tests).
+    /// Handles one decrypted RTP packet (internal for tests): the section that takes it, the feedback units, the
+    /// section's handler, then the transport-wide feedback when one is due (the packet goes on first).
     func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
-        guard let view = try? RTPPacketView(parsing: bytes) else { return }
-        let ssrc = view.ssrc, pt = view.payloadType
-        let now = RTCPClock.monotonicNanoseconds()
-        let feedbackDue: Bool = transportFeedback.withLock { state in
-            guard let state, let sequence = view.transportWideSequenceNumber(state.extensions) else { return false }
-            state.recorder.record(sequence, arrivalNanoseconds: now)
-            return state.isDue(now: now, interval: transportFeedbackNanoseconds)
-        }
-        var matched: MediaKind?
+        guard let view = try? RTPPacketView(parsing: bytes),
+              let dtls = transport.withLock({ $0 })
+        else { return }
+        let now = clock.now()
+        var section: MediaKind?
         var first = false
-        for kind in MediaKind.allCases where matched == nil {
-            let hit = withReceive(kind) { track -> (hit: Bool, first: Bool) in
-                guard track?.accepts(ssrc: ssrc, payloadType: pt) == true else { return (false, false) }
-                let before = track!.packets
-                track!.update(ssrc: ssrc, sequenceNumber: view.sequenceNumber, timestamp: view.timestamp,
-                              payloadLength: view.payloadLength, arrivalNanoseconds: now)
-                if let nack = track!.nack {
-                    nack.observe(view.sequenceNumber, now: now)
-                    if nack.missingCount > 0 { sendDueNACK(&track!, now: now) }
-                }
-                return (true, before == 0 && track!.packets > 0)
+        for kind in MediaKind.allCases where section == nil {
+            let hit: Bool? = withReceive(kind) { track in
+                guard track?.accepts(ssrc: view.ssrc, payloadType: view.payloadType) == true else { return nil }
+                return track!.accept(ssrc: view.ssrc)
             }
-            if hit.hit {
-                matched = kind
-                first = hit.first
+            if let hit {
+                section = kind
+                first = hit
             }
         }
-        // Once per section: the packet counter leaves 0 exactly once.
-        if first, let matched { continuation.yield(.firstMediaPacket(matched)) }
+        var output = Output(connection: self, dtls: dtls, now: now)
+        var packet = ReceivedRTP(view)
+        let feedbackDue: Bool = transportFeedback.withLock { unit in
+            guard unit != nil else { return false }
+            packet.transportSequenceNumber = view.transportWideSequenceNumber(unit!.extensions)
+            unit!.received(packet, section: section, now: now, output: &output)
+            return unit!.isDue(now: now)
+        }
+        reporter.withLock { $0.received(packet, section: section, now: now, output: &output) }
+        if section == .video {
+            nackRequester.withLock { $0?.received(packet, section: section, now: now, output: &output) }
+        }
+        // Once per section: the first packet it accepts.
+        if first, let section { continuation.yield(.firstMediaPacket(section)) }
         let receiver: RTPReceiver?
-        switch matched {
+        switch section {
         case .audio: receiver = audioHandler.withLock { $0 }
         case .video: receiver = videoHandler.withLock { $0 }
         case nil: receiver = nil
         }
         receiver?.handler(view)
-        // After the media handler: the packet goes on first, the feedback about it a few microseconds later.
-        if feedbackDue { sendTransportFeedback(now: now) }
+        if feedbackDue { transportFeedback.withLock { $0?.poll(now: now, output: &output) } }
     }
 
     /// Handles one decrypted RTCP compound packet (internal for tests). A compound whose chain of packets does
@@ -684,147 +633,66 @@ public final class PeerConnection: Sendable {
     /// Transport-wide feedback, the only RTCP sent many times a second, is decoded into ``feedbackScratch``:
     /// nothing is allocated for it. The rest (reports, REMB: about once a second) decode as ``RTCPPacket``.
     func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
-        let arrival = RTCPClock.ntpNow().compact
-        let now = RTCPClock.monotonicNanoseconds()
+        guard let dtls = transport.withLock({ $0 }) else { return }
+        var output = Output(connection: self, dtls: dtls, now: clock.now())
+        let now = output.now
         try? RTCPCompoundPacket.forEachPacket(in: bytes) { header, packet in
             if header.packetType == RTCPPacketType.transportFeedback,
                header.count == RTCPTransportWideFeedback.format {
-                receiveTransportWideFeedback(packet, now: now)
+                feedbackScratch.withLock { feedback in
+                    guard (try? feedback.parse(packet)) != nil else { return }
+                    transportFeedback.withLock { $0?.received(feedback, now: now, output: &output) }
+                    transportCongestion.withLock { $0?.received(feedback, now: now, output: &output) }
+                }
             } else if let decoded = try? RTCPPacket(parsing: packet) {
-                receive(decoded, arrival: arrival, now: now)
-            }
-        }
-    }
-
-    /// Transport-wide feedback about our packets: counted, and fed to the send-side estimator.
-    private func receiveTransportWideFeedback(_ packet: UnsafeRawBufferPointer, now: UInt64) {
-        let estimate: Int? = feedbackScratch.withLock { feedback in
-            guard (try? feedback.parse(packet)) != nil else { return nil }
-            transportFeedback.withLock { state in
-                guard state != nil else { return }
-                state!.received(feedback)
-            }
-            let micros = Int64(now / 1000)
-            return transportCongestion.withLock { state in
-                guard state != nil else { return nil }
-                return state!.received(feedback, now: micros)
-            }
-        }
-        if let estimate {
-            videoFeedback.withLock { $0 }?.handler(.sendSideEstimatedBitrate(UInt64(estimate)))
-        }
-    }
-
-    /// One decoded RTCP packet other than transport-wide feedback.
-    private func receive(_ packet: RTCPPacket, arrival: UInt32, now: UInt64) {
-        let blocks: [RTCPReportBlock]
-        switch packet {
-        case .senderReport(let sr):
-            for kind in MediaKind.allCases {
-                withReceive(kind) { track in
-                    guard let t = track, t.ssrc == sr.ssrc else { return }
-                    track!.lastSenderReport = sr.ntpTimestamp.compact
-                    track!.lastSenderReportArrival = now
-                    track!.senderReports += 1
-                }
-            }
-            blocks = sr.reports
-        case .receiverReport(let rr): blocks = rr.reports
-        case .pictureLossIndication(let pli):
-            receiveKeyFrameRequest(ssrc: pli.mediaSSRC, .pictureLoss, firSequence: nil)
-            return
-        case .fullIntraRequest(let fir):
-            for entry in fir.entries {
-                receiveKeyFrameRequest(ssrc: entry.ssrc, .fullIntraRequest, firSequence: entry.sequenceNumber)
-            }
-            return
-        case .receiverEstimatedMaximumBitrate(let remb):
-            let ours = withSend(.video) { $0?.ssrc }
-            if let ours, remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) {
-                videoFeedback.withLock { $0 }?.handler(.receiverEstimatedMaximumBitrate(remb.bitrate))
-            }
-            return
-        case .genericNACK(let nack):
-            retransmit(nack)
-            return
-        default: return
-        }
-        for block in blocks {
-            for kind in MediaKind.allCases {
-                withSend(kind) { track in
-                    guard track?.ssrc == block.ssrc else { return }
-                    track!.apply(block, arrival: arrival)
+                reporter.withLock { $0.received(decoded, now: now, output: &output) }
+                router.withLock { $0.received(decoded, now: now, output: &output) }
+                if case .genericNACK = decoded {
+                    withSend(.video) { $0?.nackResponder?.received(decoded, now: now, output: &output) }
                 }
             }
         }
+        deliver(output.notifications)
     }
 
-    // MARK: - Feedback (network thread)
-
-    /// Sends the NACK due for the video receive track; called with its lock held.
-    private func sendDueNACK(_ track: inout ReceiveTrack, now: UInt64) {
-        guard let dtls = transport.withLock({ $0 }) else { return }
-        track.sendDueNACK(senderSSRC: feedbackSSRC, now: now) { buffer, length in
-            try? dtls.sendRTCP(buffer, length: length)
-        }
-    }
-
-    /// Sends the NACKs due now (RTCP timer: retries while no video packet arrives).
-    private func sendDueNACKs() {
-        let now = RTCPClock.monotonicNanoseconds()
-        withReceive(.video) { track in
-            guard track != nil else { return }
-            sendDueNACK(&track!, now: now)
-        }
-    }
-
-    /// A PLI or FIR entry naming `ssrc`: counts it and tells the section's handler (a FIR only when its command
-    /// sequence number is new, RFC 5104 §4.3.1.2).
-    private func receiveKeyFrameRequest(ssrc: UInt32, _ feedback: RTCPFeedback, firSequence: UInt8?) {
-        for kind in MediaKind.allCases {
-            let fresh = withSend(kind) { track -> Bool in
-                guard let t = track, t.ssrc == ssrc else { return false }
-                if let firSequence {
-                    if t.lastFullIntraRequest == firSequence { return false }
-                    track!.lastFullIntraRequest = firSequence
-                }
-                track!.keyFrameRequestsReceived += 1
-                return true
-            }
-            guard fresh else { continue }
-            let receiver = kind == .audio ? audioFeedback.withLock { $0 } : videoFeedback.withLock { $0 }
+    /// Gives the feedback units' notifications to the sections' handlers (no lock of ours held).
+    private func deliver(_ notifications: PendingNotifications) {
+        notifications.forEach { section, feedback in
+            let receiver = section == .audio ? audioFeedback.withLock { $0 } : videoFeedback.withLock { $0 }
             receiver?.handler(feedback)
         }
     }
 
-    /// Writes the next transport-wide sequence number into the packet of `length` bytes in `track`'s buffer and
-    /// records it, when the section carries the extension. Called with the section's lock held; allocates nothing.
-    private func stampTransportSequence(_ track: SendTrack, length: Int) {
-        guard let offset = track.transportSequenceOffset, offset + 2 <= length else { return }
-        let now = Int64(RTCPClock.monotonicNanoseconds() / 1000)
-        guard let sequence = transportCongestion.withLock({ $0?.stamp(size: length, now: now) }) else { return }
-        track.buffer[offset] = UInt8(sequence >> 8)  // big-endian, RFC 8285 §4.2 element value
-        track.buffer[offset + 1] = UInt8(truncatingIfNeeded: sequence)
-    }
+    // MARK: - Feedback output
 
-    /// Resends every NACKed packet of our video stream still in the history (same sequence number, RFC 4585
-    /// §6.2.1; libsrtp allows the repeated protection with `allow_repeat_tx`).
-    private func retransmit(_ nack: RTCPGenericNACK) {
-        guard let dtls = transport.withLock({ $0 }) else { return }
-        withSend(.video) { track in
-            guard let t = track, t.ssrc == nack.mediaSSRC, let history = t.history else { return }
-            track!.nacksReceived += 1
-            var sent: UInt64 = 0
-            for item in nack.items {
-                for bit in -1 ..< 16 where bit < 0 || item.lostBitmask & (1 << bit) != 0 {
-                    let sequence = item.packetID &+ UInt16(bit + 1)
-                    guard let packet = history.packet(sequenceNumber: sequence) else { continue }
-                    t.buffer.copyMemory(from: packet)
-                    stampTransportSequence(t, length: packet.count)  // a new number, as libwebrtc does
-                    if (try? dtls.sendRTP(t.buffer, length: packet.count)) != nil { sent += 1 }
-                }
+    /// What the feedback units write goes out on the transport; retransmissions get a new transport-wide number
+    /// (as libwebrtc's do); notifications wait in ``notifications`` until the unit's lock is released.
+    private struct Output: FeedbackOutput {
+        let connection: PeerConnection
+        let dtls: DTLSTransport
+        let now: UInt64
+        /// The last send that failed.
+        var failure: DTLSError?
+        var notifications = PendingNotifications()
+
+        mutating func sendRTCP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
+            do throws(DTLSError) {
+                try dtls.sendRTCP(buffer, length: length)
+                return true
+            } catch {
+                failure = error
+                return false
             }
-            track!.retransmissions += sent
+        }
+
+        mutating func resendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
+            let now = now
+            connection.transportCongestion.withLock { $0?.stamp(.video, length: length, now: now) }?.write(into: buffer)
+            return (try? dtls.sendRTP(buffer, length: length)) != nil
+        }
+
+        mutating func notify(_ section: MediaKind, _ feedback: RTCPFeedback) {
+            notifications.append(section, feedback)
         }
     }
 

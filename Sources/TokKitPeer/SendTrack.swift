@@ -1,9 +1,9 @@
 import TokKitRTP
 
-/// The sending half of one media section: negotiated SSRC and payload type, the next sequence number, the
-/// SR counters, a preallocated packet buffer and, for video, the history of sent packets that NACKs are answered
-/// from. Guarded by its own lock in ``PeerConnection``; used on the caller's media thread (and on the network
-/// thread for RTCP feedback and by the RTCP timer for the counters).
+/// The sending half of one media section: negotiated SSRC and payload type, the next sequence number, the counters
+/// an SR reports, and a preallocated packet buffer the header and payload are written into. Guarded by its own lock
+/// in ``PeerConnection``; used on the caller's media thread (and read by the RTCP timer for the counters). What
+/// answers the peer's feedback about this stream lives in the feedback units (Feedback/).
 struct SendTrack {
     static let capacity = 1500
 
@@ -14,24 +14,8 @@ struct SendTrack {
     var lastTimestamp: UInt32 = 0
     var packets: UInt64 = 0
     var payloadBytes: UInt64 = 0
-    var senderReports = 0
-    /// LSR values of the SRs we sent (compact NTP), for matching reception reports; the last few.
-    var sentReports: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
-    var remoteLost: Int64 = 0
-    /// The last reception report's fraction lost (RFC 3550 §6.4.1: lost / expected since the previous report,
-    /// in 1/256).
-    var remoteFractionLost: UInt8 = 0
-    var remoteJitter: UInt32 = 0
-    var roundTripTime: Duration?
-    var receptionReports = 0
-    /// Video only: the last packets sent, unprotected, for retransmission (RFC 4585 §6.2.1, same SSRC and
-    /// sequence number: no RTX is negotiated).
-    let history: RTPSendHistory?
-    var retransmissions: UInt64 = 0
-    var nacksReceived = 0
-    var keyFrameRequestsReceived = 0
-    /// Command sequence number of the last FIR acted on (RFC 5104 §4.3.1.2: repeats carry the same one).
-    var lastFullIntraRequest: UInt8?
+    /// Video: keeps what we send and answers the peer's NACKs.
+    var nackResponder: NACKResponder?
     let buffer: UnsafeMutableRawBufferPointer
     /// The negotiated id of the transport-wide sequence number extension when this section carries it
     /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), and the header's extension list holding a
@@ -56,7 +40,7 @@ struct SendTrack {
             transportSequenceOffset = nil
         }
         buffer = .allocate(byteCount: Self.capacity + 64, alignment: 8)
-        history = kind == .video ? try? RTPSendHistory(capacity: 512, maximumPacketSize: Self.capacity) : nil
+        nackResponder = kind == .video ? NACKResponder(ssrc: ssrc) : nil
     }
 
     func deallocate() { buffer.deallocate() }
@@ -72,24 +56,5 @@ struct SendTrack {
             else { return nil }
             return start - UnsafeRawPointer(base)
         }
-    }
-
-    mutating func rememberSenderReport(_ compact: UInt32) {
-        sentReports = (compact, sentReports.0, sentReports.1, sentReports.2)
-        senderReports += 1
-    }
-
-    /// Takes a reception report about our stream (RFC 3550 §6.4.1): RTT = A − LSR − DLSR.
-    mutating func apply(_ block: RTCPReportBlock, arrival: UInt32) {
-        receptionReports += 1
-        remoteLost = Int64(block.cumulativeLost)
-        remoteFractionLost = block.fractionLost
-        remoteJitter = block.jitter
-        let lsr = block.lastSenderReport
-        guard lsr != 0, lsr == sentReports.0 || lsr == sentReports.1 || lsr == sentReports.2 || lsr == sentReports.3
-        else { return }
-        let rtt = arrival &- lsr &- block.delaySinceLastSenderReport
-        guard rtt < 0x8000_0000 else { return }  // negative: clocks went backwards
-        roundTripTime = RTCPClock.duration(compact: rtt)
     }
 }
