@@ -148,7 +148,7 @@ let package = Package(
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
         .executableTarget(name: "renderers-bench", dependencies: ["TokKitCapture"],
                           path: "Benchmarks/renderers-bench", swiftSettings: strict),
-        .executableTarget(name: "rtc-bench", dependencies: ["TokKitRTP", "TokKitSDP", "CMallocCounter"], path: "Benchmarks/rtc-bench",
+        .executableTarget(name: "rtc-bench", dependencies: ["TokKitRTP", "TokKitSDP", "TokKitPeer", "CMallocCounter"], path: "Benchmarks/rtc-bench",
                           swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP", "TokKitRTP"],
                           path: "Benchmarks/transport-bench", swiftSettings: strict),

@@ -5,7 +5,7 @@ import Synchronization
 import TokKitRTP
 import TokKitSDP
 
-/// Micro-benchmarks of the RTC layers (RTP/RTCP, SDP, VP8 payloads): median thread CPU time per operation over 7 rounds (CPU time, so that a
+/// Micro-benchmarks of the RTC layers (RTP/RTCP, SDP, VP8 payloads, the PeerConnection packet path): median thread CPU time per operation over 7 rounds (CPU time, so that a
 /// loaded machine does not inflate the figures). Run with `swift run -c release rtc-bench`. Figures are for
 /// comparisons, never for assertions.
 @main struct RTCBench {
@@ -32,7 +32,7 @@ import TokKitSDP
         return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
     }
 
-    static func main() throws {
+    static func main() async throws {
         // A 1200-byte VP8 packet with Chromium's three one-byte extensions.
         var header = RTPHeader(marker: true, payloadType: 96, sequenceNumber: 1, timestamp: 3000, ssrc: 0x1234_5678)
         header.setExtension(id: 2, [0x12, 0x34, 0x56])
@@ -137,6 +137,7 @@ import TokKitSDP
             try SessionDescription.answer(to: offer, options).sdp.utf8.count
         }
         try vp8()
+        try await PeerPathBench.run()
     }
 
     /// VP8 payloads: packetizing and reassembling a 4 KB frame (30 fps at ~1 Mbps) and a 40 KB key frame.

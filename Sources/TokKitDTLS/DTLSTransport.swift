@@ -23,7 +23,7 @@ public final class DTLSTransport: Sendable {
     /// Loss injection (tests): sees each received SRTP/SRTCP datagram before it is decrypted (the RTP header,
     /// RFC 3711 §3.1, and the first 8 bytes of RTCP are in clear) and returns true to drop it as if the network
     /// had lost it. Runs on the network thread; must not block.
-    public typealias ReceiveDropFilter = @Sendable (MediaPacketKind, UnsafeRawBufferPointer) -> Bool
+    @_spi(Testing) public typealias ReceiveDropFilter = @Sendable (MediaPacketKind, UnsafeRawBufferPointer) -> Bool
 
     /// The DTLS role (from ``DTLSSetup/role(local:remote:)``).
     public let role: DTLSRole
@@ -114,7 +114,7 @@ public final class DTLSTransport: Sendable {
     /// passes SRTP replay protection as it would after real loss. Dropped datagrams count in
     /// ``DTLSTransportStatistics/droppedByFilter``. Without a filter (the default) the receive path costs one
     /// relaxed atomic load more. Any thread.
-    public func setReceiveDropFilter(_ filter: ReceiveDropFilter?) {
+    @_spi(Testing) public func setReceiveDropFilter(_ filter: ReceiveDropFilter?) {
         dropFilter.withLock { $0 = filter.map(DropFilterBox.init) }
         hasDropFilter.store(filter != nil, ordering: .releasing)
     }

@@ -1,5 +1,5 @@
 import Synchronization
-import TokKitDTLS
+@_spi(Testing) import TokKitDTLS
 import TokKitICE
 import TokKitRTP
 import TokKitSDP
@@ -115,6 +115,8 @@ public final class PeerConnection: Sendable {
         var ice: IceAgent?
         var tasks: [Task<Void, Never>] = []
         var localOffer: SessionDescription?
+        /// An agent is being made (outside the lock).
+        var startingICE = false
         /// ``close()`` ran (the state may already be closed by the peer's close_notify).
         var released = false
     }
@@ -398,22 +400,38 @@ public final class PeerConnection: Sendable {
 
     // MARK: - Negotiation internals
 
+    /// Makes the ICE agent (it resolves ICE server host names: blocking, so with no lock held) and starts
+    /// gathering.
     private func startICE(role: IceRole) throws(PeerError) -> IceAgent {
-        let created: Result<IceAgent, PeerError> = control.withLock { c in
-            guard c.state == .new, c.ice == nil else { return .failure(.invalidState("negotiation already started")) }
-            do throws(IceError) {
-                let ice = try IceAgent(role: role, configuration: configuration.ice)
-                c.ice = ice
-                c.tasks.append(Task { [weak self, events = ice.events] in
-                    for await event in events {
-                        guard let self else { return }
-                        self.handle(event)
-                    }
-                })
-                return .success(ice)
-            } catch { return .failure(.ice(error)) }
+        let claimed = control.withLock { c in
+            guard c.state == .new, c.ice == nil, !c.startingICE else { return false }
+            c.startingICE = true
+            return true
         }
-        let ice = try created.get()
+        guard claimed else { throw .invalidState("negotiation already started") }
+        let ice: IceAgent
+        do throws(IceError) {
+            ice = try IceAgent(role: role, configuration: configuration.ice)
+        } catch {
+            control.withLock { $0.startingICE = false }
+            throw .ice(error)
+        }
+        let installed = control.withLock { c in
+            c.startingICE = false
+            guard !c.released else { return false }
+            c.ice = ice
+            c.tasks.append(Task { [weak self, events = ice.events] in
+                for await event in events {
+                    guard let self else { return }
+                    self.handle(event)
+                }
+            })
+            return true
+        }
+        guard installed else {
+            ice.close()
+            throw .invalidState("closed during negotiation")
+        }
         do throws(IceError) { try ice.gatherCandidates() } catch { throw .ice(error) }
         return ice
     }
