@@ -30,13 +30,9 @@ public final class AudioSendPipeline: Sendable {
     /// The level of the captured audio while ``isEnabled`` (with or without peers); silent otherwise.
     public let level = AudioLevelMeter()
 
-    private struct Control {
-        var closed = false
-        var enabled = true
-        var peers: [PeerConnection] = []
-    }
-
-    private let control = Mutex(Control())
+    private let enabled = Atomic<Bool>(true)
+    private let closed = Atomic<Bool>(false)
+    private let fanOut = PeerFanOut()
     private let encoder: Mutex<AudioEncodeStage>
     private let stats = Mutex(AudioSendStatistics())
 
@@ -50,62 +46,54 @@ public final class AudioSendPipeline: Sendable {
 
     /// Whether audio is encoded and sent (the publisher's publishAudio).
     public var isEnabled: Bool {
-        get { control.withLock { $0.enabled } }
-        set { control.withLock { $0.enabled = newValue } }
+        get { enabled.load(ordering: .relaxed) }
+        set { enabled.store(newValue, ordering: .relaxed) }
     }
 
-    /// Sends to `peer` from the next packet on. Attaching twice does nothing. Throws ``StreamingError/closed``.
+    /// Sends to `peer` from the first packet after it is connected. Attaching twice does nothing. Throws
+    /// ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
-        try control.withLock { (c: inout Control) throws(StreamingError) in
-            guard !c.closed else { throw .closed }
-            if !c.peers.contains(where: { $0 === peer }) { c.peers.append(peer) }
-        }
+        _ = try fanOut.attach(peer)
     }
 
     /// Stops sending to `peer`. Unknown peers are ignored.
     public func detach(_ peer: PeerConnection) {
-        control.withLock { c in c.peers.removeAll { $0 === peer } }
+        _ = fanOut.detach(peer)
     }
 
     /// The peers attached now.
-    public var peers: [PeerConnection] { control.withLock { $0.peers } }
+    public var peers: [PeerConnection] { fanOut.peers }
 
     /// A snapshot of the counters.
     public var statistics: AudioSendStatistics {
         var s = stats.withLock { $0 }
-        s.peers = control.withLock { $0.peers.count }
+        s.peers = fanOut.count
         (s.packetsSuppressed, s.expectedPacketLoss) = encoder.withLock { ($0.framesSuppressed, $0.expectedPacketLoss) }
         return s
     }
 
     /// Detaches every peer; later writes are ignored. Idempotent.
     public func close() {
-        control.withLock { c in
-            c.closed = true
-            c.peers = []
-        }
+        closed.store(true, ordering: .relaxed)
+        _ = fanOut.close()
     }
 
     /// Takes captured 48 kHz samples, interleaved with `channels` channels (1 or 2; others are ignored), on
     /// the capture thread. Copies them before returning.
     public func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int) {
         guard channels == 1 || channels == 2 else { return }
-        let (metered, peers) = control.withLock { c in (c.enabled && !c.closed, c.peers) }
-        let enabled = metered && !peers.isEmpty
+        let live = fanOut.live(), peers = live.peers
+        let metered = enabled.load(ordering: .relaxed) && !closed.load(ordering: .relaxed)
+        // Encoded from the attach on, so that the encoder is warm when the first peer connects (a cold Opus
+        // encoder fades its first frames in).
+        let enabled = metered && live.anyAttached
         if metered { level.record(samples) }
         let frames = samples.count / channels
         stats.withLock { $0.framesCaptured += frames }
         encoder.withLock { stage in
             stage.write(samples, channels: channels, enabled: enabled) { payload, timestamp, marker in
-                var sent = 0, failed = 0
-                for peer in peers {
-                    do throws(PeerError) {
-                        try peer.sendRTP(.audio, payload: payload, timestamp: timestamp, marker: marker)
-                        sent += 1
-                    } catch {
-                        failed += 1
-                    }
-                }
+                let (sent, failed) = PeerFanOut.send(.audio, payload: payload, timestamp: timestamp, marker: marker,
+                                                     to: peers)
                 stats.withLock { s in
                     s.packetsEncoded += 1
                     s.bytesEncoded += UInt64(payload.count)

@@ -95,14 +95,9 @@ struct VideoEncodeStage {
                     return
                 }
             }
-            for peer in peers {
-                do throws(PeerError) {
-                    try peer.sendRTP(.video, payload: payload, timestamp: timestamp, marker: marker)
-                    sent += 1
-                } catch {
-                    failed += 1
-                }
-            }
+            let result = PeerFanOut.send(.video, payload: payload, timestamp: timestamp, marker: marker, to: peers)
+            sent += result.sent
+            failed += result.failed
         }
         let refreshed = meter.record(bytes: encoded.bytes.count, at: MonotonicClock.now())
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)

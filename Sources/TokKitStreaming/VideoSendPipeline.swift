@@ -38,7 +38,6 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
 
     private struct Attachment {
         let peer: PeerConnection
-        var live = false
         /// The peer's receiver estimate (REMB).
         var estimatedBitrate: Int?
         /// Our send-side estimate towards the peer, from its transport-wide feedback.
@@ -57,16 +56,15 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         var settings: VideoEncodeSettings
         /// Bumped on every settings change, so the encode thread notices with one comparison.
         var settingsGeneration = 0
+        /// Each attached peer's bitrate estimates (the peers themselves are in ``fanOut``).
         var attachments: [Attachment] = []
-        /// The connected peers, rebuilt only when attachments change (the encode thread copies a reference).
-        var livePeers: [PeerConnection] = []
         var enabled = true
         var preview: (any VideoRender)?
     }
 
     private let control: Mutex<Control>
     private let keyframeWanted = Atomic<Bool>(true)
-    private let pendingAttach = Atomic<Bool>(false)
+    private let fanOut = PeerFanOut()
     /// The lowest estimate (REMB or send-side) over the peers, and whether the encode thread has seen it.
     private let bitrateCap = Mutex<(value: Int?, changed: Bool)>((nil, false))
     private let stats = Mutex(VideoSendStatistics())
@@ -129,14 +127,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     /// REMB, the send-side estimate from its transport-wide feedback) is routed to this pipeline. Attaching a peer
     /// twice does nothing. Throws ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
-        let added: Bool = try control.withLock { (c: inout Control) throws(StreamingError) -> Bool in
-            guard c.state == .running else { throw .closed }
-            guard !c.attachments.contains(where: { $0.peer === peer }) else { return false }
-            c.attachments.append(Attachment(peer: peer))
-            return true
-        }
-        guard added else { return }
-        pendingAttach.store(true, ordering: .releasing)
+        guard try fanOut.attach(peer) else { return }
+        control.withLock { $0.attachments.append(Attachment(peer: peer)) }
         installFeedback(on: peer)
     }
 
@@ -147,16 +139,16 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             guard let i = c.attachments.firstIndex(where: { $0.peer === peer }) else { return (false, false, nil) }
             let hadEstimate = c.attachments[i].cap != nil
             c.attachments.remove(at: i)
-            c.livePeers = c.attachments.filter(\.live).map(\.peer)
             return (true, hadEstimate, c.attachments.compactMap(\.cap).min())
         }
+        _ = fanOut.detach(peer)
         guard removed.found else { return }
         removeFeedback(from: peer)
         if removed.hadEstimate { bitrateCap.withLock { $0 = (removed.cap, true) } }
     }
 
     /// The peers attached now.
-    public var peers: [PeerConnection] { control.withLock { $0.attachments.map(\.peer) } }
+    public var peers: [PeerConnection] { fanOut.peers }
 
     /// Makes the next encoded frame a keyframe.
     public func requestKeyframe() {
@@ -214,19 +206,20 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     /// A snapshot of the counters and rates.
     public var statistics: VideoSendStatistics {
         var s = stats.withLock { $0 }
-        s.peers = control.withLock { $0.attachments.count }
+        s.peers = fanOut.count
         return s
     }
 
     /// Stops the encode thread (joined unless called from it), detaches every peer. Idempotent.
     public func close() {
-        let peers: [PeerConnection]? = control.withLock { c in
-            guard c.state == .running else { return nil }
+        let running: Bool = control.withLock { c in
+            guard c.state == .running else { return false }
             c.state = .closed
-            defer { c.attachments = []; c.livePeers = []; c.preview = nil }
-            return c.attachments.map(\.peer)
+            c.attachments = []
+            c.preview = nil
+            return true
         }
-        guard let peers else { return }
+        guard running, let peers = fanOut.close() else { return }
         for peer in peers { removeFeedback(from: peer) }
         closing.store(true, ordering: .releasing)
         pacingWait.interrupt()
@@ -302,24 +295,10 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
 
     /// Promotes attached peers that became connected, and returns what the encode thread needs for one frame.
     func frameControl() -> FrameControl {
-        let checkAttach = pendingAttach.load(ordering: .acquiring)
+        let live = fanOut.live()
         return control.withLock { c in
-            var newlyLive = false
-            if checkAttach {
-                var waiting = false
-                for i in c.attachments.indices where !c.attachments[i].live {
-                    if c.attachments[i].peer.state == .connected {
-                        c.attachments[i].live = true
-                        newlyLive = true
-                    } else {
-                        waiting = true
-                    }
-                }
-                if newlyLive { c.livePeers = c.attachments.filter(\.live).map(\.peer) }
-                if !waiting { pendingAttach.store(false, ordering: .releasing) }
-            }
-            return FrameControl(settings: c.settings, settingsGeneration: c.settingsGeneration, enabled: c.enabled,
-                                preview: c.preview, peers: c.livePeers, newlyLive: newlyLive)
+            FrameControl(settings: c.settings, settingsGeneration: c.settingsGeneration, enabled: c.enabled,
+                         preview: c.preview, peers: live.peers, newlyLive: live.newlyLive)
         }
     }
 
