@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "TokKitCapture", targets: ["TokKitCapture"]),
         .library(name: "TokKitAudio", targets: ["TokKitAudio"]),
         .library(name: "TokKitServer", targets: ["TokKitServer"]),
+        .library(name: "TokKitTesting", targets: ["TokKitTesting"]),
         .executable(name: "tokkit-server", targets: ["tokkit-server"]),
     ],
     dependencies: [
@@ -77,6 +78,10 @@ let package = Package(
 
         // MARK: Media pipelines (devices ↔ codecs ↔ peer connections)
         .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitCodecs", "TokKitRTP", "TokKitPeer"],
+                swiftSettings: strict),
+
+        // MARK: Test doubles, for users and for TokKit's own tests
+        .target(name: "TokKitTesting", dependencies: ["TokKitMedia", "TokKitAudio", "TokKitPeer", "TokKitSDP"],
                 swiftSettings: strict),
 
         // MARK: Sessions
@@ -148,7 +153,7 @@ let package = Package(
                           path: "Benchmarks/tokkit-bench", swiftSettings: strict),
         .executableTarget(name: "renderers-bench", dependencies: ["TokKitCapture"],
                           path: "Benchmarks/renderers-bench", swiftSettings: strict),
-        .executableTarget(name: "rtc-bench", dependencies: ["TokKitRTP", "TokKitSDP", "TokKitPeer", "CMallocCounter"], path: "Benchmarks/rtc-bench",
+        .executableTarget(name: "rtc-bench", dependencies: ["TokKitRTP", "TokKitSDP", "TokKitPeer", "TokKitTesting", "CMallocCounter"], path: "Benchmarks/rtc-bench",
                           swiftSettings: strict),
         .executableTarget(name: "transport-bench", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "CSRTP", "TokKitRTP"],
                           path: "Benchmarks/transport-bench", swiftSettings: strict),
@@ -161,7 +166,7 @@ let package = Package(
                           path: "Benchmarks/signal-bench", swiftSettings: strict),
         .executableTarget(name: "call-bench",
                           dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP", "CBenchSystem",
-                                         "TokKitSessionTestSupport"],
+                                         "TokKitTesting"],
                           path: "Benchmarks/call-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
@@ -183,12 +188,10 @@ let package = Package(
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio"], swiftSettings: strict),
-        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer", "TokKitPeer", "TokKitStreaming", "TokKitSessionTestSupport", "TokKitAudio"], swiftSettings: strict),
-        .target(name: "TokKitSessionTestSupport", dependencies: ["TokKitMedia", "TokKitAudio"], path: "Tests/TokKitSessionTestSupport",
-                swiftSettings: strict),
-        .executableTarget(name: "tokkit-test-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer", "TokKitPeer", "TokKitStreaming", "TokKitTesting", "TokKitAudio"], swiftSettings: strict),
+        .executableTarget(name: "tokkit-test-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitTesting", .product(name: "Logging", package: "swift-log")],
                           path: "Tests/TokKitTestPeer", swiftSettings: strict),
-        .executableTarget(name: "tokkit-lab-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitCapture", "TokKitSessionTestSupport", .product(name: "Logging", package: "swift-log")],
+        .executableTarget(name: "tokkit-lab-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitCapture", "TokKitTesting", .product(name: "Logging", package: "swift-log")],
                           path: "Tests/TokKitLabPeer", swiftSettings: strict),
         .testTarget(name: "TokKitProtocolTests", dependencies: ["TokKitProtocol"], swiftSettings: strict),
         .testTarget(
@@ -206,15 +209,16 @@ let package = Package(
         ),
         .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP", "TokKitChromiumSupport"], swiftSettings: strict),
-        .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP", "TokKitChromiumSupport"],
+        .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP", "TokKitChromiumSupport", "TokKitTesting"],
                     swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
         .testTarget(name: "TokKitStreamingTests",
-                    dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
+                    dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport",
+                                   "TokKitTesting"],
                     swiftSettings: strict),
         .testTarget(name: "TokKitBrowserTests", dependencies: [
-                        "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitAudio", "TokKitSessionTestSupport",
+                        "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitAudio", "TokKitTesting",
                         "TokKitChromiumSupport",
                         .product(name: "Hummingbird", package: "hummingbird"),
                         .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -5,7 +5,7 @@ import TokKitCodecs
 import TokKitMedia
 import TokKitPeer
 import TokKitSDP
-import TokKitSessionTestSupport
+import TokKitTesting
 import TokKitStreaming
 
 // A loopback call in one process: 640x480 at 30 fps VP8 (~1 Mbps) + Opus, both directions, over 127.0.0.1
@@ -290,11 +290,7 @@ final class Direction: Sendable {
     func addSubscriber() async throws {
         let publisher = try PeerConnection(configuration: PeerConfiguration(rtcpInterval: .seconds(1)))
         let subscriber = try PeerConnection(configuration: PeerConfiguration(audioSSRC: nil, videoSSRC: nil))
-        let offer = try SessionDescription(parsing: try publisher.createOffer().sdp)
-        let answer = try SessionDescription(parsing: try subscriber.createAnswer(for: offer).sdp)
-        try publisher.setRemoteDescription(answer)
-        trickle(publisher, to: subscriber)
-        trickle(subscriber, to: publisher)
+        _ = try InMemorySignaling.negotiate(publisher, subscriber)
         let deadline = ContinuousClock.now + .seconds(30)
         while !(publisher.state == .connected && subscriber.state == .connected) {
             guard ContinuousClock.now < deadline else { throw BenchError.notConnected }
@@ -360,18 +356,6 @@ final class Direction: Sendable {
 }
 
 enum BenchError: Error { case notConnected }
-
-func trickle(_ from: PeerConnection, to: PeerConnection) {
-    Task {
-        for await event in from.events {
-            switch event {
-            case .localCandidate(let c): try? to.addRemoteCandidate(c)
-            case .gatheringComplete: try? to.addRemoteEndOfCandidates()
-            case .stateChanged, .firstMediaPacket: break
-            }
-        }
-    }
-}
 
 /// What one run of ``measure(_:seconds:)`` saw.
 struct CallRun {

@@ -2,6 +2,7 @@ import CMallocCounter
 import Foundation
 import Synchronization
 import TokKitPeer
+import TokKitTesting
 
 /// The packet path of two connected ``PeerConnection``s over 127.0.0.1 (ICE, DTLS-SRTP, the core and its feedback
 /// units, both directions of transport-wide CC, NACK bookkeeping): CPU time of `sendRTP` on the calling thread, and
@@ -14,7 +15,7 @@ enum PeerPathBench {
                                                                            rtcpInterval: .seconds(1)))
         let received = Atomic<Int>(0)
         receiver.setReceiveHandler(.video) { _ in received.add(1, ordering: .relaxed) }
-        let pumps = try negotiate(sender, receiver)
+        let pumps = try InMemorySignaling.negotiate(sender, receiver)
         defer {
             sender.close()
             receiver.close()
@@ -57,24 +58,5 @@ enum PeerPathBench {
               String(format: "%10.1f ns/op", perPacket))
         print(String(format: "PeerConnection packet path allocations: %.2f per packet (%d in %d sent, %d received)",
                      Double(allocations) / 4000, allocations, 4000, got))
-    }
-
-    static func negotiate(_ offerer: PeerConnection, _ answerer: PeerConnection) throws -> [Task<Void, Never>] {
-        let offer = try offerer.createOffer()
-        let answer = try answerer.createAnswer(for: offer)
-        try offerer.setRemoteDescription(answer)
-        return [trickle(offerer, to: answerer), trickle(answerer, to: offerer)]
-    }
-
-    static func trickle(_ from: PeerConnection, to: PeerConnection) -> Task<Void, Never> {
-        Task {
-            for await event in from.events {
-                switch event {
-                case .localCandidate(let candidate): try? to.addRemoteCandidate(candidate)
-                case .gatheringComplete: try? to.addRemoteEndOfCandidates()
-                default: break
-                }
-            }
-        }
     }
 }

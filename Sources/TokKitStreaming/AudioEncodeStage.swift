@@ -28,7 +28,13 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     private var reportsSeen = 0
 
     /// Throws ``StreamingError/invalidSettings(_:)`` when libopus refuses `settings`.
-    init(clockMapping: RTPClockMapping, settings: AudioEncodeSettings) throws(StreamingError) {
+    /// The capture clock (``MonotonicClock``; a test's own clock makes the timestamps independent of how long
+    /// encoding takes).
+    private let now: () -> Duration
+
+    init(clockMapping: RTPClockMapping, settings: AudioEncodeSettings,
+         now: @escaping () -> Duration = MonotonicClock.now) throws(StreamingError) {
+        self.now = now
         try settings.validate()
         do throws(CodecError) {
             encoder = try OpusEncoder(settings: settings.opus)
@@ -69,7 +75,7 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
             filled += n
             i += n
             if filled == Self.frameLength {
-                let ts = timestamp ?? clockMapping.timestamp(at: MonotonicClock.now())
+                let ts = timestamp ?? clockMapping.timestamp(at: now())
                 if enabled, let length = encode() {
                     // With DTX, the first silent frame goes out (the receiver learns the pause began), the
                     // rest are held back, and the first frame after them starts a talkspurt.
@@ -93,7 +99,7 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     /// `pendingFrames` samples about to be written was captured that long ago.
     private mutating func anchor(pendingFrames: Int) {
         let age = Duration.microseconds(Int64(pendingFrames) * 1_000_000 / 48_000)
-        let actual = clockMapping.timestamp(at: MonotonicClock.now() - age)
+        let actual = clockMapping.timestamp(at: now() - age)
         guard let expected = timestamp else {
             timestamp = actual
             return

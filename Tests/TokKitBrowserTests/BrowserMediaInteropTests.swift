@@ -3,7 +3,7 @@ import Testing
 import TokKit
 import TokKitMedia
 import TokKitAudio
-import TokKitSessionTestSupport
+import TokKitTesting
 
 /// Real media between tokkit.js in headless Chromium and a Swift `Session` (default `WebRTCNegotiator`, ICE on
 /// loopback): Chromium's fake camera/microphone decoded by Swift, and a Swift pattern + tone decoded by Chromium.

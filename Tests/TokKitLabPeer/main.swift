@@ -22,7 +22,7 @@ import Synchronization
 import TokKit
 import TokKitAudio
 import TokKitCapture
-import TokKitSessionTestSupport
+import TokKitTesting
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import TokKitPeer
+import TokKitTesting
 import TokKitRTP
 import TokKitSDP
 
@@ -25,7 +26,7 @@ import TokKitSDP
                               editAnswer: (inout SessionDescription) -> Void = { _ in })
         async throws -> (PeerConnection, PeerConnection, [Task<Void, Never>]) {
         let a = try PeerConnection(configuration: offerer), b = try PeerConnection(configuration: answerer)
-        let pumps = try PeerConnectionTests.negotiate(a, b, editAnswer: editAnswer)
+        let pumps = try InMemorySignaling.negotiate(a, b, editAnswer: editAnswer)
         let connected = await PeerConnectionTests.poll { a.state == .connected && b.state == .connected }
         try #require(connected, "offerer \(a.state), answerer \(b.state)")
         return (a, b, pumps)

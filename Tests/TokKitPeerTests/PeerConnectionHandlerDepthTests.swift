@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import TokKitPeer
+import TokKitTesting
 
 /// Handlers are read under a lock once per packet at three layers (ICE receive, DTLS media, the section's RTP
 /// handler). A closure kept bare in a `Mutex` used to gain two reabstraction thunks at every such read, so the n-th
@@ -17,7 +18,7 @@ import TokKitPeer
             let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
             depths.withLock { $0.append(address) }
         }
-        let pumps = try PeerConnectionTests.negotiate(offerer, answerer)
+        let pumps = try InMemorySignaling.negotiate(offerer, answerer)
         #expect(await PeerConnectionTests.poll { offerer.state == .connected && answerer.state == .connected },
                 "offerer \(offerer.state), answerer \(answerer.state)")
 

@@ -4,22 +4,10 @@ import Testing
 import TokKitPeer
 import TokKitRTP
 import TokKitSDP
+import TokKitTesting
 
 /// Two peer connections in one process over 127.0.0.1, signalling passed by hand.
 @Suite("PeerConnection") struct PeerConnectionTests {
-    /// Forwards trickled candidates from `from` to `to` until gathering completes (bounded by the stream).
-    static func trickle(_ from: PeerConnection, to: PeerConnection) -> Task<Void, Never> {
-        Task {
-            for await event in from.events {
-                switch event {
-                case .localCandidate(let c): try? to.addRemoteCandidate(c)
-                case .gatheringComplete: try? to.addRemoteEndOfCandidates()
-                case .stateChanged, .firstMediaPacket: break
-                }
-            }
-        }
-    }
-
     /// Polls `condition` every 5 ms until true or `timeout` passes. Generous: in a full parallel run other suites
     /// hold the 2-thread cooperative pool for many seconds at start-up (worse inside `scripts/test`'s namespace).
     static func poll(_ timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
@@ -35,16 +23,6 @@ import TokKitSDP
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return Set(tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-    }
-
-    /// Negotiates `offerer`/`answerer`, passing the answer through `editAnswer` first.
-    static func negotiate(_ offerer: PeerConnection, _ answerer: PeerConnection,
-                          editAnswer: (inout SessionDescription) -> Void = { _ in }) throws -> [Task<Void, Never>] {
-        let offer = try SessionDescription(parsing: try offerer.createOffer().sdp)
-        var answer = try SessionDescription(parsing: try answerer.createAnswer(for: offer).sdp)
-        editAnswer(&answer)
-        try offerer.setRemoteDescription(answer)
-        return [trickle(offerer, to: answerer), trickle(answerer, to: offerer)]
     }
 
     /// Counts packets and checks payloads of one section.
@@ -78,7 +56,7 @@ import TokKitSDP
         answerer.setReceiveHandler(.audio, sinks.aa.handler)
         answerer.setReceiveHandler(.video, sinks.av.handler)
 
-        let pumps = try Self.negotiate(offerer, answerer)
+        let pumps = try InMemorySignaling.negotiate(offerer, answerer)
         #expect(await Self.poll { offerer.state == .connected && answerer.state == .connected },
                 "offerer \(offerer.state), answerer \(answerer.state)")
         #expect(offerer.srtpProfile != nil)
@@ -144,7 +122,7 @@ import TokKitSDP
         let answerer = try PeerConnection(configuration: PeerConfiguration(rtcpInterval: nil))
         let received = Sink(expected: 0)
         offerer.setReceiveHandler(.audio, received.handler)
-        let pumps = try Self.negotiate(offerer, answerer) { answer in
+        let pumps = try InMemorySignaling.negotiate(offerer, answerer) { answer in
             for i in answer.media.indices {
                 for j in answer.media[i].transport.fingerprints.indices {
                     answer.media[i].transport.fingerprints[j].digest[0] ^= 0xFF

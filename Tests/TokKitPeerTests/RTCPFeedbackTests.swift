@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import TokKitPeer
+import TokKitTesting
 import TokKitRTP
 import TokKitSDP
 
@@ -12,7 +13,7 @@ import TokKitSDP
                                                                           rtcpInterval: nil))
         let answerer = try PeerConnection(configuration: PeerConfiguration(audioSSRC: 0x3333, videoSSRC: 0x4444,
                                                                            rtcpInterval: nil))
-        let pumps = try PeerConnectionTests.negotiate(offerer, answerer)
+        let pumps = try InMemorySignaling.negotiate(offerer, answerer)
         let connected = await PeerConnectionTests.poll { offerer.state == .connected && answerer.state == .connected }
         try #require(connected, "offerer \(offerer.state), answerer \(answerer.state)")
         return (offerer, answerer, pumps)

@@ -78,9 +78,11 @@ import TokKitSDP
         }
         let elapsed = ContinuousClock.now - start
         let sent = answerer.transportFeedbackStatistics.feedbackSent
-        // Messages are at least 50 ms apart, and at most 50 ms plus one packet gap (10 ms when on time).
+        // Messages are at least 50 ms apart, and at most 50 ms plus one packet gap (10 ms when on time). On a loaded
+        // machine the sleeps overshoot and packets come further apart: the receive path then sends at most one
+        // message per packet.
         let intervals = elapsed / .milliseconds(50)
-        #expect(Double(sent) <= intervals + 1 && Double(sent) >= intervals / 2, "\(sent) messages in \(elapsed)")
+        #expect(Double(sent) <= intervals + 1 && Double(sent) >= min(intervals, 100) / 2, "\(sent) messages in \(elapsed)")
         // The last packets, received less than 50 ms after the message before them, go out with the timer.
         #expect(await PeerConnectionTests.poll(.seconds(5)) {
             offerer.transportFeedbackStatistics.packetsReportedByPeer == 100

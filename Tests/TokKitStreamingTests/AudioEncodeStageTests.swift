@@ -10,10 +10,13 @@ import TokKitMedia
         let marker: Bool
     }
 
-    /// Encodes `samples` (mono, written in one call so the timestamps run without re-anchoring) and returns what
-    /// the stage handed on, and the stage's count of held-back frames.
+    /// Encodes `samples` (mono, written in one call at one instant of the stage's clock, so the timestamps run
+    /// without re-anchoring however long encoding takes) and returns what the stage handed on, and the stage's count
+    /// of held-back frames.
     static func encode(_ samples: [Int16], _ settings: AudioEncodeSettings) throws -> (sent: [Sent], suppressed: Int) {
-        var stage = try AudioEncodeStage(clockMapping: RTPClockMapping(clockRate: 48_000), settings: settings)
+        let instant = MonotonicClock.now()
+        var stage = try AudioEncodeStage(clockMapping: RTPClockMapping(clockRate: 48_000), settings: settings,
+                                         now: { instant })
         var sent: [Sent] = []
         samples.withUnsafeBufferPointer { input in
             stage.write(input, channels: 1, enabled: true) { payload, timestamp, marker in

@@ -3,6 +3,7 @@ import TokKitICETestSupport
 import TokKitMedia
 @testable import TokKitPeer
 @testable import TokKitStreaming
+import TokKitTesting
 
 /// Tones through the whole audio path: bus capture side → AudioSendPipeline → Opus → peer A → peer B →
 /// AudioReceivePipeline → AudioMixer → bus render side.
@@ -10,8 +11,8 @@ import TokKitMedia
     /// Plays `tones` (one publisher each) for `periods` × 10 ms through one mixer, pacing capture and render
     /// one 20 ms packet at a time; returns the mixed output.
     static func call(tones: [Double], periods: Int = 100, captureChannels: Int = 1) async throws -> [Int16] {
-        var pairs: [LoopbackPeers] = []
-        for _ in tones { pairs.append(try await LoopbackPeers.connect()) }
+        var pairs: [LoopbackPeerPair] = []
+        for _ in tones { pairs.append(try await LoopbackPeerPair.connect()) }
         defer { pairs.forEach { $0.close() } }
         let mixer = AudioMixer()
         let capture = AudioFormat(numberOfChannels: captureChannels)
@@ -71,7 +72,7 @@ import TokKitMedia
     /// With DTX a pause costs almost no packets, and the tone after it plays again: the receiver's jitter buffer
     /// runs dry during the pause and starts over when the sound returns.
     @Test func dtxPauseSendsLittleAndTheToneReturnsAfterIt() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let sender = try AudioSendPipeline(settings: AudioEncodeSettings(dtx: true))
         let receiver = AudioReceivePipeline(peer: peers.subscriber)
@@ -105,7 +106,7 @@ import TokKitMedia
     /// the reported loss, the packet after each loss carries in-band FEC, so most losses are recovered from it and
     /// counted as recovered, not concealed.
     @Test func lostVoicePacketsAreRecoveredFromTheNextPacketsFEC() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let mixer = AudioMixer()
         let bus = try MediaAudioBus(captureFormat: AudioFormat(numberOfChannels: 1), renderFormat: .voice, mixer: mixer)
@@ -135,7 +136,7 @@ import TokKitMedia
     /// The receiver's reports (RTCP fraction lost, once a second) retune the sender's Opus FEC: up when half the
     /// packets are lost, down again on a clean path.
     @Test func theFECFollowsTheLossTheReceiverReports() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let sender = try AudioSendPipeline()
         let receiver = AudioReceivePipeline(peer: peers.subscriber)
@@ -165,7 +166,7 @@ import TokKitMedia
     }
 
     @Test func disabledSendsNothing() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let sender = try AudioSendPipeline()
         defer { sender.close() }

@@ -1,6 +1,7 @@
 import Testing
 @testable import TokKitStreaming
 import TokKitPeer
+import TokKitTesting
 
 /// The peers a send pipeline feeds: only connected ones, each announced once when it goes live.
 @Suite struct PeerFanOutTests {
@@ -13,7 +14,7 @@ import TokKitPeer
         var live = fanOut.live()
         #expect(live.peers.isEmpty && !live.newlyLive && fanOut.count == 1)
 
-        let pair = try await LoopbackPeers.connect()
+        let pair = try await LoopbackPeerPair.connect()
         defer { pair.close() }
         #expect(try fanOut.attach(pair.publisher))
         live = fanOut.live()

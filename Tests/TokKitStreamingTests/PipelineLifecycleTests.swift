@@ -2,6 +2,7 @@ import Testing
 import TokKitICETestSupport
 import TokKitMedia
 import TokKitPeer
+import TokKitTesting
 @testable import TokKitStreaming
 
 /// Building, attaching, detaching and closing pipelines leaves no thread and no file descriptor behind.
@@ -10,7 +11,7 @@ import TokKitPeer
     static func alive(_ names: Set<String>) -> Int { threadNames().filter(names.contains).count }
 
     @Test func fiftyAttachDetachCloseCyclesLeaveNoThreadOrDescriptor() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let bus = try MediaAudioBus()
         let settings = VideoEncodeSettings(width: 160, height: 120, framesPerSecond: 30, bitrate: 200_000)
@@ -35,7 +36,7 @@ import TokKitPeer
     /// One publish/subscribe cycle on an existing connection: every pipeline built, one frame and one audio
     /// packet through, everything detached and closed.
     /// Returns the names of the threads the cycle's pipelines ran.
-    private func cycle(_ peers: LoopbackPeers, _ bus: MediaAudioBus, _ settings: VideoEncodeSettings,
+    private func cycle(_ peers: LoopbackPeerPair, _ bus: MediaAudioBus, _ settings: VideoEncodeSettings,
                        frame: Int) async throws -> Set<String> {
         let video = try VideoSendPipeline(settings: settings)
         let audio = try AudioSendPipeline()

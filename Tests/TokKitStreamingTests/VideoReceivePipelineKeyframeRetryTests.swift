@@ -3,13 +3,14 @@ import Testing
 import TokKitICETestSupport
 import TokKitMedia
 import TokKitPeer
+import TokKitTesting
 import TokKitRTP
 @testable import TokKitStreaming
 
 /// The receive pipeline's keyframe requests while it waits for a keyframe (see VideoReceivePipelineTests for the rest).
 @Suite("VideoReceivePipeline keyframe retry", .serialized) struct VideoReceivePipelineKeyframeRetryTests {
     @Test func keepsAskingForAKeyframeWhileOnlyDeltaFramesArrive() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let plis = Atomic<Int>(0)
         peers.publisher.setFeedbackHandler(.video) { feedback in

@@ -4,11 +4,12 @@ import Testing
 import TokKitICETestSupport
 import TokKitMedia
 import TokKitPeer
+import TokKitTesting
 @testable import TokKitStreaming
 
 @Suite("VideoReceivePipeline", .serialized) struct VideoReceivePipelineTests {
     @Test func disablingStopsDecodingAndReEnablingAsksForAKeyframe() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let sender = try VideoSendPipeline(settings: VideoSendPipelineTests.encoded,
                                            previewRenderer: VideoSendPipelineTests.Preview())
@@ -56,7 +57,7 @@ import TokKitPeer
     /// every later frame was dropped waiting for a keyframe. Now the keyframe takes the place of the frames
     /// waiting in the queue (not of the one being decoded), and decoding goes on from it.
     @Test func aKeyframeFindingTheQueueFullReplacesTheFramesWaiting() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let sender = try VideoSendPipeline(settings: VideoSendPipelineTests.encoded,
                                            previewRenderer: VideoSendPipelineTests.Preview())

@@ -5,6 +5,7 @@ import TokKitICETestSupport
 import TokKitMedia
 @testable import TokKitPeer
 @testable import TokKitStreaming
+import TokKitTesting
 
 /// Publisher → peer A → peer B → subscriber over 127.0.0.1, with a numbered colour-bar pattern: every frame is
 /// identified on arrival and compared with its regenerated original.
@@ -38,7 +39,7 @@ import TokKitMedia
     }
 
     @Test func framesArriveIdentifiedAtTheEncodeSizeAndAboveThePSNRThreshold() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let preview = Preview()
         let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: preview)
@@ -87,7 +88,7 @@ import TokKitMedia
     /// each (on the encode and decode threads, around the codec calls) stay out of them, while a 320x240 VP8 frame
     /// takes a few milliseconds (the margin covers a stalled vCPU).
     @Test func encodeAndDecodeTimesCountTheCodecAlone() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let slow = Duration.milliseconds(50), count = 10
         let preview = SlowRenderer(delay: slow)
@@ -118,7 +119,7 @@ import TokKitMedia
     }
 
     @Test func twoSubscribersShareOneEncodePerFrame() async throws {
-        let a = try await LoopbackPeers.connect(), b = try await LoopbackPeers.connect()
+        let a = try await LoopbackPeerPair.connect(), b = try await LoopbackPeerPair.connect()
         defer { a.close(); b.close() }
         let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
         defer { sender.close() }
@@ -144,8 +145,8 @@ import TokKitMedia
 
     @Test func theEncoderFollowsTheLowestEstimateOverPeersWhetherREMBOrSendSide() async throws {
         // No transport-cc: only the estimates given here reach the pipeline.
-        let a = try await LoopbackPeers.connect(transportFeedbackInterval: nil)
-        let b = try await LoopbackPeers.connect(transportFeedbackInterval: nil)
+        let a = try await LoopbackPeerPair.connect(transportFeedbackInterval: nil)
+        let b = try await LoopbackPeerPair.connect(transportFeedbackInterval: nil)
         defer { a.close(); b.close() }
         let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
         defer { sender.close() }
@@ -184,7 +185,7 @@ import TokKitMedia
     }
 
     @Test func lossTowardsATokKitSubscriberLowersTheEncoderTarget() async throws {
-        let peers = try await LoopbackPeers.connect()  // transport-cc negotiated
+        let peers = try await LoopbackPeerPair.connect()  // transport-cc negotiated
         defer { peers.close() }
         let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
         defer { sender.close() }
@@ -213,7 +214,7 @@ import TokKitMedia
     }
 
     @Test func disablingStopsEncodingAndReEnablingResumesWithAKeyframe() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
         defer { sender.close() }
@@ -240,7 +241,7 @@ import TokKitMedia
     }
 
     @Test func aPictureLossIndicationMakesAKeyframe() async throws {
-        let peers = try await LoopbackPeers.connect()
+        let peers = try await LoopbackPeerPair.connect()
         defer { peers.close() }
         let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
         defer { sender.close() }

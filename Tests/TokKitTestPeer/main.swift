@@ -9,7 +9,7 @@ import Dispatch
 import Logging
 import TokKit
 import TokKitAudio
-import TokKitSessionTestSupport
+import TokKitTesting
 
 #if canImport(Glibc)
 import Glibc

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 @testable import TokKit
-import TokKitSessionTestSupport
+import TokKitTesting
 
 @Suite struct EventHubTests {
     @Test func everyStreamAndTheDelegateQueueSeeTheSameOrder() async {

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 import TokKitAudio
-import TokKitSessionTestSupport
+import TokKitTesting
 
 @testable import TokKit
 

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-import TokKitSessionTestSupport
+import TokKitTesting
 import TokKitStreaming
 
 @testable import TokKit

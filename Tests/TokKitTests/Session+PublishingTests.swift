@@ -4,7 +4,7 @@ import TokKitProtocol
 import TokKitServer
 
 @testable import TokKit
-import TokKitSessionTestSupport
+import TokKitTesting
 
 extension LiveServer {
     /// The publisher/subscriber registry and the negotiation relay, through the real server.

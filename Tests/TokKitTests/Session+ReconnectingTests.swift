@@ -3,7 +3,7 @@ import TokKitProtocol
 import TokKitServer
 
 @testable import TokKit
-import TokKitSessionTestSupport
+import TokKitTesting
 
 extension LiveServer {
     /// Network loss between a client and the server, made by cutting the client's TCP connection in a relay.

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 import TokKitProtocol
 import TokKitServer
-import TokKitSessionTestSupport
+import TokKitTesting
 
 @testable import TokKit
 

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 @testable import TokKit
-import TokKitSessionTestSupport
+import TokKitTesting
 
 /// Connecting, disconnecting, what each client sees of the others, and the event delivery contract, against the
 /// real server in process on 127.0.0.1.

@@ -1,6 +1,6 @@
 import Testing
 import TokKitAudio
-import TokKitSessionTestSupport
+import TokKitTesting
 
 @testable import TokKit
 

@@ -1,6 +1,6 @@
 import Testing
 import TokKitProtocol
-import TokKitSessionTestSupport
+import TokKitTesting
 
 @testable import TokKit
 

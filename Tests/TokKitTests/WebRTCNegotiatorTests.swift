@@ -5,7 +5,7 @@ import TokKitProtocol
 import TokKitServer
 
 @testable import TokKit
-import TokKitSessionTestSupport
+import TokKitTesting
 
 extension LiveServer {
     /// The WebRTC negotiator through the real server: SDP offer/answer, trickled candidates, DTLS-SRTP, the

@@ -1,6 +1,6 @@
 import Synchronization
 import TokKit
-import TokKitSessionTestSupport
+import TokKitTesting
 
 /// Collects a Swift ``Session``'s events (subscribed at creation, so nothing is missed). Thread-safe.
 final class EventLog: Sendable {

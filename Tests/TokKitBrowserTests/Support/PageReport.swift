@@ -1,5 +1,5 @@
 import Foundation
-import TokKitSessionTestSupport
+import TokKitTesting
 
 /// One `console.log("TK " + JSON)` line of a test page: its `event` name and fields.
 struct PageReport: Sendable {

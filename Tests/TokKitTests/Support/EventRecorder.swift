@@ -1,6 +1,6 @@
 import Synchronization
 import TokKit
-import TokKitSessionTestSupport
+import TokKitTesting
 
 /// Collects a session's events from its `events` stream (subscribed at creation, so nothing is missed).
 final class EventRecorder: Sendable {
