@@ -10,8 +10,10 @@ import TokKitStreaming
 /// and can be published again after it was unpublished.
 ///
 /// ## Threading
-/// Every property may be read and written from any thread (a lock guards them). Changes are sent to the
-/// server in the order they were made. Delegate methods arrive on the session's delegate queue.
+/// Every property may be read and written from any thread (a lock guards them). A setter changes the state and
+/// the running media under that one lock (then the media's own, never the reverse), so racing setters leave them
+/// agreeing; nothing blocking runs under it (a capturer swap is enqueued). Changes are sent to the server in the
+/// order they were made. Delegate methods arrive on the session's delegate queue.
 public final class Publisher: Sendable {
     struct State {
         var publishAudio: Bool
@@ -59,8 +61,9 @@ public final class Publisher: Sendable {
     public var publishAudio: Bool {
         get { state.withLock { $0.publishAudio } }
         set {
-            media.setAudioEnabled(newValue)
+            // The media follows under the same lock as the state: two setters racing leave both agreeing.
             change { s in
+                media.setAudioEnabled(newValue)
                 guard s.publishAudio != newValue else { return nil }
                 s.publishAudio = newValue
                 return .hasAudio(newValue)
@@ -73,8 +76,8 @@ public final class Publisher: Sendable {
     public var publishVideo: Bool {
         get { state.withLock { $0.publishVideo } }
         set {
-            media.setVideoEnabled(newValue)
             change { s in
+                media.setVideoEnabled(newValue)
                 guard s.publishVideo != newValue else { return nil }
                 s.publishVideo = newValue
                 return .hasVideo(newValue)
@@ -87,8 +90,8 @@ public final class Publisher: Sendable {
     public var videoType: StreamVideoType {
         get { state.withLock { $0.videoType } }
         set {
-            media.setVideoType(newValue)
             change { s in
+                media.setVideoType(newValue)
                 guard s.videoType != newValue else { return nil }
                 s.videoType = newValue
                 return .videoType(newValue)
@@ -111,11 +114,15 @@ public final class Publisher: Sendable {
 
     /// The source of the published video (camera, screen, custom). Replacing it while published stops the old
     /// capturer and starts the new one into the same encoder: the stream and its subscribers stay (camera swap).
+    /// The setter returns at once; the swap follows on the publisher's media queue (opening a camera can take a
+    /// while), in the order of the settings made.
     public var videoCapture: (any VideoCapture)? {
         get { state.withLock { $0.videoCapture } }
         set {
-            state.withLock { $0.videoCapture = newValue }
-            media.replaceCapture(with: newValue)
+            state.withLock { s in
+                s.videoCapture = newValue
+                media.replaceCapture(with: newValue)  // enqueued in the order of the setters
+            }
         }
     }
 
@@ -123,8 +130,10 @@ public final class Publisher: Sendable {
     public var videoRender: (any VideoRender)? {
         get { state.withLock { $0.videoRender } }
         set {
-            state.withLock { $0.videoRender = newValue }
-            media.setPreview(newValue)
+            state.withLock { s in
+                s.videoRender = newValue
+                media.setPreview(newValue)
+            }
         }
     }
 
@@ -201,19 +210,28 @@ public final class Publisher: Sendable {
 
     /// A moderator turned the stream's audio off (the server already updated the stream).
     func applyForcedMute() {
-        state.withLock { $0.publishAudio = false }
-        media.setAudioEnabled(false)
+        state.withLock { s in
+            s.publishAudio = false
+            media.setAudioEnabled(false)
+        }
     }
 
     /// Starts capture and the encoders for a publish. Throws ``SessionError/unableToPublish(_:)`` when the
     /// capturer cannot start.
-    func startMedia() throws(SessionError) {
+    func startMedia() async throws(SessionError) {
         let setup = state.withLock { s in
             PublisherMedia.Setup(capture: s.videoCapture, preview: s.videoRender, publishVideo: s.publishVideo,
                                  publishAudio: s.publishAudio, videoType: s.videoType,
                                  audio: AudioEncodeSettings(bitrate: audioBitrate, dtx: opusDTX))
         }
-        try media.start(setup)
+        try await media.start(setup)
+        // What changed while the media started (the setters found it not running) applies now.
+        state.withLock { s in
+            media.setAudioEnabled(s.publishAudio)
+            media.setVideoEnabled(s.publishVideo)
+            media.setPreview(s.videoRender)
+            if s.videoCapture !== setup.capture { media.replaceCapture(with: s.videoCapture) }
+        }
     }
 
     /// The server created (or updated) the stream.

@@ -11,9 +11,11 @@ import TokKitStreaming
 ///
 /// ## Lifecycle
 /// ``start(_:)`` (from ``Session/publish(_:)``) builds the pipelines and starts the capturer; ``stop()`` (unpublish,
-/// stream destroyed, disconnect) stops the capturer, closes the pipelines and leaves the audio device. Start and
-/// stop run on one serial control queue, so a publisher published again after an unpublish starts after the
-/// previous stop finished. Peers attach and detach at any time; toggles apply at once.
+/// stream destroyed, disconnect) stops the capturer, closes the pipelines and leaves the audio device. Start, stop
+/// and capturer swaps run on one serial control queue (a V4L2 camera can take a while to open), so a publisher
+/// published again after an unpublish starts after the previous stop finished; `start` awaits its turn without
+/// holding a thread of the cooperative pool, and a swap only enqueues. Peers attach and detach at any time; toggles
+/// apply at once.
 ///
 /// ## Threading
 /// Thread-safe: state is one lock-guarded value with an explicit ``Phase``. ``stop()`` only enqueues (it is called
@@ -48,35 +50,39 @@ final class PublisherMedia: Sendable {
 
     /// Builds the pipelines and starts capturing. Throws ``SessionError/unableToPublish(_:)`` when the capturer
     /// cannot start or the encoder settings are invalid; nothing keeps running then.
-    func start(_ setup: Setup) throws(SessionError) {
-        let result: Result<Void, SessionError> = Self.control.sync {
-            guard phase == .idle else { return .failure(.illegalState("the publisher's media is already running")) }
-            // Audio first: building it starts nothing, so a refusal leaves nothing to stop.
-            let audio: AudioSendPipeline
-            do throws(StreamingError) {
-                audio = try AudioSendPipeline(settings: setup.audio)
-            } catch {
-                return .failure(.unableToPublish("audio encoder: \(error)"))
-            }
-            var video: VideoSendPipeline?
-            if let capture = setup.capture {
-                do throws(SessionError) {
-                    video = try Self.startVideo(capture, setup)
-                } catch {
-                    return .failure(error)
-                }
-            }
-            audio.isEnabled = setup.publishAudio
-            state.withLock { s in
-                s.phase = .running
-                s.video = video
-                s.audio = audio
-                s.capture = setup.capture
-            }
-            SharedAudio.add(audio)
-            return .success(())
+    func start(_ setup: Setup) async throws(SessionError) {
+        let result: Result<Void, SessionError> = await withCheckedContinuation { continuation in
+            Self.control.async { continuation.resume(returning: self.startOnControlQueue(setup)) }
         }
         try result.get()
+    }
+
+    private func startOnControlQueue(_ setup: Setup) -> Result<Void, SessionError> {
+        guard phase == .idle else { return .failure(.illegalState("the publisher's media is already running")) }
+        // Audio first: building it starts nothing, so a refusal leaves nothing to stop.
+        let audio: AudioSendPipeline
+        do throws(StreamingError) {
+            audio = try AudioSendPipeline(settings: setup.audio)
+        } catch {
+            return .failure(.unableToPublish("audio encoder: \(error)"))
+        }
+        var video: VideoSendPipeline?
+        if let capture = setup.capture {
+            do throws(SessionError) {
+                video = try Self.startVideo(capture, setup)
+            } catch {
+                return .failure(error)
+            }
+        }
+        audio.isEnabled = setup.publishAudio
+        state.withLock { s in
+            s.phase = .running
+            s.video = video
+            s.audio = audio
+            s.capture = setup.capture
+        }
+        SharedAudio.add(audio)
+        return .success(())
     }
 
     /// Makes the capturer feed a new video pipeline and starts it.
@@ -189,9 +195,10 @@ final class PublisherMedia: Sendable {
 
     /// Replaces the capturer while published: the old one stops, the new one feeds the same pipeline (same
     /// stream, same peers; the encoder follows a new size). A new capturer that cannot start leaves the stream
-    /// without frames and is reported in the log.
+    /// without frames and is reported in the log. Enqueued on the control queue (after a start or stop already
+    /// asked for); returns at once.
     func replaceCapture(with new: (any VideoCapture)?) {
-        Self.control.sync {
+        Self.control.async { [self] in
             let current: (VideoSendPipeline?, (any VideoCapture)?)? = state.withLock { s in
                 guard s.phase == .running else { return nil }
                 defer { s.capture = new }

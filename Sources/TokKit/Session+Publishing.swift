@@ -17,7 +17,7 @@ extension Session {
         guard status == .connected else { throw .notConnected }
         guard caps.canPublish else { return try failPublish(publisher, .unableToPublish("the token's role may not publish")) }
         let d = try publisher.attach(to: self)
-        do throws(SessionError) { try publisher.startMedia() } catch {
+        do throws(SessionError) { try await publisher.startMedia() } catch {
             publisher.detach(from: self)
             return try failPublish(publisher, error)
         }

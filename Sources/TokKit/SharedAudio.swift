@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import Synchronization
 import TokKitMedia
@@ -12,8 +13,9 @@ import TokKitStreaming
 /// ``AudioDeviceManager/setAudioDevice(_:)`` between calls is used). A device whose formats the bus cannot carry,
 /// or that fails to start, leaves the media without audio and logs why; video is unaffected.
 ///
-/// Thread-safe: one lock guards the state and serializes the device's control calls (its contract: one control
-/// thread at a time). The device's own threads only touch the bus.
+/// Thread-safe: one lock guards the state; the device's control calls (its contract: one control thread at a
+/// time) run on one serial queue, enqueued under that lock so that they run in the order the state changed, and
+/// never under it: opening ALSA can take tens of milliseconds. The device's own threads only touch the bus.
 enum SharedAudio {
     private struct State: ~Copyable {
         var device: (any AudioDevice)?
@@ -23,6 +25,8 @@ enum SharedAudio {
     }
 
     private static let state = Mutex(State())
+    /// Where the device's control calls run, one at a time, in the order they were decided.
+    private static let deviceQueue = DispatchQueue(label: "TokKit.audio.device")
     private static let logger = Logger(label: "TokKit.audio")
 
     /// Feeds captured audio to `sender`; starts capture if it is the first.
@@ -32,11 +36,13 @@ enum SharedAudio {
             guard s.senders.insert(ObjectIdentifier(sender)).inserted else { return }
             bus.add(sender)
             guard s.senders.count == 1 else { return }
-            do throws(AudioDeviceError) {
-                if !device.isCaptureInitialized { try device.initializeCapture() }
-                if !device.isCapturing { try device.startCapture() }
-            } catch {
-                logger.error("audio capture could not start: \(error)")
+            deviceQueue.async {
+                do throws(AudioDeviceError) {
+                    if !device.isCaptureInitialized { try device.initializeCapture() }
+                    if !device.isCapturing { try device.startCapture() }
+                } catch {
+                    logger.error("audio capture could not start: \(error)")
+                }
             }
         }
     }
@@ -46,7 +52,7 @@ enum SharedAudio {
         state.withLock { s in
             guard s.senders.remove(ObjectIdentifier(sender)) != nil else { return }
             s.bus?.remove(sender)
-            if s.senders.isEmpty { s.device?.stopCapture() }
+            if s.senders.isEmpty, let device = s.device { deviceQueue.async { device.stopCapture() } }
         }
     }
 
@@ -57,11 +63,13 @@ enum SharedAudio {
             guard s.receivers.insert(ObjectIdentifier(receiver)).inserted else { return }
             bus.mixer.add(receiver)
             guard s.receivers.count == 1 else { return }
-            do throws(AudioDeviceError) {
-                if !device.isRenderingInitialized { try device.initializeRendering() }
-                if !device.isRendering { try device.startRendering() }
-            } catch {
-                logger.error("audio rendering could not start: \(error)")
+            deviceQueue.async {
+                do throws(AudioDeviceError) {
+                    if !device.isRenderingInitialized { try device.initializeRendering() }
+                    if !device.isRendering { try device.startRendering() }
+                } catch {
+                    logger.error("audio rendering could not start: \(error)")
+                }
             }
         }
     }
@@ -71,7 +79,7 @@ enum SharedAudio {
         state.withLock { s in
             guard s.receivers.remove(ObjectIdentifier(receiver)) != nil else { return }
             s.bus?.mixer.remove(receiver)
-            if s.receivers.isEmpty { s.device?.stopRendering() }
+            if s.receivers.isEmpty, let device = s.device { deviceQueue.async { device.stopRendering() } }
         }
     }
 
@@ -83,7 +91,7 @@ enum SharedAudio {
         if s.senders.isEmpty, s.receivers.isEmpty {
             let current = AudioDeviceManager.currentAudioDevice()
             if s.device !== current || s.bus == nil {
-                s.device?.setAudioBus(nil)
+                let old = s.device
                 s.device = current
                 do throws(StreamingError) {
                     s.bus = try MediaAudioBus(captureFormat: current.captureFormat, renderFormat: current.renderFormat)
@@ -91,7 +99,11 @@ enum SharedAudio {
                     logger.error("audio device \(type(of: current)) not usable: \(error)")
                     s.bus = nil
                 }
-                current.setAudioBus(s.bus)
+                let bus = s.bus
+                deviceQueue.async {
+                    old?.setAudioBus(nil)
+                    current.setAudioBus(bus)
+                }
             }
         }
         guard let device = s.device, let bus = s.bus else { return nil }

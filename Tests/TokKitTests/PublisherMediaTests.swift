@@ -199,8 +199,8 @@ extension LiveServer {
             let streamId = p.publisher.stream?.streamId
 
             let second = PatternCapturer(width: 160, height: 120, framesPerSecond: 30)
-            p.publisher.videoCapture = second
-            #expect(!p.capturer.isCaptureStarted && second.isCaptureStarted)
+            p.publisher.videoCapture = second  // the swap runs on the media control queue, not in the setter
+            #expect(await eventually { !p.capturer.isCaptureStarted && second.isCaptureStarted })
             #expect(await eventually { p.renderer.snapshot.width == 160 && p.renderer.snapshot.patternFrames > 0 },
                     "\(p.renderer.snapshot)")
             let before = p.renderer.frames
