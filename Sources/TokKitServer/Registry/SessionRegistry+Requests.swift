@@ -64,6 +64,7 @@ extension SessionRegistry {
             sendConnected(id, resumed: false)
             broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionId, except: id)
             sessions[connect.sessionId]?.connectionIds.append(id)
+            metrics.connected()
             logger.debug("connected", metadata: ["connection": "\(id)", "role": "\(claims.role.rawValue)"])
         } catch {
             logger.debug("connect refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
@@ -104,6 +105,7 @@ extension SessionRegistry {
         connections[target.id]?.lastSeen = now
         connections[target.id]?.membership?.resumeToken = RandomID.make(bytes: 32)
         sendConnected(target.id, resumed: true)
+        metrics.resumed()
         logger.debug("resumed", metadata: ["connection": "\(target.id)"])
     }
 
@@ -150,6 +152,7 @@ extension SessionRegistry {
             streams[info.id] = StreamRecord(info: info, sessionId: sessionId)
             sessions[sessionId]?.streamIds.append(info.id)
             connections[id]?.streamIds.append(info.id)
+            metrics.streamPublished()
             ack(rid, to: id, streamId: info.id)
             broadcast(.streamCreated(.init(stream: info)), in: sessionId)
         case let .unpublish(reference):
@@ -181,6 +184,7 @@ extension SessionRegistry {
             subscriptions[subscription.id] = subscription
             streams[stream.id]?.subscriberIds.append(subscription.id)
             connections[id]?.subscriberIds.append(subscription.id)
+            metrics.subscribed()
             ack(rid, to: id, streamId: stream.id, subscriberId: subscription.id)
             send(
                 .subscribe(

@@ -15,6 +15,8 @@ actor SessionRegistry {
     let logger: Logger
     /// Mints the TURN credentials of `connected`, when a TURN secret is configured.
     let turnCredentials: TURNCredentials?
+    /// The server's counters (`GET /metrics`).
+    let metrics: ServerMetrics
 
     var sessions: [String: SessionRecord] = [:]
     var rooms: [String: String] = [:]
@@ -25,10 +27,12 @@ actor SessionRegistry {
     private var nextSocket: UInt64 = 0
     private var isShutDown = false
 
-    init(authority: TokenAuthority, configuration: ServerConfiguration, logger: Logger) {
+    init(authority: TokenAuthority, configuration: ServerConfiguration, logger: Logger,
+         metrics: ServerMetrics = ServerMetrics()) {
         self.authority = authority
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
         turnCredentials = configuration.turnSecret.map {
             TURNCredentials(secret: $0, lifetimeSeconds: Int64(configuration.turnCredentialLifetime))
         }
@@ -104,7 +108,7 @@ actor SessionRegistry {
             guard let connection = connections[id] else { continue }
             switch connection.state {
             case let .connecting(deadline) where now >= deadline:
-                send(.error(.init(rid: nil, code: .connectFailed, message: "no connect before the deadline")), to: id)
+                reply(nil, error: ProtocolError(.connectFailed, "no connect before the deadline"), to: id)
                 reject(id, code: .policyViolation)
             case .connected where now - connection.lastSeen > heartbeatTimeout:
                 logger.debug("heartbeat timeout", metadata: ["connection": "\(id)"])
@@ -133,6 +137,7 @@ actor SessionRegistry {
         }
         guard !expired.isEmpty else { return }
         for id in expired { sessions[id] = nil }
+        metrics.sessionsExpired(expired.count)
         rooms = rooms.filter { !expired.contains($0.value) }
         logger.debug("empty sessions expired", metadata: ["count": "\(expired.count)"])
     }
@@ -168,21 +173,29 @@ actor SessionRegistry {
 
     // MARK: Delivery
 
-    /// Sends one message to one connection if it has a socket; dropped otherwise (awaiting resume).
-    func send(_ message: ServerMessage, to id: String) {
-        connections[id]?.outbox?.send(WireCodec.encode(message))
+    /// Sends one message to one connection if it has a socket; dropped otherwise (awaiting resume). Whether it was
+    /// queued.
+    @discardableResult
+    func send(_ message: ServerMessage, to id: String) -> Bool {
+        connections[id]?.outbox?.send(WireCodec.encode(message)) ?? false
     }
 
-    /// Sends one message (encoded once) to every member of a session with a socket, except `excluded`.
-    func broadcast(_ message: ServerMessage, in sessionId: String, except excluded: String? = nil) {
-        guard let session = sessions[sessionId] else { return }
+    /// Sends one message (encoded once) to every member of a session with a socket, except `excluded`. How many
+    /// queued it.
+    @discardableResult
+    func broadcast(_ message: ServerMessage, in sessionId: String, except excluded: String? = nil) -> Int {
+        guard let session = sessions[sessionId] else { return 0 }
         let bytes = WireCodec.encode(message)
+        var queued = 0
         for id in session.connectionIds where id != excluded {
-            connections[id]?.outbox?.send(bytes)
+            if connections[id]?.outbox?.send(bytes) == true { queued += 1 }
         }
+        return queued
     }
 
+    /// Answers a request with `error` (counted as refused, by code).
     func reply(_ rid: Int?, error: ProtocolError, to id: String) {
+        metrics.refused(error.code, via: .websocket)
         send(.error(.init(rid: rid, error)), to: id)
     }
 
@@ -217,6 +230,7 @@ actor SessionRegistry {
         connection.outbox?.close(.normal)
         if let socket = connection.socket { sockets[socket] = nil }
         connections[id] = nil
+        metrics.connectionDestroyed(reason)
         logger.debug("connection destroyed", metadata: ["connection": "\(id)", "reason": "\(reason.rawValue)"])
     }
 

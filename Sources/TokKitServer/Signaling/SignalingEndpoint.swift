@@ -26,6 +26,8 @@ struct SignalingEndpoint: Sendable {
     let outboxMaxBytes: Int
     /// How long an overflowed socket's writer may take to send its close frame before the connection is cut.
     let closeTimeout: TimeAmount
+    /// Counts outbox overflows.
+    let metrics: ServerMetrics
     let activeSockets = Counter()
     let openSockets = Counter()
 
@@ -73,8 +75,10 @@ struct SignalingEndpoint: Sendable {
             activeSockets.decrement()
             upgrade.release()
         }
-        let outbox = Outbox(capacity: outboxCapacity, maxBytes: outboxMaxBytes) { [closeTimeout] in
-            logger.notice("signaling socket dropped: outbox full, the client does not read")
+        let outbox = Outbox(capacity: outboxCapacity, maxBytes: outboxMaxBytes) { [closeTimeout, metrics] dropped in
+            metrics.outboxOverflowed(droppedMessages: dropped)
+            logger.notice("signaling socket dropped: outbox full, the client does not read",
+                          metadata: ["dropped_messages": "\(dropped)"])
             upgrade.cut(after: closeTimeout)
         }
         let socket = await registry.open(outbox: outbox)
