@@ -43,8 +43,11 @@ actor SessionRegistry {
 
     // MARK: Sockets
 
-    /// Registers a new socket as a `connecting` connection. After shutdown the outbox is closed at once.
-    func open(outbox: Outbox, now: ContinuousClock.Instant = .now) -> SocketID {
+    /// Registers a new socket as a `connecting` connection, labelling it with the connection's id. After shutdown the
+    /// outbox is closed at once.
+    func open(outbox: Outbox, label: ConnectionLabel = ConnectionLabel(), now: ContinuousClock.Instant = .now)
+        -> SocketID
+    {
         nextSocket += 1
         let socket = SocketID(value: nextSocket)
         guard !isShutDown else {
@@ -54,8 +57,9 @@ actor SessionRegistry {
         let id = RandomID.object()
         connections[id] = ConnectionRecord(
             id: id, state: .connecting(deadline: now + .milliseconds(configuration.connectTimeoutMs)),
-            socket: socket, outbox: outbox, lastSeen: now)
+            socket: socket, outbox: outbox, label: label, lastSeen: now)
         sockets[socket] = id
+        label.set(connection: id, session: nil)
         return socket
     }
 
@@ -65,6 +69,7 @@ actor SessionRegistry {
         guard let id = sockets.removeValue(forKey: socket), var connection = connections[id] else { return }
         connection.outbox?.close(.normal)
         connection.outbox = nil
+        connection.label = nil
         connection.socket = nil
         switch connection.state {
         case .connecting, .closed:
@@ -72,7 +77,7 @@ actor SessionRegistry {
         case .connected:
             connection.state = .awaitingResume(deadline: now + resumeGrace)
             connections[id] = connection
-            logger.debug("connection lost, awaiting resume", metadata: ["connection": "\(id)"])
+            logger.debug("connection lost, awaiting resume", metadata: logMetadata(id))
             if configuration.resumeGraceMs == 0 { destroy(id, reason: .networkDisconnected) }
         case .awaitingResume:
             connections[id] = connection
@@ -85,6 +90,7 @@ actor SessionRegistry {
         if let socket = connection.socket { sockets[socket] = nil }
         connection.outbox?.close(code)
         connection.outbox = nil
+        connection.label = nil
         connection.socket = nil
         connection.state = .awaitingResume(deadline: now + resumeGrace)
         connections[id] = connection
@@ -111,7 +117,7 @@ actor SessionRegistry {
                 reply(nil, error: ProtocolError(.connectFailed, "no connect before the deadline"), to: id)
                 reject(id, code: .policyViolation)
             case .connected where now - connection.lastSeen > heartbeatTimeout:
-                logger.debug("heartbeat timeout", metadata: ["connection": "\(id)"])
+                logger.debug("heartbeat timeout", metadata: logMetadata(id))
                 detach(id, code: .goingAway, now: now)
             case let .awaitingResume(deadline) where now >= deadline:
                 destroy(id, reason: .networkDisconnected)
@@ -196,12 +202,23 @@ actor SessionRegistry {
     /// Answers a request with `error` (counted as refused, by code).
     func reply(_ rid: Int?, error: ProtocolError, to id: String) {
         metrics.refused(error.code, via: .websocket)
+        logger.debug(
+            "request refused",
+            metadata: logMetadata(id, ["code": "\(error.code.rawValue)", "rid": "\(rid.map(String.init) ?? "-")"]))
         send(.error(.init(rid: rid, error)), to: id)
     }
 
     func ack(_ rid: Int?, to id: String, streamId: String? = nil, subscriberId: String? = nil) {
         guard let rid else { return }
         send(.ack(.init(rid: rid, streamId: streamId, subscriberId: subscriberId)), to: id)
+    }
+
+    // MARK: Logs
+
+    /// The metadata of a line about connection `id` (Docs/Server.md): its id (``ConnectionLabel/connectionKey``),
+    /// its session's once it joined (``ConnectionLabel/sessionKey``), and `extra`.
+    func logMetadata(_ id: String, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
+        ConnectionLabel.metadata((id, connections[id]?.membership?.sessionId)).merging(extra) { $1 }
     }
 
     // MARK: Removal
@@ -215,6 +232,7 @@ actor SessionRegistry {
             reject(id, code: .normal)
             return
         }
+        let metadata = logMetadata(id, ["reason": "\(reason.rawValue)"])
         for streamId in connection.streamIds {
             removeStream(streamId, reason: StreamDestroyedReason(reason), except: id)
         }
@@ -231,7 +249,7 @@ actor SessionRegistry {
         if let socket = connection.socket { sockets[socket] = nil }
         connections[id] = nil
         metrics.connectionDestroyed(reason)
-        logger.debug("connection destroyed", metadata: ["connection": "\(id)", "reason": "\(reason.rawValue)"])
+        logger.debug("connection destroyed", metadata: metadata)
     }
 
     /// Ends a stream: its subscriptions go away silently, members get `streamDestroyed` (except `excluded`).
