@@ -54,6 +54,15 @@ public struct ExampleSession: Sendable {
         await embedded?.stop()
     }
 
+    /// The lines of `--help` that describe the options every session example takes (see the top of this file).
+    public static let optionsHelp = """
+          --server URL   join the session of a running server's tutorial service (GET /session), e.g. a
+                         tokkit-server started with --quick-start; without it the example starts a server in its
+                         own process on 127.0.0.1 and prints its URL (a browser can join there)
+          --seconds N    how long to keep media flowing before leaving, 1-3600 (default 5)
+          -h, --help     print this help and exit
+        """
+
     /// The `--seconds` option (1...3600, default 5).
     public static func seconds(_ arguments: [String] = CommandLine.arguments) -> Int {
         min(max(Int(option("--seconds", in: arguments) ?? "") ?? 5, 1), 3_600)

@@ -6,6 +6,7 @@
 // Alone (no --server), the example subscribes to its own stream, the SDK's way of testing a setup with one
 // participant: the frames it renders have made the whole trip (capture → VP8 → SRTP over 127.0.0.1 → decode).
 // With --server it subscribes to the first stream of somebody else (a browser on the server's page, say).
+import ExampleHelp
 import ExampleSupport
 import Foundation
 import TokKit
@@ -32,6 +33,15 @@ final class Events: SessionDelegate, PublisherDelegate, SubscriberDelegate {
         print("subscriber: failed: \(error)")
     }
 }
+
+ExampleUsage("""
+    usage: basics [--server URL] [--seconds N]
+
+    Connects to a session, publishes a noise camera, subscribes to a stream (its own when alone, somebody else's
+    with --server) and reports the frames it received; the last one is written to basics-subscriber.png.
+
+    \(ExampleSession.optionsHelp)
+    """).answerHelp()
 
 let seconds = ExampleSession.seconds()
 await ExampleSession.run("basics") { example in

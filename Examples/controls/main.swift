@@ -6,6 +6,7 @@
 //
 // With V4L2 cameras attached, it swaps between the first two (or the first and a noise pattern); without any,
 // between two noise "cameras" of different sizes, so the swap shows in the received frame size.
+import ExampleHelp
 import ExampleSupport
 import Foundation
 import TokKit
@@ -27,6 +28,15 @@ func cameras() -> (any VideoCapture, any VideoCapture) {
     default: return (CameraCapturer(camera: .index(0)), CameraCapturer(camera: .index(1)))
     }
 }
+
+ExampleUsage("""
+    usage: controls [--server URL] [--seconds N]
+
+    While a call runs: mutes and unmutes the microphone, mutes a subscriber's audio, turns the video off and on
+    and swaps the camera (two V4L2 cameras, or noise patterns), printing what the other end sees of each.
+
+    \(ExampleSession.optionsHelp)
+    """).answerHelp()
 
 let step = Duration.seconds(max(ExampleSession.seconds(), 7)) / 7
 await ExampleSession.run("controls") { example in

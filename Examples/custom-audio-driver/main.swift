@@ -8,6 +8,7 @@
 // `writeCaptureData` with 10 ms of 48 kHz Int16 samples per period from its capture thread, and
 // `readRenderData` for 10 ms to play from its render thread. Each side paces itself: here a PeriodicThread
 // each; a real driver would block on its hardware instead.
+import ExampleHelp
 import ExampleSupport
 import Foundation
 import Synchronization
@@ -118,6 +119,16 @@ final class ToneAndFileAudioDevice: AudioDevice {
         try? state.withLock { $0.writer }?.close()
     }
 }
+
+ExampleUsage("""
+    usage: custom-audio-driver [--out FILE.wav] [--server URL] [--seconds N]
+
+    Replaces the sound card with an audio device of its own: a 440 Hz tone goes into the session, what the
+    session plays comes out into a WAV file.
+
+      --out FILE     the WAV file of what was played (default custom-audio-driver.wav)
+    \(ExampleSession.optionsHelp)
+    """).answerHelp()
 
 let output = ExampleSession.option("--out") ?? "custom-audio-driver.wav"
 let device = ToneAndFileAudioDevice(path: output)

@@ -7,6 +7,7 @@
 // over borrowed, on a paced thread of its own — the contract in Docs/Extending.md. `screen` shares the X display
 // in $DISPLAY (try `Xvfb :5 -screen 0 1280x720x24 & DISPLAY=:5 swift run custom-capturer --source screen`); its
 // content hint tunes the encoder for detail at a low frame rate, and the stream's video type says "screen".
+import ExampleHelp
 import ExampleSupport
 import Foundation
 import Synchronization
@@ -85,6 +86,17 @@ final class PatternCapturer: VideoCapture, @unchecked Sendable {  // `pixels` is
     var isCaptureStarted: Bool { state.withLock { $0.thread != nil } }
     func captureSettings() -> VideoFormat { format }
 }
+
+ExampleUsage("""
+    usage: custom-capturer [--source pattern|noise|camera|screen] [--server URL] [--seconds N]
+
+    Publishes video from a capturer of its choice and subscribes to it; the last received frame is written to
+    custom-capturer-SOURCE.png.
+
+      --source S     pattern (default: a capturer written in this example), noise, camera (the first V4L2
+                     camera) or screen (the X display in $DISPLAY)
+    \(ExampleSession.optionsHelp)
+    """).answerHelp()
 
 let source = ExampleSession.option("--source") ?? "pattern"
 let capturer: any VideoCapture

@@ -5,6 +5,7 @@
 //
 // A renderer is called on the subscriber's decode thread with an I420 frame that is valid only during the call:
 // it must copy what it keeps and return quickly (see Docs/Extending.md).
+import ExampleHelp
 import ExampleSupport
 import Foundation
 import Synchronization
@@ -43,6 +44,14 @@ final class TextArtRenderer: VideoRender {
         print(art, terminator: "")
     }
 }
+
+ExampleUsage("""
+    usage: custom-renderer [--server URL] [--seconds N]
+
+    Subscribes to a stream with a renderer of its own that draws every 15th received frame as text art here.
+
+    \(ExampleSession.optionsHelp)
+    """).answerHelp()
 
 let seconds = ExampleSession.seconds()
 await ExampleSession.run("custom-renderer") { example in

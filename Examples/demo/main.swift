@@ -11,6 +11,7 @@
 //    saw as a grayscale PNG, Alice's view of Bob as a Y4M video, and the mixed audio both heard as a WAV file
 //    whose strongest frequency it reports.
 // 5. Everyone unsubscribes, unpublishes and disconnects, the server stops, the program exits.
+import ExampleHelp
 import Foundation
 import Logging
 import TokKit
@@ -18,6 +19,17 @@ import TokKitAudio
 import TokKitCapture
 import TokKitProtocol
 import TokKitServer
+
+ExampleUsage("""
+    usage: demo [--seconds N] [--out DIR]            (defaults: 5 s, ./demo-out)
+
+    A real call on one machine: starts a session server in this process, Alice and Bob publish a noise camera
+    and a tone, subscribe to each other and chat; what each saw and heard is written to DIR.
+
+      --seconds N    how long the call lasts, 1-3600 (default 5)
+      --out DIR      where the images, the Y4M recording and the WAV file go (default demo-out)
+      -h, --help     print this help and exit
+    """).answerHelp()
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {

@@ -2,7 +2,16 @@
 // offer, marking formats TokKit cannot stream from.
 //
 //     swift run list-cameras
+import ExampleHelp
 import TokKitCapture
+
+ExampleUsage("""
+    usage: list-cameras
+
+    Lists the V4L2 cameras of this machine with every format, size and frame rate they offer.
+
+      -h, --help     print this help and exit
+    """).answerHelp()
 
 let cameras = CameraCapturer.availableCameras()
 if cameras.isEmpty {

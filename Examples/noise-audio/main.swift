@@ -7,11 +7,21 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExampleHelp
 import TokKitAudio
+
+let usage = ExampleUsage("""
+    usage: noise-audio [seconds 1-3600] [output.wav]      (defaults: 3 s, noise.wav)
+
+    Records white noise from a noise "microphone" through a loopback bus into a WAV file.
+
+      -h, --help     print this help and exit
+    """)
+usage.answerHelp()
 
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count <= 2, let seconds = Int(arguments.first ?? "3"), (1...3_600).contains(seconds) else {
-    print("usage: noise-audio [seconds 1-3600] [output.wav]")
+    print(usage.text)
     exit(2)
 }
 let output = arguments.dropFirst().first ?? "noise.wav"

@@ -5,8 +5,23 @@
 // Captures $DISPLAY (the whole screen by default) at 5 fps with the `.detail` content hint, converts each frame to
 // I420 and records it as a Y4M file that ffmpeg/ffplay read, plus a PNG snapshot of the first frame.
 // Without a display it fails with a typed error, e.g.:  Xvfb :99 -screen 0 640x480x24 & DISPLAY=:99 swift run screen-capture
+import ExampleHelp
 import Foundation
 import TokKitCapture
+
+ExampleUsage("""
+    usage: screen-capture [--seconds N] [--out screen.y4m] [--window ID | --region X,Y,W,H] [--fps F]
+
+    Captures the X display in $DISPLAY (the whole screen by default) and records it as a Y4M file, plus a PNG
+    snapshot of the first frame.
+
+      --seconds N    how long to capture (default 3)
+      --out FILE     the Y4M file (default screen.y4m)
+      --window ID    one window (decimal or 0x… hex) instead of the screen
+      --region X,Y,W,H  a rectangle of the screen
+      --fps F        frames per second (default 5)
+      -h, --help     print this help and exit
+    """).answerHelp()
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {

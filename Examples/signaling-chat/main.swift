@@ -6,6 +6,10 @@
 // Each instance asks the server's tutorial web service (GET /session) for credentials, connects, and sends every
 // line typed as a "chat" signal to everyone; lines from the others are printed with their sender's name.
 // Ctrl-D leaves the session.
+//
+// The chat format is the one the server's browser page speaks too (ChatMessage, Docs/Browser.md "Chat"): the
+// signal's data is {"name","text"} as JSON, and data that is not is a plain-text line from an older peer, printed
+// as it is. So a browser on the server's page (http://127.0.0.1:PORT/, the same room "session") chats with it.
 
 import ArgumentParser
 import ExampleSupport
@@ -61,23 +65,26 @@ struct SignalingChat: AsyncParsableCommand {
         let events = session.events
         try await session.connect(token: credentials.token)
         print("* connected as \(name); type a line and press enter (Ctrl-D to leave)")
-        try await session.signal(type: "chat-join", data: name)
+        try await session.signal(type: ChatMessage.joinSignalType, data: name)
 
         let me = session.connection?.connectionId
         let printer = Task {
             var names: [String: String] = [:]  // connection id → name
             for await event in events {
                 switch event {
-                case .signalReceived(let type, let data, let from):
-                    guard let from = from?.connectionId, from != me else { continue }
+                case .signalReceived(let type, let data, let connection):
+                    // No sender: a signal the server's REST API sent on the project's behalf.
+                    let from = connection?.connectionId
+                    if let from, from == me { continue }
                     switch type {
-                    case "chat-join":
-                        names[from] = data
+                    case ChatMessage.joinSignalType:
+                        if let from { names[from] = data }
                         print("* \(data) joined")
-                    case "chat":
-                        guard let line = try? JSONDecoder().decode(ChatLine.self, from: Data(data.utf8)) else { continue }
-                        names[from] = line.name
-                        print("[\(line.name)] \(line.text)")
+                    case ChatMessage.signalType:
+                        let message = ChatMessage(signalData: data)
+                        if let from, let name = message.name { names[from] = name }
+                        // A plain-text line (an older peer) is shown as text, under the name it announced if any.
+                        print("[\(message.name ?? from.flatMap { names[$0] ?? $0 } ?? "server")] \(message.text)")
                     default: continue
                     }
                 case .connectionDestroyed(let c):
@@ -92,9 +99,8 @@ struct SignalingChat: AsyncParsableCommand {
 
         for await line in StandardInputLines.stream() {
             guard !line.isEmpty else { continue }
-            let payload = String(decoding: try JSONEncoder().encode(ChatLine(name: name, text: line)), as: UTF8.self)
             do {
-                try await session.signal(type: "chat", data: payload)
+                try await session.signal(type: ChatMessage.signalType, data: ChatMessage(name: name, text: line).signalData)
             } catch {
                 print("* not sent: \(error)")
             }
@@ -103,12 +109,6 @@ struct SignalingChat: AsyncParsableCommand {
         printer.cancel()
         await embedded?.stop()
     }
-}
-
-/// One chat line on the wire (the signal's data).
-struct ChatLine: Codable {
-    var name: String
-    var text: String
 }
 
 /// Lines of standard input, read on a thread of their own; the stream ends at end of file.

@@ -23,6 +23,8 @@ public final class TokKitServer: Service, Sendable {
     private let endpoint: SignalingEndpoint
     /// Counts open TCP connections against ``ServerConfiguration/maxConnections`` and its per-address cap.
     private let limiter: ConnectionLimiter
+    /// The Prometheus metrics served at `GET /metrics`.
+    let metrics = ServerMetrics()
     private let logger: Logger
     private let runState = Mutex<RunState>(.idle)
 
@@ -39,11 +41,12 @@ public final class TokKitServer: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         authority = TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
-        registry = SessionRegistry(authority: authority, configuration: configuration, logger: logger)
+        registry = SessionRegistry(
+            authority: authority, configuration: configuration, logger: logger, metrics: metrics)
         endpoint = SignalingEndpoint(
             registry: registry, outboxCapacity: configuration.outboxCapacity,
             outboxMaxBytes: configuration.outboxMaxBytes,
-            closeTimeout: .milliseconds(Int64(configuration.closeTimeoutMs)))
+            closeTimeout: .milliseconds(Int64(configuration.closeTimeoutMs)), metrics: metrics)
         limiter = ConnectionLimiter(
             maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
     }
@@ -154,6 +157,12 @@ public final class TokKitServer: Service, Sendable {
 
     /// Counts of everything the server holds (leak checks).
     public func stats() async -> RegistryStats {
+        await Self.stats(registry: registry, endpoint: endpoint, limiter: limiter)
+    }
+
+    private static func stats(registry: SessionRegistry, endpoint: SignalingEndpoint, limiter: ConnectionLimiter) async
+        -> RegistryStats
+    {
         var stats = await registry.stats()
         stats.socketTasks = endpoint.activeSockets.current
         stats.tcpConnections = limiter.open
@@ -178,12 +187,19 @@ public final class TokKitServer: Service, Sendable {
     private func makeApplication(onBound: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
         let router = Router(context: ServerRequestContext.self)
         let rate = QuickStartLimiter(rate: configuration.quickStartRate, burst: configuration.quickStartBurst)
-        RESTRoutes(registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate)
-            .register(on: router)
-        BrowserClient(registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate)
-            .register(on: router)
+        RESTRoutes(
+            registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate,
+            metrics: metrics
+        ).register(on: router)
+        BrowserClient(
+            registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate,
+            metrics: metrics
+        ).register(on: router)
+        MetricsRoute(authority: authority, metrics: metrics) { [registry, endpoint, limiter] in
+            await Self.stats(registry: registry, endpoint: endpoint, limiter: limiter)
+        }.register(on: router)
         // After the routes, so these two only wrap the not-found path; the JSON 404 outermost, after static files.
-        router.add(middleware: JSONNotFoundMiddleware())
+        router.add(middleware: JSONNotFoundMiddleware(metrics: metrics))
         if let directory = configuration.staticDirectory {
             router.add(
                 middleware: FileMiddleware<ServerRequestContext, LocalFileSystem>(
@@ -200,7 +216,7 @@ public final class TokKitServer: Service, Sendable {
         let timeouts = RequestGuard.Timeouts(
             head: .milliseconds(Int64(configuration.requestHeadTimeoutMs)),
             body: .milliseconds(Int64(configuration.requestBodyTimeoutMs)))
-        let server = HTTPServerBuilder { [limiter] responder in
+        let server = HTTPServerBuilder { [limiter, metrics] responder in
             GuardedChildChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, configuration: .init(http1: http1, ws: webSocket)
@@ -213,7 +229,7 @@ public final class TokKitServer: Service, Sendable {
                             inbound: inbound, outbound: outbound, upgrade: upgrade, logger: context.logger)
                     }
                 },
-                limiter: limiter, timeouts: timeouts)
+                limiter: limiter, timeouts: timeouts, metrics: metrics)
         }
         return Application(
             router: router,

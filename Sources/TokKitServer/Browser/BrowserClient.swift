@@ -19,6 +19,8 @@ struct BrowserClient: Sendable {
     let quickStart: Bool
     /// The quick-start calls' rate limit (nil: none).
     var limiter: QuickStartLimiter? = nil
+    /// Counts refused calls by code (nil: not counted).
+    var metrics: ServerMetrics? = nil
 
     /// One served file.
     struct File: Sendable {
@@ -51,14 +53,20 @@ struct BrowserClient: Sendable {
     }
 
     private func credentials(sessionId: String, for address: String?) async -> Response {
-        if let limiter, !limiter.allow(address) { return RESTFailure.tooManyQuickStartCalls.response }
-        do throws(ProtocolError) {
-            _ = try await registry.quickStartSession(sessionId)
-            let token = try authority.issue(sessionId: sessionId, role: .publisher, now: WallClock.seconds())
-            return JSONResponse.make(
-                SessionCredentials(apiKey: authority.apiKey, sessionId: sessionId, token: token.token))
-        } catch {
-            return RESTFailure(error).response
+        let failure: RESTFailure
+        if let limiter, !limiter.allow(address) {
+            failure = .tooManyQuickStartCalls
+        } else {
+            do throws(ProtocolError) {
+                _ = try await registry.quickStartSession(sessionId)
+                let token = try authority.issue(sessionId: sessionId, role: .publisher, now: WallClock.seconds())
+                return JSONResponse.make(
+                    SessionCredentials(apiKey: authority.apiKey, sessionId: sessionId, token: token.token))
+            } catch {
+                failure = RESTFailure(error)
+            }
         }
+        metrics?.refused(failure.error.code, via: .rest)
+        return failure.response
     }
 }

@@ -1,6 +1,7 @@
 import HummingbirdCore
 import Logging
 import NIOCore
+import TokKitProtocol
 
 /// Wraps the server's HTTP + WebSocket child channel (Hummingbird's `HTTP1WebSocketUpgradeChannel`) with the
 /// connection layer's defences: each accepted connection is first counted by the ``ConnectionLimiter`` (over a cap
@@ -25,6 +26,8 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     let inner: Inner
     let limiter: ConnectionLimiter
     let timeouts: RequestGuard.Timeouts
+    /// Counts refused and malformed connections and missed deadlines.
+    let metrics: ServerMetrics
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress
@@ -33,15 +36,16 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
         } catch {
             // Debug, not notice: under a flood a line per refused connection would be one more thing to exhaust.
             logger.debug("connection refused", metadata: ["peer": "\(address ?? "?")", "reason": "\(error)"])
+            metrics.refused(.limitReached, via: .http)
             return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(RefusalHandler(reply: .refused(error)))
                 return .refused(channel)
             }
         }
         channel.closeFuture.whenComplete { [limiter] _ in limiter.release(address) }
-        let timeouts = timeouts
+        let timeouts = timeouts, metrics = metrics
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            try channel.pipeline.syncOperations.addHandler(RequestGuard(timeouts: timeouts))
+            try channel.pipeline.syncOperations.addHandler(RequestGuard(timeouts: timeouts, metrics: metrics))
             return .admitted(value)
         }
     }

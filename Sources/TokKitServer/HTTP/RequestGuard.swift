@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import TokKitProtocol
 
 /// Guards one HTTP connection of the server from its opening until it is upgraded to the signaling WebSocket (then
 /// it steps aside: the signaling protocol has its own deadlines, Docs/Protocol.md 6.2).
@@ -47,6 +48,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let timeouts: Timeouts
+    /// Counts 400 answers (refused, 1011) and missed deadlines (nil: not counted).
+    private let metrics: ServerMetrics?
     private var phase = Phase.awaitingHead
     /// A request went on to the router: from then on Hummingbird answers parse errors itself.
     private var routerServes = false
@@ -54,8 +57,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var unanswered = 0
     private var deadline: Scheduled<Void>?
 
-    init(timeouts: Timeouts) {
+    init(timeouts: Timeouts, metrics: ServerMetrics? = nil) {
         self.timeouts = timeouts
+        self.metrics = metrics
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -166,6 +170,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers 400 and closes once it is written (or at the head deadline, if the peer does not read).
     private func reject(context: ChannelHandlerContext) {
+        metrics?.refused(HTTPErrorReply.malformed.error.code, via: .http)
         phase = .closing
         arm(timeouts.head, context: context)
         let parts = HTTPErrorReply.malformed.parts
@@ -191,6 +196,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
             deadline = nil
             guard phase != .handedOver else { return }
+            if phase != .closing { metrics?.httpTimedOut() }
             phase = .closing
             Self.close(context.channel, quietly: !routerServes)
         }

@@ -9,6 +9,8 @@ struct RESTRoutes: Sendable {
     let quickStart: Bool
     /// The quick-start calls' rate limit (nil: none).
     var limiter: QuickStartLimiter? = nil
+    /// Counts refused calls by code (nil: not counted).
+    var metrics: ServerMetrics? = nil
 
     /// Largest REST body read, in bytes (bigger signal bodies get 413 / 1413).
     static let maxBodyBytes = 131_072
@@ -168,11 +170,12 @@ struct RESTRoutes: Sendable {
 
     // MARK: Helpers
 
-    /// Runs a handler, turning a failure into its JSON error response.
+    /// Runs a handler, turning a failure into its JSON error response (counted as refused, by code).
     private func handle(_ body: () async throws(RESTFailure) -> Response) async -> Response {
         do {
             return try await body()
         } catch {
+            metrics?.refused(error.error.code, via: .rest)
             return error.response
         }
     }

@@ -20,6 +20,7 @@ extension SessionRegistry {
             sessionId: RandomID.session(), apiKey: authority.apiKey, mediaMode: mediaMode, archiveMode: archiveMode,
             createdAt: WallClock.milliseconds())
         sessions[description.sessionId] = SessionRecord(description: description, emptySince: now)
+        metrics.sessionCreated()
         return description
     }
 
@@ -94,11 +95,13 @@ extension SessionRegistry {
         if let target { try member(target, in: sessionId) }
         accepted()
         let message = ServerMessage.signal(.init(type: type, data: data, from: from, to: target))
+        let deliveries: Int
         if let target {
-            send(message, to: target)
+            deliveries = send(message, to: target) ? 1 : 0
         } else {
-            broadcast(message, in: sessionId)
+            deliveries = broadcast(message, in: sessionId)
         }
+        metrics.signal(via: from == nil ? .rest : .websocket, deliveries: deliveries)
     }
 
     func forceDisconnect(_ connectionId: String, in sessionId: String, accepted: () -> Void = {}) throws(ProtocolError) {

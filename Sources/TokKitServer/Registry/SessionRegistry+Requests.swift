@@ -61,12 +61,19 @@ extension SessionRegistry {
                 sessionId: connect.sessionId, role: claims.role, info: info, resumeToken: RandomID.make(bytes: 32))
             connections[id]?.membership = membership
             connections[id]?.state = .connected
+            connections[id]?.label?.set(connection: id, session: connect.sessionId)
             sendConnected(id, resumed: false)
             broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionId, except: id)
             sessions[connect.sessionId]?.connectionIds.append(id)
-            logger.debug("connected", metadata: ["connection": "\(id)", "role": "\(claims.role.rawValue)"])
+            metrics.connected()
+            logger.debug("connected", metadata: logMetadata(id, ["role": "\(claims.role.rawValue)"]))
         } catch {
-            logger.debug("connect refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
+            // The session asked for, when it exists (a client's string is not echoed into the log otherwise).
+            var metadata = logMetadata(id, ["code": "\(error.code.rawValue)", "reason": "\(error.message)"])
+            if sessions[exactly: connect.sessionId] != nil {
+                metadata[ConnectionLabel.sessionKey] = .string(connect.sessionId)
+            }
+            logger.debug("connect refused", metadata: metadata)
             reply(rid, error: error, to: id)
             reject(id, code: .policyViolation)
         }
@@ -100,11 +107,14 @@ extension SessionRegistry {
         sockets[socket] = target.id
         connections[target.id]?.socket = socket
         connections[target.id]?.outbox = fresh.outbox
+        connections[target.id]?.label = fresh.label
+        fresh.label?.set(connection: target.id, session: membership.sessionId)
         connections[target.id]?.state = .connected
         connections[target.id]?.lastSeen = now
         connections[target.id]?.membership?.resumeToken = RandomID.make(bytes: 32)
         sendConnected(target.id, resumed: true)
-        logger.debug("resumed", metadata: ["connection": "\(target.id)"])
+        metrics.resumed()
+        logger.debug("resumed", metadata: logMetadata(target.id))
     }
 
     private func sendConnected(_ id: String, resumed: Bool) {
@@ -150,6 +160,8 @@ extension SessionRegistry {
             streams[info.id] = StreamRecord(info: info, sessionId: sessionId)
             sessions[sessionId]?.streamIds.append(info.id)
             connections[id]?.streamIds.append(info.id)
+            metrics.streamPublished()
+            logger.debug("stream published", metadata: logMetadata(id, ["stream_id": "\(info.id)"]))
             ack(rid, to: id, streamId: info.id)
             broadcast(.streamCreated(.init(stream: info)), in: sessionId)
         case let .unpublish(reference):
@@ -181,6 +193,9 @@ extension SessionRegistry {
             subscriptions[subscription.id] = subscription
             streams[stream.id]?.subscriberIds.append(subscription.id)
             connections[id]?.subscriberIds.append(subscription.id)
+            metrics.subscribed()
+            logger.debug("subscribed", metadata: logMetadata(
+                id, ["stream_id": "\(stream.id)", "subscriber_id": "\(subscription.id)"]))
             ack(rid, to: id, streamId: stream.id, subscriberId: subscription.id)
             send(
                 .subscribe(

@@ -15,6 +15,8 @@ actor SessionRegistry {
     let logger: Logger
     /// Mints the TURN credentials of `connected`, when a TURN secret is configured.
     let turnCredentials: TURNCredentials?
+    /// The server's counters (`GET /metrics`).
+    let metrics: ServerMetrics
 
     var sessions: [String: SessionRecord] = [:]
     var rooms: [String: String] = [:]
@@ -25,10 +27,12 @@ actor SessionRegistry {
     private var nextSocket: UInt64 = 0
     private var isShutDown = false
 
-    init(authority: TokenAuthority, configuration: ServerConfiguration, logger: Logger) {
+    init(authority: TokenAuthority, configuration: ServerConfiguration, logger: Logger,
+         metrics: ServerMetrics = ServerMetrics()) {
         self.authority = authority
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
         turnCredentials = configuration.turnSecret.map {
             TURNCredentials(secret: $0, lifetimeSeconds: Int64(configuration.turnCredentialLifetime))
         }
@@ -39,8 +43,11 @@ actor SessionRegistry {
 
     // MARK: Sockets
 
-    /// Registers a new socket as a `connecting` connection. After shutdown the outbox is closed at once.
-    func open(outbox: Outbox, now: ContinuousClock.Instant = .now) -> SocketID {
+    /// Registers a new socket as a `connecting` connection, labelling it with the connection's id. After shutdown the
+    /// outbox is closed at once.
+    func open(outbox: Outbox, label: ConnectionLabel = ConnectionLabel(), now: ContinuousClock.Instant = .now)
+        -> SocketID
+    {
         nextSocket += 1
         let socket = SocketID(value: nextSocket)
         guard !isShutDown else {
@@ -50,8 +57,9 @@ actor SessionRegistry {
         let id = RandomID.object()
         connections[id] = ConnectionRecord(
             id: id, state: .connecting(deadline: now + .milliseconds(configuration.connectTimeoutMs)),
-            socket: socket, outbox: outbox, lastSeen: now)
+            socket: socket, outbox: outbox, label: label, lastSeen: now)
         sockets[socket] = id
+        label.set(connection: id, session: nil)
         return socket
     }
 
@@ -61,6 +69,7 @@ actor SessionRegistry {
         guard let id = sockets.removeValue(forKey: socket), var connection = connections[id] else { return }
         connection.outbox?.close(.normal)
         connection.outbox = nil
+        connection.label = nil
         connection.socket = nil
         switch connection.state {
         case .connecting, .closed:
@@ -68,7 +77,7 @@ actor SessionRegistry {
         case .connected:
             connection.state = .awaitingResume(deadline: now + resumeGrace)
             connections[id] = connection
-            logger.debug("connection lost, awaiting resume", metadata: ["connection": "\(id)"])
+            logger.debug("connection lost, awaiting resume", metadata: logMetadata(id))
             if configuration.resumeGraceMs == 0 { destroy(id, reason: .networkDisconnected) }
         case .awaitingResume:
             connections[id] = connection
@@ -81,6 +90,7 @@ actor SessionRegistry {
         if let socket = connection.socket { sockets[socket] = nil }
         connection.outbox?.close(code)
         connection.outbox = nil
+        connection.label = nil
         connection.socket = nil
         connection.state = .awaitingResume(deadline: now + resumeGrace)
         connections[id] = connection
@@ -104,10 +114,10 @@ actor SessionRegistry {
             guard let connection = connections[id] else { continue }
             switch connection.state {
             case let .connecting(deadline) where now >= deadline:
-                send(.error(.init(rid: nil, code: .connectFailed, message: "no connect before the deadline")), to: id)
+                reply(nil, error: ProtocolError(.connectFailed, "no connect before the deadline"), to: id)
                 reject(id, code: .policyViolation)
             case .connected where now - connection.lastSeen > heartbeatTimeout:
-                logger.debug("heartbeat timeout", metadata: ["connection": "\(id)"])
+                logger.debug("heartbeat timeout", metadata: logMetadata(id))
                 detach(id, code: .goingAway, now: now)
             case let .awaitingResume(deadline) where now >= deadline:
                 destroy(id, reason: .networkDisconnected)
@@ -133,6 +143,7 @@ actor SessionRegistry {
         }
         guard !expired.isEmpty else { return }
         for id in expired { sessions[id] = nil }
+        metrics.sessionsExpired(expired.count)
         rooms = rooms.filter { !expired.contains($0.value) }
         logger.debug("empty sessions expired", metadata: ["count": "\(expired.count)"])
     }
@@ -168,27 +179,46 @@ actor SessionRegistry {
 
     // MARK: Delivery
 
-    /// Sends one message to one connection if it has a socket; dropped otherwise (awaiting resume).
-    func send(_ message: ServerMessage, to id: String) {
-        connections[id]?.outbox?.send(WireCodec.encode(message))
+    /// Sends one message to one connection if it has a socket; dropped otherwise (awaiting resume). Whether it was
+    /// queued.
+    @discardableResult
+    func send(_ message: ServerMessage, to id: String) -> Bool {
+        connections[id]?.outbox?.send(WireCodec.encode(message)) ?? false
     }
 
-    /// Sends one message (encoded once) to every member of a session with a socket, except `excluded`.
-    func broadcast(_ message: ServerMessage, in sessionId: String, except excluded: String? = nil) {
-        guard let session = sessions[sessionId] else { return }
+    /// Sends one message (encoded once) to every member of a session with a socket, except `excluded`. How many
+    /// queued it.
+    @discardableResult
+    func broadcast(_ message: ServerMessage, in sessionId: String, except excluded: String? = nil) -> Int {
+        guard let session = sessions[sessionId] else { return 0 }
         let bytes = WireCodec.encode(message)
+        var queued = 0
         for id in session.connectionIds where id != excluded {
-            connections[id]?.outbox?.send(bytes)
+            if connections[id]?.outbox?.send(bytes) == true { queued += 1 }
         }
+        return queued
     }
 
+    /// Answers a request with `error` (counted as refused, by code).
     func reply(_ rid: Int?, error: ProtocolError, to id: String) {
+        metrics.refused(error.code, via: .websocket)
+        logger.debug(
+            "request refused",
+            metadata: logMetadata(id, ["code": "\(error.code.rawValue)", "rid": "\(rid.map(String.init) ?? "-")"]))
         send(.error(.init(rid: rid, error)), to: id)
     }
 
     func ack(_ rid: Int?, to id: String, streamId: String? = nil, subscriberId: String? = nil) {
         guard let rid else { return }
         send(.ack(.init(rid: rid, streamId: streamId, subscriberId: subscriberId)), to: id)
+    }
+
+    // MARK: Logs
+
+    /// The metadata of a line about connection `id` (Docs/Server.md): its id (``ConnectionLabel/connectionKey``),
+    /// its session's once it joined (``ConnectionLabel/sessionKey``), and `extra`.
+    func logMetadata(_ id: String, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
+        ConnectionLabel.metadata((id, connections[id]?.membership?.sessionId)).merging(extra) { $1 }
     }
 
     // MARK: Removal
@@ -202,6 +232,7 @@ actor SessionRegistry {
             reject(id, code: .normal)
             return
         }
+        let metadata = logMetadata(id, ["reason": "\(reason.rawValue)"])
         for streamId in connection.streamIds {
             removeStream(streamId, reason: StreamDestroyedReason(reason), except: id)
         }
@@ -217,7 +248,8 @@ actor SessionRegistry {
         connection.outbox?.close(.normal)
         if let socket = connection.socket { sockets[socket] = nil }
         connections[id] = nil
-        logger.debug("connection destroyed", metadata: ["connection": "\(id)", "reason": "\(reason.rawValue)"])
+        metrics.connectionDestroyed(reason)
+        logger.debug("connection destroyed", metadata: metadata)
     }
 
     /// Ends a stream: its subscriptions go away silently, members get `streamDestroyed` (except `excluded`).

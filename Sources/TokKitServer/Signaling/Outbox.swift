@@ -8,8 +8,8 @@ import Synchronization
 /// bytes wait (a message counts from `send` until written to the channel; one message alone may be larger, so a big
 /// `connected` snapshot always goes out). A client that lets more pile up (it does
 /// not read) overflows it: the outbox closes with ``CloseCode/outboxOverflow``, the writer drops what is queued
-/// (``isOverflowed``) and `onOverflow` runs once, so the socket can be cut even while the writer waits on a
-/// peer that does not read. Thread-safe (`Sendable`): the continuation is thread-safe and the rest is guarded by a
+/// (``isOverflowed``) and `onOverflow` runs once with the number of messages discarded (those queued and the one that
+/// did not fit), so the socket can be cut even while the writer waits on a peer that does not read. Thread-safe (`Sendable`): the continuation is thread-safe and the rest is guarded by a
 /// `Mutex`, held only to count.
 final class Outbox: Sendable {
     private struct State {
@@ -23,9 +23,9 @@ final class Outbox: Sendable {
     let maxBytes: Int
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let state = Mutex(State())
-    private let onOverflow: @Sendable () -> Void
+    private let onOverflow: @Sendable (_ droppedMessages: Int) -> Void
 
-    init(capacity: Int, maxBytes: Int = .max, onOverflow: @escaping @Sendable () -> Void = {}) {
+    init(capacity: Int, maxBytes: Int = .max, onOverflow: @escaping @Sendable (_ droppedMessages: Int) -> Void = { _ in }) {
         self.capacity = capacity
         self.maxBytes = maxBytes
         self.onOverflow = onOverflow
@@ -35,14 +35,14 @@ final class Outbox: Sendable {
     /// Enqueues one encoded message; false if the outbox is closed or just overflowed (and closed itself).
     @discardableResult
     func send(_ bytes: [UInt8]) -> Bool {
-        enum Outcome { case queued, closed, overflowed }
+        enum Outcome { case queued, closed, overflowed(dropped: Int) }
         let outcome = state.withLock { state -> Outcome in
             guard state.closing == nil else { return .closed }
             guard state.queuedMessages < capacity,
                   state.queuedBytes == 0 || bytes.count <= maxBytes - state.queuedBytes
             else {
                 state.closing = .outboxOverflow
-                return .overflowed
+                return .overflowed(dropped: state.queuedMessages + 1)
             }
             state.queuedMessages += 1
             state.queuedBytes += bytes.count
@@ -54,9 +54,9 @@ final class Outbox: Sendable {
             return true
         case .closed:
             return false
-        case .overflowed:
+        case let .overflowed(dropped):
             continuation.finish()
-            onOverflow()
+            onOverflow(dropped)
             return false
         }
     }

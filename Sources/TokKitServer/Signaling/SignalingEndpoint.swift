@@ -26,6 +26,8 @@ struct SignalingEndpoint: Sendable {
     let outboxMaxBytes: Int
     /// How long an overflowed socket's writer may take to send its close frame before the connection is cut.
     let closeTimeout: TimeAmount
+    /// Counts outbox overflows.
+    let metrics: ServerMetrics
     let activeSockets = Counter()
     let openSockets = Counter()
 
@@ -73,11 +75,15 @@ struct SignalingEndpoint: Sendable {
             activeSockets.decrement()
             upgrade.release()
         }
-        let outbox = Outbox(capacity: outboxCapacity, maxBytes: outboxMaxBytes) { [closeTimeout] in
-            logger.notice("signaling socket dropped: outbox full, the client does not read")
+        // The socket's lines carry its connection's ids (set by the registry: on open, connect and resume).
+        let label = ConnectionLabel()
+        let outbox = Outbox(capacity: outboxCapacity, maxBytes: outboxMaxBytes) { [closeTimeout, metrics] dropped in
+            metrics.outboxOverflowed(droppedMessages: dropped)
+            logger.notice("signaling socket dropped: outbox full, the client does not read",
+                          metadata: label.metadata.merging(["dropped_messages": "\(dropped)"]) { $1 })
             upgrade.cut(after: closeTimeout)
         }
-        let socket = await registry.open(outbox: outbox)
+        let socket = await registry.open(outbox: outbox, label: label)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await bytes in outbox.messages {
@@ -108,14 +114,18 @@ struct SignalingEndpoint: Sendable {
                         case let .close(code):
                             // Closed here, by the reader, so that the code cannot lose a race with the writer's or
                             // the WebSocket handler's own close (1000); the outbox takes the same code.
-                            logger.debug("signaling socket closed", metadata: ["code": "\(code.webSocketCode)"])
+                            logger.debug("signaling socket closed", metadata: label.metadata.merging(
+                                ["code": "\(UInt16(webSocketErrorCode: code.webSocketCode))"]) { $1 })
                             outbox.close(code)
                             try? await outbound.close(code.webSocketCode, reason: nil)
                             break frames
                         }
                     }
+                } catch is CancellationError {
+                    // The writer ended first (the registry closed the outbox): nothing went wrong reading.
                 } catch {
-                    logger.debug("signaling socket read failed", metadata: ["error": "\(error)"])
+                    logger.debug("signaling socket read failed", metadata: label.metadata.merging(
+                        ["error": "\(error)"]) { $1 })
                 }
                 await registry.socketClosed(socket)
             }
@@ -123,5 +133,9 @@ struct SignalingEndpoint: Sendable {
             group.cancelAll()
         }
         await registry.socketClosed(socket)
+        // One line per socket with both the connection's ids and the HTTP layer's request id (the handler's logger
+        // carries `hb.request.id`), to tie Hummingbird's lines about it to the connection.
+        logger.debug("signaling socket ended", metadata: label.metadata.merging(
+            ["close_code": "\(UInt16(webSocketErrorCode: outbox.closeCode.webSocketCode))"]) { $1 })
     }
 }

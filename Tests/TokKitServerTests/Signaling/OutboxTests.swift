@@ -6,8 +6,11 @@ import Testing
 /// The outbox is bounded by bytes as well as by message count (issue 17, item 5).
 @Suite struct OutboxTests {
     @Test func overTheByteBudgetItOverflowsOnceAndClosesWithOutboxFull() {
-        let overflows = Mutex(0)
-        let outbox = Outbox(capacity: 1_000, maxBytes: 1_000) { overflows.withLock { $0 += 1 } }
+        let overflows = Mutex(0), dropped = Mutex(0)
+        let outbox = Outbox(capacity: 1_000, maxBytes: 1_000) { count in
+            overflows.withLock { $0 += 1 }
+            dropped.withLock { $0 += count }
+        }
         #expect(outbox.send([UInt8](repeating: 1, count: 600)))
         #expect(outbox.send([UInt8](repeating: 1, count: 400)))  // exactly the budget
         #expect(outbox.queuedBytes == 1_000)
@@ -16,6 +19,7 @@ import Testing
         #expect(outbox.closeCode.webSocketCode == .policyViolation && outbox.closeCode.reason == "outbox full")
         #expect(!outbox.send([1]))  // closed: refused, no second overflow
         #expect(overflows.withLock { $0 } == 1)
+        #expect(dropped.withLock { $0 } == 3)  // the two queued and the one that did not fit
     }
 
     @Test func writtenMessagesNoLongerCount() {
