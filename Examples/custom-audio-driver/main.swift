@@ -86,14 +86,15 @@ final class ToneAndFileAudioDevice: AudioDevice {
     var isRendering: Bool { state.withLock { $0.renderThread != nil } }
 
     func initializeRendering() throws(AudioDeviceError) {
-        do {
-            let writer = try WAVWriter(path: path, format: renderFormat)
-            state.withLock { s in
-                s.writer = writer
-                s.renderInitialized = true
+        let (path, format) = (path, renderFormat)
+        // Made under the lock that keeps it: a WAVWriter belongs to one thread (or one lock) at a time.
+        try state.withLock { (s: inout State) throws(AudioDeviceError) in
+            do throws(WAVError) {
+                s.writer = try WAVWriter(path: path, format: format)
+            } catch {
+                throw .invalidFile(path: path, reason: "\(error)")
             }
-        } catch {
-            throw .invalidFile(path: path, reason: "\(error)")
+            s.renderInitialized = true
         }
     }
 

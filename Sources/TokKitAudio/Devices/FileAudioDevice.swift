@@ -20,7 +20,6 @@ public final class FileAudioDevice: AudioDevice {
     public let captureFormat: AudioFormat
     public let renderFormat: AudioFormat
 
-    private let reader: WAVReader?
     private let loop: Bool
     private let bus = AudioBusSlot()
     private let capture: AudioDeviceSide<FileCaptureWorker>
@@ -31,17 +30,11 @@ public final class FileAudioDevice: AudioDevice {
     public init(
         captureFile: String? = nil, loop: Bool = false, renderFile: String? = nil, renderFormat: AudioFormat = .voice
     ) throws(AudioDeviceError) {
-        if let captureFile {
-            do throws(WAVError) { reader = try WAVReader(path: captureFile) } catch {
-                throw .invalidFile(path: captureFile, reason: error.description)
-            }
-        } else {
-            reader = nil
-        }
+        // Checked now; each initializeCapture opens it again for its own worker (a reader is one thread's).
+        captureFormat = try captureFile.map { path throws(AudioDeviceError) in try Self.open(path).format } ?? .voice
         self.captureFile = captureFile
         self.renderFile = renderFile
         self.loop = loop
-        captureFormat = reader?.format ?? .voice
         self.renderFormat = renderFormat
         capture = AudioDeviceSide(threadName: "file-capture", pacing: .clock, bus: bus)
         render = AudioDeviceSide(threadName: "file-render", pacing: .clock, bus: bus)
@@ -75,12 +68,20 @@ public final class FileAudioDevice: AudioDevice {
 
     // MARK: Capture
 
-    public var isCaptureAvailable: Bool { reader != nil }
+    public var isCaptureAvailable: Bool { captureFile != nil }
 
     public func initializeCapture() throws(AudioDeviceError) {
-        guard let reader else { throw .noSuchDevice("(no capture file)") }
+        guard let captureFile else { throw .noSuchDevice("(no capture file)") }
         guard captureFormat.isSupported else { throw .unsupportedFormat(captureFormat) }
-        try capture.initialize { () throws(AudioDeviceError) in FileCaptureWorker(reader: reader, loop: loop) }
+        try capture.initialize { () throws(AudioDeviceError) in
+            FileCaptureWorker(reader: try Self.open(captureFile), loop: loop)
+        }
+    }
+
+    private static func open(_ path: String) throws(AudioDeviceError) -> WAVReader {
+        do throws(WAVError) { return try WAVReader(path: path) } catch {
+            throw .invalidFile(path: path, reason: error.description)
+        }
     }
 
     public var isCaptureInitialized: Bool { capture.isInitialized }

@@ -10,7 +10,7 @@ import Glibc
 /// no allocation per read).
 ///
 /// Not thread-safe: one thread at a time (a device hands it from its control thread to its capture thread).
-public final class WAVReader: @unchecked Sendable {
+public final class WAVReader {
     public let path: String
     /// Format and position of the samples.
     public let header: WAVHeader

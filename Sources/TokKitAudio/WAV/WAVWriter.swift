@@ -11,8 +11,8 @@ import Glibc
 /// by ``updateHeader()`` / ``close()``. A file that was never fixed up (the process died) still reads back:
 /// ``WAVReader`` takes the `data` chunk up to the end of the file.
 ///
-/// Not thread-safe: one thread at a time.
-public final class WAVWriter: @unchecked Sendable {
+/// Not thread-safe, and not `Sendable`: it belongs to one thread (or one lock) at a time.
+public final class WAVWriter {
     public let path: String
     public let format: AudioFormat
     /// Frames written so far.
