@@ -46,9 +46,9 @@ import TokKitSRTP
 /// the ICE network thread (`networkThreadName`), one call per packet, no task, no allocation; they must not block.
 /// Feedback handlers run on the same thread with no lock of the connection held.
 ///
-/// Lock order (a lock is only taken while holding those to its left): `control` → `transport`; a send section →
-/// ``NACKResponder`` → ``TransportCongestionControl``; `feedbackScratch` → ``TransportFeedback`` and
-/// ``TransportCongestionControl``. Every other lock (receive sections, handlers, ``RTCPReporter``,
+/// Lock order (a lock is only taken while holding those to its left): `control` → `transport`; a send section
+/// (which holds the video ``NACKResponder``) → ``TransportCongestionControl``; `feedbackScratch` →
+/// ``TransportFeedback`` and ``TransportCongestionControl``. Every other lock (receive sections, handlers, ``RTCPReporter``,
 /// ``KeyframeRequestRouter``, ``NACKRequester``) is taken alone.
 public final class PeerConnection: Sendable {
     /// Receives one decrypted RTP packet of a section, on the network thread; valid only during the call.
