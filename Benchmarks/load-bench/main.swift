@@ -176,13 +176,14 @@ struct HTTPReply { var status: Int; var body: String }
 /// One request on its own connection (`Connection: close`), read to EOF; bounded by `timeout`.
 func http(_ port: Int, _ method: String, _ path: String, body: String? = nil, headers: [String] = [],
           timeout: Duration = .seconds(10)) async throws -> HTTPReply {
-    var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-    for header in headers { request += header + "\r\n" }
+    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    for header in headers { head += header + "\r\n" }
     if let body {
-        request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
+        head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
     } else {
-        request += "\r\n"
+        head += "\r\n"
     }
+    let request = head
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .connectTimeout(.seconds(5))
         .connect(host: "127.0.0.1", port: port) { channel in
@@ -504,6 +505,9 @@ func sessionsScenario(name: String, server: ServerProcess, sessions: Int, perSes
     emit("\(name).delivery_rate", Double(delivered) / (ms(span) / 1000), "deliveries/s")
     emit("\(name).delivery_span", ms(span), "ms")
     emitDistribution("\(name).signal_latency", clients.flatMap { $0.latencies.withLock { $0 } })
+    let lost = clients.filter { $0.failure.withLock { $0 } != nil }
+    emit("\(name).sockets_ended_before_leaving", Double(lost.count), "clients")
+    if let first = lost.first?.failure.withLock({ $0 }) { note("first socket end before leaving: \(first.prefix(300))") }
     emit("\(name).closed_outbox_full", Double(clients.filter { $0.outboxFull.load(ordering: .relaxed) }.count), "clients")
     emitFigures(name, "signalled", server.figures())
 
