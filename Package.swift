@@ -81,6 +81,8 @@ let package = Package(
 
         // MARK: Sessions
         .target(name: "TokKitProtocol", swiftSettings: strict),
+        .target(name: "TokKitProtocolFuzz", dependencies: ["TokKitProtocol"], path: "Fuzz/ProtocolHarness",
+                swiftSettings: strict),
         .target(
             name: "TokKit",
             dependencies: [
@@ -210,6 +212,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
+        .testTarget(name: "TokKitProtocolFuzzTests", dependencies: ["TokKitProtocolFuzz"], swiftSettings: strict),
         .testTarget(name: "TokKitStreamingTests",
                     dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
                     swiftSettings: strict),
