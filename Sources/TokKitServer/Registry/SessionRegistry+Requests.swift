@@ -22,6 +22,7 @@ extension SessionRegistry {
         case (.connected, .connect), (.connected, .resume):
             reply(rid, error: ProtocolError(.illegalState, "already connected"), to: id)
         case (.connected, .disconnect):
+            ack(rid, to: id)  // before the connection's own connectionDestroyed and the close
             destroy(id, reason: .clientDisconnected)
         case (.connected, _):
             guard let membership = connection.membership else { return }
@@ -62,6 +63,7 @@ extension SessionRegistry {
             connections[id]?.membership = membership
             connections[id]?.state = .connected
             sendConnected(id, resumed: false)
+            ack(rid, to: id)
             broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionId, except: id)
             sessions[connect.sessionId]?.connectionIds.append(id)
             logger.debug("connected", metadata: ["connection": "\(id)", "role": "\(claims.role.rawValue)"])
@@ -104,6 +106,7 @@ extension SessionRegistry {
         connections[target.id]?.lastSeen = now
         connections[target.id]?.membership?.resumeToken = RandomID.make(bytes: 32)
         sendConnected(target.id, resumed: true)
+        ack(rid, to: target.id)
         logger.debug("resumed", metadata: ["connection": "\(target.id)"])
     }
 
