@@ -73,7 +73,7 @@ import TokKitProtocol
                 }
             }),
             ("no connect before the deadline", {
-                try await TestServer.with({ $0.connectTimeoutMs = 100 }) { server in
+                try await TestServer.with({ $0.connectTimeoutMs = 1_000 }) { server in
                     await (try await ConformanceMember.open(server)).closeCode()
                 }
             }),

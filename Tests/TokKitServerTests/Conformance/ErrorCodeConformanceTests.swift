@@ -27,7 +27,7 @@ import TokKitProtocol
         1004: { try await connect { $0.token = "not.a.token" } },
         1005: { try await connect { $0.sessionId = "2_unknown" } },
         1006: {
-            try await TestServer.with({ $0.connectTimeoutMs = 100 }) { server in
+            try await TestServer.with({ $0.connectTimeoutMs = 1_000 }) { server in
                 let silent = try await ConformanceMember.open(server)  // sends nothing
                 guard case let .error(error) = await silent.client.nextMessage() else { return nil }
                 return error.code.rawValue
