@@ -212,7 +212,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
-        .testTarget(name: "TokKitProtocolFuzzTests", dependencies: ["TokKitProtocolFuzz"], swiftSettings: strict),
+        .testTarget(name: "TokKitProtocolFuzzTests", dependencies: ["TokKitProtocolFuzz", "TokKitProtocol"], swiftSettings: strict),
         .testTarget(name: "TokKitStreamingTests",
                     dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitPeer", "TokKitSDP", "TokKitICETestSupport"],
                     swiftSettings: strict),

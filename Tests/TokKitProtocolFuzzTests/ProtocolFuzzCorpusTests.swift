@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokKitProtocol
 import TokKitProtocolFuzz
 
 /// Replays the committed fuzz seeds and every crasher found so far (Fuzz/seeds, Fuzz/regressions) of the protocol
@@ -38,6 +39,27 @@ import TokKitProtocolFuzz
             let data = try Data(contentsOf: file)
             data.withUnsafeBytes { run($0) }
         }
+    }
+
+    /// The token and token-request seeds are accepted at the harness's first clock, so the fuzzer starts on the
+    /// accepting path of the claim checks (a seed refused as "issued in the future" would leave it to chance).
+    @Test func tokenSeedsAreValidAtTheFuzzClock() throws {
+        let now = FuzzTokens.nows[0]
+        for file in try Self.inputs("seeds", "token") {
+            let bytes = [UInt8](try Data(contentsOf: file))
+            switch bytes.first {
+            case 1: #expect(throws: Never.self, "\(file.lastPathComponent)") {
+                _ = try TokenClaims.verified(payload: Array(bytes.dropFirst()), apiKey: FuzzTokens.apiKey, now: now)
+            }
+            case 2: #expect(throws: Never.self, "\(file.lastPathComponent)") {
+                _ = try AdminClaims.verified(payload: Array(bytes.dropFirst()), apiKey: FuzzTokens.apiKey, now: now)
+            }
+            default: continue
+            }
+        }
+        let request = try #require(try Self.inputs("seeds", "rest").first { $0.lastPathComponent == "token-request" })
+        let body = try WireCodec.decode(TokenRequest.self, from: [UInt8](try Data(contentsOf: request)).dropFirst())
+        #expect(throws: Never.self) { _ = try Validation.tokenExpiry(body.expireTime, now: now) }
     }
 
     /// Every target Fuzz/run knows has a harness here, and every directory of seeds belongs to a target: a new
