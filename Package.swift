@@ -87,6 +87,8 @@ let package = Package(
 
         // MARK: Sessions
         .target(name: "TokKitProtocol", swiftSettings: strict),
+        .target(name: "TokKitProtocolFuzz", dependencies: ["TokKitProtocol"], path: "Fuzz/ProtocolHarness",
+                swiftSettings: strict),
         .target(
             name: "TokKit",
             dependencies: [
@@ -223,6 +225,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
+        .testTarget(name: "TokKitProtocolFuzzTests", dependencies: ["TokKitProtocolFuzz", "TokKitProtocol"], swiftSettings: strict),
         .testTarget(name: "TokKitStreamingTests",
                     dependencies: ["TokKitStreaming", "TokKitMedia", "TokKitCodecs", "TokKitPeer", "TokKitRTP",
                                    "TokKitICETestSupport", "TokKitTesting"],

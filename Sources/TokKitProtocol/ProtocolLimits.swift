@@ -18,6 +18,12 @@ public enum ProtocolLimits {
     public static let defaultTokenLifetime: Int64 = 86_400
     /// Longest token lifetime: 30 days, in seconds.
     public static let maxTokenLifetime: Int64 = 30 * 86_400
+    /// Longest token (client token or admin JWT) accepted, in bytes (``ErrorCode/authorizationFailure`` otherwise).
+    public static let maxTokenBytes = 4_096
+    /// How far in the future a token's `iat` may be (clock skew allowance), in seconds.
+    public static let tokenClockSkew: Int64 = 300
+    /// Longest admin JWT lifetime (`exp` − now, plus ``tokenClockSkew``), in seconds.
+    public static let maxAdminTokenLifetime: Int64 = 300
     /// Largest video dimension accepted in a stream description, in pixels.
     public static let maxVideoDimension = 16_384
 }

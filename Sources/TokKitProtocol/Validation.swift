@@ -41,6 +41,20 @@ public enum Validation {
         }
     }
 
+    /// The expiry of a requested token (`expireTime` of a token request, seconds since the epoch; nil: the default
+    /// lifetime from `now`): must be after `now` and at most ``ProtocolLimits/maxTokenLifetime`` ahead. Both numbers
+    /// may be anything (one comes from a REST body): checked arithmetic, a typed error, never a trap.
+    public static func tokenExpiry(_ requested: Int64?, now: Int64) throws(ProtocolError) -> Int64 {
+        let expiry = requested ?? now.saturatingAdding(ProtocolLimits.defaultTokenLifetime)
+        guard expiry > now else { throw ProtocolError(.invalidParameter, "expireTime must be in the future") }
+        let lifetime = expiry.subtractingReportingOverflow(now)
+        guard !lifetime.overflow else {
+            throw ProtocolError(.invalidParameter, "token lifetime must be 1...\(ProtocolLimits.maxTokenLifetime) s")
+        }
+        try tokenLifetime(lifetime.partialValue)
+        return expiry
+    }
+
     /// Stream name: at most ``ProtocolLimits/maxStreamNameLength`` Unicode scalars.
     public static func streamName(_ name: String) throws(ProtocolError) {
         guard name.unicodeScalars.count <= ProtocolLimits.maxStreamNameLength else {

@@ -1,3 +1,5 @@
+import TokKitProtocol
+
 /// Random identifiers and secrets: `bytes` bytes from the system CSPRNG (`getrandom`), base64url-encoded.
 enum RandomID {
     static func make(bytes count: Int) -> String {

@@ -42,6 +42,26 @@ import TokKitProtocol
         #expect(throws: ProtocolError.self) { try Validation.tokenLifetime(30 * 86_400 + 1) }
     }
 
+    /// A token request's `expireTime` comes from a REST body: any Int64, against any clock, is an expiry or a 1011.
+    @Test func tokenExpiryTakesAnyNumberWithoutTrapping() throws {
+        let now: Int64 = 1_732_190_000
+        #expect(try Validation.tokenExpiry(nil, now: now) == now + 86_400)
+        #expect(try Validation.tokenExpiry(now + 1, now: now) == now + 1)
+        #expect(try Validation.tokenExpiry(now + 30 * 86_400, now: now) == now + 30 * 86_400)
+        let extremes: [Int64] = [.min, .min + 1, -1, 0, 1, now, .max - 1, .max]
+        for clock in extremes {
+            for requested in extremes + [nil] {
+                do {
+                    let expiry = try Validation.tokenExpiry(requested, now: clock)
+                    let lifetime = expiry.subtractingReportingOverflow(clock)
+                    #expect(!lifetime.overflow && (1...ProtocolLimits.maxTokenLifetime).contains(lifetime.partialValue))
+                } catch {
+                    #expect(error.code == .invalidParameter)
+                }
+            }
+        }
+    }
+
     @Test func videoDimensionsMustBePositiveAndBounded() throws {
         try Validation.videoDimensions(nil)
         try Validation.videoDimensions(VideoDimensions(width: 640, height: 480))

@@ -5,8 +5,8 @@
 /// Scans once, without recursion (nesting depth cannot exhaust the stack), for a key spelled exactly `"rid"` in the
 /// outermost object, followed by `:` and an integer literal (`-`? digits, no fraction or exponent) that fits `Int`.
 /// Returns nil when there is none. Pure, safe from any thread.
-enum RequestIDScanner {
-    static func rid(in json: some Collection<UInt8>) -> Int? {
+package enum RequestIDScanner {
+    package static func rid(in json: some Collection<UInt8>) -> Int? {
         let bytes = Array(json)
         var index = 0
         while index < bytes.count, isSpace(bytes[index]) { index += 1 }

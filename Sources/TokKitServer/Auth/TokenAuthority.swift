@@ -1,12 +1,6 @@
 import Crypto
 import TokKitProtocol
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Issues and verifies the project's credentials: client tokens (HS256 JWTs carrying ``TokenClaims``), admin JWTs
 /// and the `apiKey:apiSecret` partner header. Comparisons of secrets are constant-time (HMAC verification); the API
 /// key, `iss` and `ist` are compared byte for byte (never with `String ==`, which is canonical equivalence); claims
@@ -23,9 +17,9 @@ public struct TokenAuthority: Sendable {
     private var key: SymmetricKey { SymmetricKey(data: secret) }
 
     /// Tokens issued in the future by more than this are refused (clock skew allowance), in seconds.
-    public static let clockSkew: Int64 = 300
+    public static let clockSkew: Int64 = ProtocolLimits.tokenClockSkew
     /// Longest admin JWT lifetime, in seconds.
-    public static let maxAdminLifetime: Int64 = 300
+    public static let maxAdminLifetime: Int64 = ProtocolLimits.maxAdminTokenLifetime
 
     public init(apiKey: String, apiSecret: String) {
         self.apiKey = apiKey
@@ -39,13 +33,7 @@ public struct TokenAuthority: Sendable {
         sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = "",
         now: Int64
     ) throws(ProtocolError) -> IssuedToken {
-        let expiry = expireTime ?? Self.saturatingSum(now, ProtocolLimits.defaultTokenLifetime)
-        guard expiry > now else { throw ProtocolError(.invalidParameter, "expireTime must be in the future") }
-        let lifetime = expiry.subtractingReportingOverflow(now)
-        guard !lifetime.overflow else {
-            throw ProtocolError(.invalidParameter, "token lifetime must be 1...\(ProtocolLimits.maxTokenLifetime) s")
-        }
-        try Validation.tokenLifetime(lifetime.partialValue)
+        let expiry = try Validation.tokenExpiry(expireTime, now: now)
         try Validation.connectionData(connectionData)
         let claims = TokenClaims(
             apiKey: apiKey, sessionId: sessionId, role: role, issuedAt: now, expiresAt: expiry,
@@ -66,45 +54,20 @@ public struct TokenAuthority: Sendable {
     /// Verifies a client token: signature, algorithm, claims, API key, expiry and limits. Every failure is
     /// ``ErrorCode/authorizationFailure``. The caller still checks the session.
     public func verify(_ token: String, now: Int64) throws(ProtocolError) -> TokenClaims {
-        let payload = try CompactJWS.verify(token, key: key)
-        guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payload)) else {
-            throw CompactJWS.refused("token claims are malformed")
-        }
-        guard isAPIKey(claims.apiKey) else { throw CompactJWS.refused("token is for another API key") }
-        guard claims.expiresAt > now else { throw CompactJWS.refused("token expired") }
-        guard claims.issuedAt <= Self.saturatingSum(now, Self.clockSkew) else {
-            throw CompactJWS.refused("token issued in the future")
-        }
-        // Both times come from the token: checked arithmetic (iat = Int64.min must be refused, not trap).
-        let lifetime = claims.expiresAt.subtractingReportingOverflow(claims.issuedAt)
-        guard !lifetime.overflow, lifetime.partialValue <= ProtocolLimits.maxTokenLifetime else {
-            throw CompactJWS.refused("token lifetime over 30 days")
-        }
-        guard claims.connectionData.unicodeScalars.count <= ProtocolLimits.maxConnectionDataLength else {
-            throw CompactJWS.refused("token connection data too long")
-        }
-        return claims
+        try TokenClaims.verified(payload: try CompactJWS.verify(token, key: key), apiKey: apiKey, now: now)
     }
 
     /// Makes an admin JWT valid for `lifetime` seconds (at most ``maxAdminLifetime``).
     public func adminToken(now: Int64, lifetime: Int64 = 180) -> String {
         let claims = AdminClaims(
-            iss: apiKey, ist: "project", iat: now, exp: Self.saturatingSum(now, min(lifetime, Self.maxAdminLifetime)),
+            iss: apiKey, ist: "project", iat: now, exp: now.saturatingAdding(min(lifetime, Self.maxAdminLifetime)),
             jti: RandomID.make(bytes: 16))
         return CompactJWS.sign(payload: WireCodec.encode(claims), key: key)
     }
 
     /// Verifies an admin JWT (`X-OPENTOK-AUTH`).
     public func verifyAdmin(_ token: String, now: Int64) throws(ProtocolError) {
-        let payload = try CompactJWS.verify(token, key: key)
-        guard let claims = try? JSONDecoder().decode(AdminClaims.self, from: Data(payload)) else {
-            throw CompactJWS.refused("admin claims are malformed")
-        }
-        guard isAPIKey(claims.iss), claims.ist.isSameBytes(as: "project") else { throw CompactJWS.refused("admin token is not for this project") }
-        guard claims.exp > now else { throw CompactJWS.refused("admin token expired") }
-        guard claims.exp <= Self.saturatingSum(now, Self.maxAdminLifetime + Self.clockSkew) else {
-            throw CompactJWS.refused("admin token lives too long")
-        }
+        _ = try AdminClaims.verified(payload: try CompactJWS.verify(token, key: key), apiKey: apiKey, now: now)
     }
 
     /// True when `candidate` is this project's API key, byte for byte (U+212A KELVIN SIGN is not "K").
@@ -115,15 +78,8 @@ public struct TokenAuthority: Sendable {
     /// Verifies an `X-TB-PARTNER-AUTH` value (`apiKey:apiSecret`) in constant time.
     public func verifyPartner(_ credential: String) throws(ProtocolError) {
         guard Self.constantTimeEqual(Array(credential.utf8), partnerCredential, key: key) else {
-            throw CompactJWS.refused("wrong API key or secret")
+            throw CompactToken.refused("wrong API key or secret")
         }
-    }
-
-    /// `a + b`, clamped to `Int64.min...Int64.max` instead of trapping (times passed in by callers may be extreme).
-    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
-        let sum = a.addingReportingOverflow(b)
-        guard sum.overflow else { return sum.partialValue }
-        return b > 0 ? .max : .min
     }
 
     /// Equality of two secrets in time independent of where they differ: compares their HMACs with swift-crypto's

@@ -22,6 +22,7 @@ extension SessionRegistry {
         case (.connected, .connect), (.connected, .resume):
             reply(rid, error: ProtocolError(.illegalState, "already connected"), to: id)
         case (.connected, .disconnect):
+            ack(rid, to: id)  // before the connection's own connectionDestroyed and the close
             destroy(id, reason: .clientDisconnected)
         case (.connected, _):
             guard let membership = connection.membership else { return }
@@ -63,6 +64,7 @@ extension SessionRegistry {
             connections[id]?.state = .connected
             connections[id]?.label?.set(connection: id, session: connect.sessionId)
             sendConnected(id, resumed: false)
+            ack(rid, to: id)
             broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionId, except: id)
             sessions[connect.sessionId]?.connectionIds.append(id)
             metrics.connected()
@@ -113,6 +115,7 @@ extension SessionRegistry {
         connections[target.id]?.lastSeen = now
         connections[target.id]?.membership?.resumeToken = RandomID.make(bytes: 32)
         sendConnected(target.id, resumed: true)
+        ack(rid, to: target.id)
         metrics.resumed()
         logger.debug("resumed", metadata: logMetadata(target.id))
     }

@@ -1,7 +1,7 @@
 import NIOWebSocket
 
 /// The WebSocket close code the server ends a socket with (Docs/Protocol.md, 6.2).
-enum CloseCode: Hashable, Sendable {
+enum CloseCode: Hashable, Sendable, CaseIterable {
     /// 1000: the client left (`disconnect`) or was force-disconnected.
     case normal
     /// 1001: heartbeat timeout or server shutdown.

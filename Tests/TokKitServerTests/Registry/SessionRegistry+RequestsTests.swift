@@ -157,6 +157,32 @@ import TokKitProtocol
         }
     }
 
+    /// Docs/Protocol.md, 6.1: every request with a `rid` gets exactly one `ack` or `error`. `connect`, `resume` and
+    /// `disconnect` with a `rid` got none on success (found by the conformance test).
+    @Test func connectResumeAndDisconnectWithARidAreAcknowledged() async throws {
+        try await TestServer.with { server in
+            let session = try await server.session()
+            let client = try await RawClient(port: server.port)
+            client.send(.connect(.init(apiKey: TestServer.apiKey, sessionId: session, token: try await server.token(session))), rid: 31)
+            guard case let .connected(connected) = await client.nextMessage() else { throw TestFailure("connect") }
+            #expect(await client.nextMessage() == .ack(.init(rid: 31)))
+
+            client.close()  // lost without disconnect: awaiting resume
+            #expect(await client.waitForClose().closed)
+            _ = await server.stats { $0.awaitingResume == 1 }
+            let resumed = try await RawClient(port: server.port)
+            resumed.send(.resume(.init(connectionId: connected.connection.id, resumeToken: connected.resumeToken)), rid: 32)
+            guard case let .connected(again) = await resumed.nextMessage(), again.resumed else { throw TestFailure("resume") }
+            #expect(await resumed.nextMessage() == .ack(.init(rid: 32)))
+
+            resumed.send(.disconnect, rid: 33)
+            #expect(await resumed.nextMessage() == .ack(.init(rid: 33)))
+            guard case .connectionDestroyed = await resumed.nextMessage() else { throw TestFailure("own connectionDestroyed") }
+            let close = await resumed.waitForClose()
+            #expect(close.closed && close.code == .normalClosure)
+        }
+    }
+
     @Test func theServerStampsTheTrueSender() async throws {
         try await TestServer.with { server in
             let session = try await server.session()

@@ -251,6 +251,7 @@ import TokKitProtocol
             #expect(again.resumed && again.connection == aConnected.connection)
             #expect(again.streams.map(\.id) == [ack.streamId] && again.connections.count == 1)
             #expect(again.resumeToken != aConnected.resumeToken)
+            #expect(await resumed.nextMessage() == .ack(.init(rid: 2)), "the resume's rid is acknowledged (6.1)")
 
             // b saw nothing of it, and signals flow again.
             b.send(.signal(.init(type: "hello", data: "x")), rid: 3)

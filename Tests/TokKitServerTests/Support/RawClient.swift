@@ -26,6 +26,14 @@ final class RawClient: Sendable {
     static let wait: Duration = .seconds(10)
 
     let events: Mailbox<Event>
+    /// Every text message received, exactly as sent, in order (conformance tests read fields the decoder hides).
+    let transcript: Transcript
+
+    final class Transcript: Sendable {
+        private let texts = Mutex<[String]>([])
+        func append(_ text: String) { texts.withLock { $0.append(text) } }
+        var all: [String] { texts.withLock { $0 } }
+    }
     private let outgoing: AsyncStream<Outgoing>.Continuation
     private let task: Task<Void, Never>
 
@@ -35,6 +43,8 @@ final class RawClient: Sendable {
         outgoing = continuation
         let events = Mailbox<Event>()
         let connected = Mailbox<Bool>()
+        let transcript = Transcript()
+        self.transcript = transcript
         self.events = events
         task = Task {
             var logger = Logger(label: "test.client")
@@ -59,6 +69,7 @@ final class RawClient: Sendable {
                         }
                         for try await message in inbound.messages(maxSize: 1 << 20) {
                             guard case let .text(text) = message else { continue }
+                            transcript.append(text)
                             switch WireCodec.decodeServer(text.utf8) {
                             case let .message(decoded): events.push(.message(decoded))
                             default: events.push(.undecodable(text))

@@ -1,5 +1,5 @@
 import Testing
-@testable import TokKitServer
+import TokKitProtocol
 
 /// The duplicate-key finder behind token verification (issue 17, item 7).
 @Suite struct JSONDuplicateKeysTests {

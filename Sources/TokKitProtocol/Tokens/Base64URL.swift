@@ -7,15 +7,18 @@ import Foundation
 /// Unpadded base64url (RFC 4648 §5), as JWTs use it. Decoding is strict and canonical: any character outside the
 /// alphabet, a length that cannot be base64, or non-zero unused trailing bits is refused, so two different strings
 /// never decode to the same bytes. Stateless, thread-safe.
-enum Base64URL {
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+///
+/// In TokKitProtocol (package access) so that token parsing has no dependency and can be fuzzed on its own
+/// (Docs/Fuzzing.md); the server signs and verifies with it.
+package enum Base64URL {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var text = Data(bytes).base64EncodedString()
         while text.hasSuffix("=") { text.removeLast() }
         return String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
     }
 
     /// The bytes, or nil when `text` is not canonical unpadded base64url.
-    static func decode(_ text: Substring) -> [UInt8]? {
+    package static func decode(_ text: Substring) -> [UInt8]? {
         guard text.utf8.count % 4 != 1 else { return nil }
         var standard = ""
         standard.reserveCapacity(text.utf8.count + 3)

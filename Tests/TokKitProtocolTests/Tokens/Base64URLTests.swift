@@ -1,5 +1,5 @@
 import Testing
-@testable import TokKitServer
+import TokKitProtocol
 
 @Suite struct Base64URLTests {
     @Test func roundTripsEveryLengthUpTo40() {

@@ -7,9 +7,9 @@
 ///
 /// A single forward pass without recursion (nesting depth cannot exhaust the stack), bounded by the input length.
 /// It does not validate the JSON: malformed input is for the decoder to refuse. Pure, safe from any thread.
-enum JSONDuplicateKeys {
+package enum JSONDuplicateKeys {
     /// The first key found twice within one object, or nil if every object's keys are distinct.
-    static func first(in json: [UInt8]) -> String? {
+    package static func first(in json: [UInt8]) -> String? {
         // One entry per open container: the keys seen so far for an object, nil for an array.
         var open: [Set<String>?] = []
         var expectingKey = false

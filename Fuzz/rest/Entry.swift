@@ -1,0 +1,8 @@
+// libFuzzer entry point (built with -parse-as-library, so libFuzzer provides main); build and run with Fuzz/run rest (see Docs/Fuzzing.md).
+import TokKitProtocolFuzz
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    fuzzRESTBody(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
