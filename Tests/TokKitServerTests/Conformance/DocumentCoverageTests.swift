@@ -13,6 +13,8 @@ import Testing
         ("5.3", "RESTConformanceTests.adminCallRows"),
         ("5.4", "RESTConformanceTests.sessionCallRows"),
         ("5.5", "RESTConformanceTests.connectionRuleRows"),
+        ("5.6", "MetricsConformanceTests"),
+        ("5.6", "MetricsConformanceTests"),
         ("6.3", "ClientMessageConformanceTests"),
         ("6.4", "ServerMessageConformanceTests"),
         ("6.6", "CloseCodeConformanceTests"),
