@@ -53,19 +53,23 @@ public final class AudioMixer: Sendable {
         let inputs = streams.withLock { $0 }
         var audible = 0
         scratch.withLock { s in
+            // The buffers are read out of `s` once: a compound assignment (`&+=`) to an element of a buffer
+            // reached through a stored property of a ~Copyable value crashes Swift 6.3.1's IR generation under
+            // -sanitize=thread ("Invalid bitcast").
+            let sum = s.sum, scratchOne = s.one
             var start = 0
             while start < frames {
                 let n = min(Self.chunk, frames - start)
                 var any = false
-                for i in 0..<n { s.sum[i] = 0 }
+                for i in 0..<n { sum[i] = 0 }
                 for stream in inputs {
-                    let one = UnsafeMutableBufferPointer(rebasing: s.one[0..<n])
+                    let one = UnsafeMutableBufferPointer(rebasing: scratchOne[0..<n])
                     guard stream.read(into: one) else { continue }
                     any = true
-                    for i in 0..<n { s.sum[i] &+= Int32(one[i]) }
+                    for i in 0..<n { sum[i] &+= Int32(one[i]) }
                 }
                 for i in 0..<n {
-                    let v = Int16(clamping: s.sum[i])
+                    let v = Int16(clamping: sum[i])
                     for c in 0..<channels { buffer[(start + i) * channels + c] = v }
                 }
                 if any { audible += n }

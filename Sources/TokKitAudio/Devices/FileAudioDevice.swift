@@ -64,7 +64,7 @@ public final class FileAudioDevice: AudioDevice {
     public var isRendering: Bool { render.isRunning }
     public var estimatedRenderDelay: Duration { .zero }
     /// Frames written to the render file so far.
-    public var renderedFrames: Int { render.worker?.writer?.framesWritten ?? 0 }
+    public var renderedFrames: Int { render.worker?.framesWritten.load(ordering: .relaxed) ?? 0 }
 
     // MARK: Capture
 

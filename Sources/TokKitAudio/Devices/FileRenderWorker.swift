@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A render side that reads one period per tick from the bus and hands it on: written to a WAV file (header
 /// fixed up on stop) and/or given to a sink, in that order.
 final class FileRenderWorker: AudioSideWorker, @unchecked Sendable {
@@ -5,6 +7,8 @@ final class FileRenderWorker: AudioSideWorker, @unchecked Sendable {
     typealias Sink = @Sendable (UnsafeBufferPointer<Int16>) -> Void
 
     let writer: WAVWriter?
+    /// Frames written to `writer` so far; readable from any thread (the writer itself is the render thread's alone).
+    let framesWritten = Atomic<Int>(0)
     private let sink: Sink?
     private let buffer: PeriodBuffer
 
@@ -23,6 +27,7 @@ final class FileRenderWorker: AudioSideWorker, @unchecked Sendable {
             do throws(WAVError) { try writer.write(buffer.readOnly) } catch {
                 throw .deviceFailed("\(writer.path): \(error)")
             }
+            framesWritten.store(writer.framesWritten, ordering: .relaxed)
         }
         sink?(buffer.readOnly)
         return true
