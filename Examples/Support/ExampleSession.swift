@@ -94,7 +94,7 @@ public struct ExampleSession: Sendable {
 
     /// The stream an example subscribes to: alone (embedded server), the one `publisher` publishes, the SDK's way
     /// of testing a setup with one participant; joining a server, the first stream of somebody else.
-    public func streamToSubscribe(besides publisher: Publisher) async throws -> TokKit.Stream {
+    public func streamToSubscribe(besides publisher: Publisher) async throws -> SessionStream {
         if embedded != nil {
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline {
@@ -109,7 +109,7 @@ public struct ExampleSession: Sendable {
 
     /// Waits until `session` knows a stream matching `predicate`, for at most `timeout`.
     public func waitForStream(timeout: Duration = .seconds(10),
-                              where predicate: (TokKit.Stream) -> Bool) async throws -> TokKit.Stream {
+                              where predicate: (SessionStream) -> Bool) async throws -> SessionStream {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let stream = session.streams.values.first(where: predicate) { return stream }

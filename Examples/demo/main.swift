@@ -105,7 +105,7 @@ for p in everyone {
 for p in everyone { try await p.session.publish(p.publisher) }
 
 // Subscribe each to the other's stream once it is known.
-func waitForStream(of other: Participant, seenBy p: Participant) async throws -> TokKit.Stream {
+func waitForStream(of other: Participant, seenBy p: Participant) async throws -> SessionStream {
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
         if let s = p.session.streams.values.first(where: { $0.connection.data == other.name }) { return s }

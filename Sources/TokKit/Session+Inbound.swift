@@ -173,7 +173,7 @@ extension Session: SignalingLinkOwner {
             logger.warning("stream \(info.id) of unknown connection \(info.connectionId)")
             return
         }
-        let stream = Stream(info, connection: owner)
+        let stream = SessionStream(info, connection: owner)
         s.streams[info.id] = stream
         guard isMine else { return emit(.streamCreated(stream)) }
         guard let publisher = s.publishers[info.id] else { return }
@@ -204,7 +204,7 @@ extension Session: SignalingLinkOwner {
 
     private func applyStreamChanged(_ info: StreamInfo, _ s: inout SessionState) {
         guard let old = s.streams[info.id] else { return }
-        let new = Stream(info, connection: old.connection)
+        let new = SessionStream(info, connection: old.connection)
         let changes = old.changes(to: new)
         guard !changes.isEmpty else { return }
         s.streams[info.id] = new

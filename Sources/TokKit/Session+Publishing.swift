@@ -137,7 +137,7 @@ extension Session {
 
     /// Moderator: ends `stream`. Throws ``SessionError/unableToForceUnpublish(_:)`` (1535) when the role is not
     /// moderator.
-    public func forceUnpublish(_ stream: Stream) async throws(SessionError) {
+    public func forceUnpublish(_ stream: SessionStream) async throws(SessionError) {
         guard capabilities.canForceMute else {
             throw .unableToForceUnpublish("the token's role may not force an unpublish")
         }
@@ -146,7 +146,7 @@ extension Session {
 
     /// Moderator: turns `stream`'s audio off; its publisher gets ``SessionEvent/muteForced(_:)``. Throws
     /// ``SessionError/unableToForceMute(_:)`` (1540) when the role is not moderator.
-    public func forceMute(_ stream: Stream) async throws(SessionError) {
+    public func forceMute(_ stream: SessionStream) async throws(SessionError) {
         guard capabilities.canForceMute else { throw .unableToForceMute("the token's role may not force mute") }
         _ = try await request(.forceMute(.init(streamId: stream.streamId)), purpose: .other).get()
     }

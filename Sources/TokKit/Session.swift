@@ -118,7 +118,7 @@ public final class Session: Sendable {
     public var connectionCount: Int { state.withLock { $0.connections.count } }
 
     /// The other clients' streams, by stream id (this client's own are its publishers' ``Publisher/stream``).
-    public var streams: [String: Stream] {
+    public var streams: [String: SessionStream] {
         state.withLock { s in
             let me = s.me?.connectionId
             return s.streams.filter { $0.value.connection.connectionId != me }

@@ -11,9 +11,9 @@ public protocol SessionDelegate: AnyObject, Sendable {
     func session(_ session: Session, didFailWithError error: SessionError)
     func session(_ session: Session, connectionCreated connection: Connection)
     func session(_ session: Session, connectionDestroyed connection: Connection)
-    func session(_ session: Session, streamCreated stream: Stream)
-    func session(_ session: Session, streamDestroyed stream: Stream)
-    func session(_ session: Session, stream: Stream, didChange change: StreamPropertyChange)
+    func session(_ session: Session, streamCreated stream: SessionStream)
+    func session(_ session: Session, streamDestroyed stream: SessionStream)
+    func session(_ session: Session, stream: SessionStream, didChange change: StreamPropertyChange)
     func session(_ session: Session, receivedSignalType type: String, from connection: Connection?, with data: String)
     func session(_ session: Session, archiveStartedWithId archiveId: String, name: String)
     func session(_ session: Session, archiveStoppedWithId archiveId: String)
@@ -28,9 +28,9 @@ extension SessionDelegate {
     public func session(_ session: Session, didFailWithError error: SessionError) {}
     public func session(_ session: Session, connectionCreated connection: Connection) {}
     public func session(_ session: Session, connectionDestroyed connection: Connection) {}
-    public func session(_ session: Session, streamCreated stream: Stream) {}
-    public func session(_ session: Session, streamDestroyed stream: Stream) {}
-    public func session(_ session: Session, stream: Stream, didChange change: StreamPropertyChange) {}
+    public func session(_ session: Session, streamCreated stream: SessionStream) {}
+    public func session(_ session: Session, streamDestroyed stream: SessionStream) {}
+    public func session(_ session: Session, stream: SessionStream, didChange change: StreamPropertyChange) {}
     public func session(_ session: Session, receivedSignalType type: String, from connection: Connection?,
                         with data: String) {}
     public func session(_ session: Session, archiveStartedWithId archiveId: String, name: String) {}

@@ -46,7 +46,7 @@ struct SessionState {
     var connections: [String: Connection] = [:]
     var connectionOrder: [String] = []
     /// Every live stream, this client's own included.
-    var streams: [String: Stream] = [:]
+    var streams: [String: SessionStream] = [:]
 
     // Registries.
     /// This client's publishers, by stream id.

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Receives one stream of another client, as the SDK's `OTSubscriber` / `OTSubscriberKit`.
 ///
-/// Create it for a ``Stream`` from ``SessionEvent/streamCreated(_:)`` (or ``Session/streams``), set a
+/// Create it for a ``SessionStream`` from ``SessionEvent/streamCreated(_:)`` (or ``Session/streams``), set a
 /// ``videoRender``, then ``Session/subscribe(_:)``. The session asks the server to subscribe, which tells the
 /// publisher's client; the two ``MediaNegotiator``s then negotiate through the server, and the delegate's
 /// `subscriberDidConnect(toStream:)` follows once media flows. ``Session/unsubscribe(_:)``, the stream ending or the
@@ -22,7 +22,7 @@ public final class Subscriber: Sendable {
     }
 
     struct State {
-        var stream: Stream
+        var stream: SessionStream
         var subscribeToAudio: Bool
         var subscribeToVideo: Bool
         var videoRender: (any VideoRender)?
@@ -39,7 +39,7 @@ public final class Subscriber: Sendable {
     /// The decoders and the peer they receive from.
     let media = SubscriberMedia()
 
-    public init(stream: Stream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
+    public init(stream: SessionStream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
                 videoRender: (any VideoRender)? = nil, delegate: (any SubscriberDelegate)? = nil) {
         state = Mutex(State(
             stream: stream, subscribeToAudio: subscribeToAudio, subscribeToVideo: subscribeToVideo,
@@ -52,7 +52,7 @@ public final class Subscriber: Sendable {
     deinit { eventStreams.finish() }
 
     /// The stream, as the session last described it (property changes update it).
-    public var stream: Stream { state.withLock { $0.stream } }
+    public var stream: SessionStream { state.withLock { $0.stream } }
 
     /// Whether audio is wanted. Local: turning it off stops decoding and mixing it (silence), on resumes.
     public var subscribeToAudio: Bool {
@@ -194,7 +194,7 @@ public final class Subscriber: Sendable {
     }
 
     /// Applies a stream update. Returns the video reason to report when the effective video changed.
-    func update(stream: Stream) -> Bool? {
+    func update(stream: SessionStream) -> Bool? {
         state.withLock { s in
             let before = s.stream.hasVideo
             s.stream = stream

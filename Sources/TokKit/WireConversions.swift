@@ -9,7 +9,7 @@ extension Connection {
     }
 }
 
-extension Stream {
+extension SessionStream {
     init(_ info: StreamInfo, connection: Connection) {
         self.init(
             streamId: info.id, connection: connection, name: info.name, hasAudio: info.hasAudio,
@@ -18,7 +18,7 @@ extension Stream {
     }
 
     /// The changes that turn `self` into `other`, in a fixed order.
-    func changes(to other: Stream) -> [StreamPropertyChange] {
+    func changes(to other: SessionStream) -> [StreamPropertyChange] {
         var out: [StreamPropertyChange] = []
         if hasAudio != other.hasAudio { out.append(.hasAudio(other.hasAudio)) }
         if hasVideo != other.hasVideo { out.append(.hasVideo(other.hasVideo)) }

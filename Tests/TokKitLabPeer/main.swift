@@ -79,7 +79,7 @@ let heardPeak = Atomic<Int>(0)
 final class Watched: Sendable {
     let subscriber: Subscriber
     let renderer = CountingRenderer()
-    init(_ stream: TokKit.Stream, delegate: any SubscriberDelegate) {
+    init(_ stream: SessionStream, delegate: any SubscriberDelegate) {
         subscriber = Subscriber(stream: stream, videoRender: renderer, delegate: delegate)
     }
 }
@@ -90,7 +90,7 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
     let watched = Mutex<[String: Watched]>([:])
     init(subscribes: Bool) { self.subscribes = subscribes }
 
-    func session(_ session: Session, streamCreated stream: TokKit.Stream) {
+    func session(_ session: Session, streamCreated stream: SessionStream) {
         guard subscribes else { return }
         let w = Watched(stream, delegate: self)
         watched.withLock { $0[stream.streamId] = w }
@@ -102,7 +102,7 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
             }
         }
     }
-    func session(_ session: Session, streamDestroyed stream: TokKit.Stream) {
+    func session(_ session: Session, streamDestroyed stream: SessionStream) {
         watched.withLock { _ = $0.removeValue(forKey: stream.streamId) }
         report(["event": "streamDestroyed", "stream": stream.streamId])
     }

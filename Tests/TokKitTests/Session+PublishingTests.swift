@@ -332,8 +332,8 @@ extension LiveServer {
 final class PublisherRecorder: PublisherDelegate {
     private let calls = Mutex<[String]>([])
     var events: [String] { calls.withLock { $0 } }
-    func publisher(_ publisher: Publisher, streamCreated stream: Stream) { calls.withLock { $0.append("streamCreated") } }
-    func publisher(_ publisher: Publisher, streamDestroyed stream: Stream) {
+    func publisher(_ publisher: Publisher, streamCreated stream: SessionStream) { calls.withLock { $0.append("streamCreated") } }
+    func publisher(_ publisher: Publisher, streamDestroyed stream: SessionStream) {
         calls.withLock { $0.append("streamDestroyed") }
     }
     func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {

@@ -77,7 +77,7 @@ extension LiveServer {
             #expect(!(watcherEvents.events + backEvents.events).contains { $0.hasPrefix("failed") })
         }
 
-        static func stream(_ id: String, in session: Session) async -> TokKit.Stream? {
+        static func stream(_ id: String, in session: Session) async -> SessionStream? {
             _ = await eventually { session.streams[id] != nil }
             return session.streams[id]
         }

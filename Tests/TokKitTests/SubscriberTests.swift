@@ -3,7 +3,7 @@ import Testing
 @testable import TokKit
 
 @Suite struct SubscriberTests {
-    static let stream = Stream(
+    static let stream = SessionStream(
         streamId: "s1", connection: Connection(connectionId: "c1", creationTime: .init(millisecondsSince1970: 0), data: ""),
         name: "cam", hasAudio: true, hasVideo: true, videoDimensions: nil, videoType: .camera,
         creationTime: .init(millisecondsSince1970: 0))

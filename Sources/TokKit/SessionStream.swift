@@ -6,9 +6,7 @@ import struct FoundationEssentials.Date
 /// For the current state read ``Session/streams`` (or ``Publisher/stream`` / ``Subscriber/stream``) again; every
 /// change arrives as ``SessionEvent/streamPropertyChanged(_:_:)``. Identify streams by ``streamId``: two
 /// snapshots of one stream differ when a property changed in between.
-///
-/// With `import Foundation` in the same file, write `TokKit.Stream` (Foundation has an unrelated `Stream`).
-public struct Stream: Sendable, Hashable, Identifiable, CustomStringConvertible {
+public struct SessionStream: Sendable, Hashable, Identifiable, CustomStringConvertible {
     /// Unique within the session.
     public let streamId: String
     /// The connection that publishes it.
@@ -43,7 +41,7 @@ public struct Stream: Sendable, Hashable, Identifiable, CustomStringConvertible 
     }
 
     public var description: String {
-        "Stream(\(streamId), from \(connection.connectionId), name: \(name), audio: \(hasAudio), "
+        "SessionStream(\(streamId), from \(connection.connectionId), name: \(name), audio: \(hasAudio), "
             + "video: \(hasVideo), \(videoDimensions?.description ?? "?"), \(videoType.rawValue))"
     }
 }
