@@ -17,7 +17,7 @@ public struct ExampleSession: Sendable {
     public let session: Session
     /// The server the session belongs to (embedded or given).
     public let serverURL: String
-    public let sessionId: String
+    public let sessionID: String
     private let embedded: TokKitServer?
 
     /// Parses `--server` / `--seconds`, starts an embedded server when no `--server` is given, fetches credentials
@@ -42,10 +42,10 @@ public struct ExampleSession: Sendable {
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
         let session = Session(
-            apiKey: credentials.apiKey, sessionId: credentials.sessionId, serverURL: base, settings: settings)
+            apiKey: credentials.apiKey, sessionID: credentials.sessionID, serverURL: serverURL, settings: settings)
         try await session.connect(token: credentials.token)
-        print("* \(name) connected to session \(credentials.sessionId) as \(session.connection?.connectionId ?? "?")")
-        return ExampleSession(session: session, serverURL: base, sessionId: credentials.sessionId, embedded: embedded)
+        print("* \(name) connected to session \(credentials.sessionID) as \(session.connection?.connectionID ?? "?")")
+        return ExampleSession(session: session, serverURL: base, sessionID: credentials.sessionID, embedded: embedded)
     }
 
     /// Disconnects and stops the embedded server, if any.
@@ -103,8 +103,8 @@ public struct ExampleSession: Sendable {
             }
             throw ExampleError("our own stream was not created within 10 s")
         }
-        let me = session.connection?.connectionId
-        return try await waitForStream(timeout: .seconds(60)) { $0.connection.connectionId != me }
+        let me = session.connection?.connectionID
+        return try await waitForStream(timeout: .seconds(60)) { $0.connection.connectionID != me }
     }
 
     /// Waits until `session` knows a stream matching `predicate`, for at most `timeout`.
@@ -128,8 +128,11 @@ public struct ExampleError: Error, CustomStringConvertible {
 /// The tutorial web service's answer (`GET /session`), as in the OpenTok tutorials' sample server.
 public struct TutorialCredentials: Decodable, Sendable {
     public var apiKey: String
-    public var sessionId: String
+    public var sessionID: String
     public var token: String
+
+    /// The JSON names of `GET /session` (Docs/Protocol.md), not the Swift ones.
+    enum CodingKeys: String, CodingKey { case apiKey, sessionID = "sessionId", token }
 
     /// Asks the server at `base` (e.g. `http://127.0.0.1:8080`) for a session and a publisher token.
     public static func fetch(from base: String) async throws -> TutorialCredentials {

@@ -21,7 +21,7 @@ final class Events: SessionDelegate, PublisherDelegate, SubscriberDelegate {
         print("session: stream destroyed \"\(stream.name)\"")
     }
     func publisher(_ publisher: Publisher, streamCreated stream: SessionStream) {
-        print("publisher: publishing as stream \(stream.streamId)")
+        print("publisher: publishing as stream \(stream.streamID)")
     }
     func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {
         print("publisher: failed: \(error)")

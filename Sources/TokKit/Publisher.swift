@@ -170,11 +170,11 @@ public final class Publisher: Sendable {
     private func change(_ mutate: (inout State) -> StreamPropertyChange?) {
         let forward: (Session, String, StreamPropertyChange)? = state.withLock { s in
             guard let change = mutate(&s) else { return nil }
-            guard let session = s.session, let streamId = s.stream?.streamId else { return nil }
-            return (session, streamId, change)
+            guard let session = s.session, let streamID = s.stream?.streamID else { return nil }
+            return (session, streamID, change)
         }
-        if let (session, streamId, change) = forward {
-            session.publisherChanged(streamId: streamId, change)
+        if let (session, streamID, change) = forward {
+            session.publisherChanged(streamID: streamID, change)
         }
     }
 

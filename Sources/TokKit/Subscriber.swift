@@ -16,8 +16,8 @@ public final class Subscriber: Sendable {
     enum Phase: Sendable, Equatable {
         case idle
         case subscribing
-        case negotiating(subscriberId: String)
-        case connected(subscriberId: String)
+        case negotiating(subscriberID: String)
+        case connected(subscriberID: String)
         case ended
     }
 
@@ -112,7 +112,7 @@ public final class Subscriber: Sendable {
     public var session: Session? { state.withLock { $0.session } }
 
     /// The server's id for this subscription, once the server accepted it.
-    public var subscriberId: String? {
+    public var subscriberID: String? {
         state.withLock { s in
             switch s.phase {
             case .negotiating(let id), .connected(let id): id
@@ -129,20 +129,20 @@ public final class Subscriber: Sendable {
     // MARK: - Session side
 
     /// Claims the subscriber for `session`; it can be subscribed once.
-    func attach(to session: Session) throws(SessionError) -> (streamId: String, audio: Bool, video: Bool) {
+    func attach(to session: Session) throws(SessionError) -> (streamID: String, audio: Bool, video: Bool) {
         try state.withLock { s throws(SessionError) in
             guard s.phase == .idle else { throw .illegalState("a subscriber can be subscribed only once") }
             s.phase = .subscribing
             s.session = session
-            return (s.stream.streamId, s.subscribeToAudio, s.subscribeToVideo)
+            return (s.stream.streamID, s.subscribeToAudio, s.subscribeToVideo)
         }
     }
 
     /// The server accepted the subscription.
-    func accepted(subscriberId: String) -> Bool {
+    func accepted(subscriberID: String) -> Bool {
         state.withLock { s in
             guard s.phase == .subscribing else { return false }
-            s.phase = .negotiating(subscriberId: subscriberId)
+            s.phase = .negotiating(subscriberID: subscriberID)
             return true
         }
     }
@@ -151,7 +151,7 @@ public final class Subscriber: Sendable {
     func markConnected() -> Bool {
         state.withLock { s in
             guard case .negotiating(let id) = s.phase else { return false }
-            s.phase = .connected(subscriberId: id)
+            s.phase = .connected(subscriberID: id)
             return true
         }
     }

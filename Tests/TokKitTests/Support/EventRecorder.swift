@@ -48,7 +48,7 @@ extension SessionEvent {
         if case .streamPropertyChanged(let s, let c) = self { (s, c) } else { nil }
     }
     var signal: (type: String, data: String, from: String?)? {
-        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionId) } else { nil }
+        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionID) } else { nil }
     }
     var isConnected: Bool { if case .connected = self { true } else { false } }
     var isDisconnected: Bool { if case .disconnected = self { true } else { false } }
