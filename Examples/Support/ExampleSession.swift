@@ -16,7 +16,7 @@ import TokKitServer
 public struct ExampleSession: Sendable {
     public let session: Session
     /// The server the session belongs to (embedded or given).
-    public let serverURL: String
+    public let serverURL: URL
     public let sessionID: String
     private let embedded: TokKitServer?
 
@@ -38,6 +38,7 @@ public struct ExampleSession: Sendable {
             embedded = server
             print("* server running at \(base) (a browser can join at \(base)/)")
         }
+        guard let serverURL = URL(string: base) else { throw ExampleError("bad server URL \(base)") }
         let credentials = try await TutorialCredentials.fetch(from: base)
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
@@ -45,7 +46,7 @@ public struct ExampleSession: Sendable {
             apiKey: credentials.apiKey, sessionID: credentials.sessionID, serverURL: serverURL, settings: settings)
         try await session.connect(token: credentials.token)
         print("* \(name) connected to session \(credentials.sessionID) as \(session.connection?.connectionID ?? "?")")
-        return ExampleSession(session: session, serverURL: base, sessionID: credentials.sessionID, embedded: embedded)
+        return ExampleSession(session: session, serverURL: serverURL, sessionID: credentials.sessionID, embedded: embedded)
     }
 
     /// Disconnects and stops the embedded server, if any.

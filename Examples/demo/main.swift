@@ -53,7 +53,7 @@ final class Participant: Sendable {
     let preview = GrayscaleRenderer()
     let view = GrayscaleRenderer()
 
-    init(name: String, apiKey: String, sessionID: String, serverURL: String, seed: UInt64) {
+    init(name: String, apiKey: String, sessionID: String, serverURL: URL, seed: UInt64) {
         self.name = name
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
@@ -70,7 +70,7 @@ let server = try TokKitServer(
     configuration: ServerConfiguration(apiKey: "demo", apiSecret: "demo-secret-\(UInt64.random(in: 0...UInt64.max))"),
     logger: logger)
 let port = try await server.start()
-let url = "http://127.0.0.1:\(port)"
+let url = URL(string: "http://127.0.0.1:\(port)")!
 print("server  listening on \(url)")
 let description = try await server.createSession()
 print("session \(description.sessionId)")

@@ -57,6 +57,7 @@ struct SignalingChat: AsyncParsableCommand {
             throw ValidationError("give --server URL or --embed")
         }
 
+        guard let serverURL = URL(string: base) else { throw ValidationError("bad server URL \(base)") }
         let credentials = try await TutorialCredentials.fetch(from: base)
         var settings = SessionSettings()
         settings.logger.logLevel = .warning

@@ -1,4 +1,5 @@
 import Dispatch
+import struct FoundationEssentials.URL
 import Logging
 import Synchronization
 import TokKitICE
@@ -8,7 +9,7 @@ import TokKitProtocol
 /// connections and their streams, publish, subscribe, and exchange signals.
 ///
 /// ```swift
-/// let session = Session(apiKey: key, sessionID: id, serverURL: "http://127.0.0.1:8080")
+/// let session = Session(apiKey: key, sessionID: id, serverURL: URL(string: "http://127.0.0.1:8080")!)
 /// try await session.connect(token: token)
 /// for await event in session.events { … }
 /// ```
@@ -31,7 +32,7 @@ public final class Session: Sendable {
     public let sessionID: String
     /// The server, e.g. `http://127.0.0.1:8080` (its signaling socket is `ws://127.0.0.1:8080/signaling`), or the
     /// signaling WebSocket URL itself.
-    public let serverURL: String
+    public let serverURL: URL
     public let settings: SessionSettings
 
     let state = Mutex(SessionState())
@@ -45,7 +46,7 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - delegateQueue: where delegate methods run; nil creates a private serial queue for this session.
     public init(
-        apiKey: String, sessionID: String, serverURL: String, delegate: (any SessionDelegate)? = nil,
+        apiKey: String, sessionID: String, serverURL: URL, delegate: (any SessionDelegate)? = nil,
         delegateQueue: DispatchQueue? = nil, settings: SessionSettings = SessionSettings()
     ) {
         self.apiKey = apiKey

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Logging
 import Testing
 import TokKit
@@ -68,7 +69,7 @@ import TokKitServer
         let room = try await server.server.room("session")
         var settings = SessionSettings()
         settings.logger.logLevel = .error
-        let older = Session(apiKey: BrowserTestServer.apiKey, sessionID: room.sessionId, serverURL: server.url,
+        let older = Session(apiKey: BrowserTestServer.apiKey, sessionID: room.sessionId, serverURL: URL(string: server.url)!,
                             settings: settings)
         try await older.connect(token: try await server.server.issueToken(sessionId: room.sessionId).token)
         let olderId = try #require(older.connection?.connectionID)

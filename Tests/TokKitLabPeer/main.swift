@@ -184,7 +184,7 @@ do {
         try settings.ice.addServer(url: url, username: option("--ice-username") ?? "",
                                    credential: option("--ice-credential") ?? "")
     }
-    let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: server, settings: settings)
+    let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: URL(string: server)!, settings: settings)
     let peer = Peer(subscribes: !flag("--no-subscribe"))
     session.delegate = peer
     try await session.connect(token: token)

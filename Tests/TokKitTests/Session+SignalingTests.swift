@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 import TokKitProtocol
 
@@ -88,7 +89,7 @@ extension LiveServer {
         }
 
         @Test func signalWhenNotConnectedIs1010() async throws {
-            let session = Session(apiKey: "k", sessionID: "s", serverURL: "http://127.0.0.1:1", settings: .quiet)
+            let session = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "http://127.0.0.1:1")!, settings: .quiet)
             #expect(await signalError(session, type: "t", data: "")?.code == 1010)
         }
 

@@ -95,7 +95,7 @@ extension LiveServer { @Suite struct SessionTests {
         queue.setSpecific(key: key, value: 7)
         let delegate = RecordingDelegate(key: key)
         let session = Session(
-            apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: server.url, delegate: delegate,
+            apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: URL(string: server.url)!, delegate: delegate,
             delegateQueue: queue, settings: .quiet)
         let recorder = EventRecorder(session)
         try await session.connect(token: try await server.token())
@@ -159,7 +159,7 @@ extension LiveServer { @Suite struct SessionTests {
     @Test func unknownSessionIsInvalidSession() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        let session = Session(apiKey: TestServer.apiKey, sessionID: "2_nope", serverURL: server.url, settings: .quiet)
+        let session = Session(apiKey: TestServer.apiKey, sessionID: "2_nope", serverURL: URL(string: server.url)!, settings: .quiet)
         #expect(await connectError(session, token: try await server.token())?.code == 1005)
     }
 
@@ -169,14 +169,14 @@ extension LiveServer { @Suite struct SessionTests {
         let url = server.url
         let token = try await server.token()
         await server.stop()
-        let session = Session(apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: url, settings: .quiet)
+        let session = Session(apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: URL(string: url)!, settings: .quiet)
         #expect(await connectError(session, token: token)?.code == 1006)
         #expect(session.sessionConnectionStatus == .failed)
         #expect(await eventually { SignalingLink.liveCount == 0 })
     }
 
     @Test func emptyTokenAndBadURLAreInvalidParameters() async throws {
-        let session = Session(apiKey: "k", sessionID: "s", serverURL: "127.0.0.1:1", settings: .quiet)
+        let session = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "ftp://127.0.0.1:1")!, settings: .quiet)
         #expect(await connectError(session, token: "")?.code == 1011)
         #expect(await connectError(session, token: "t")?.code == 1011)
         #expect(session.sessionConnectionStatus == .notConnected)

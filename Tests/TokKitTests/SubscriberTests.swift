@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 
 @testable import TokKit
@@ -10,7 +11,7 @@ import Testing
 
     @Test func lifecycleIsOneWay() throws {
         let sub = Subscriber(stream: Self.stream)
-        let session = Session(apiKey: "k", sessionID: "s", serverURL: "http://127.0.0.1:1")
+        let session = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "http://127.0.0.1:1")!)
         #expect(sub.subscriberID == nil && !sub.isConnected)
         let (streamID, audio, video) = try sub.attach(to: session)
         #expect(streamID == "s1" && audio && video)
@@ -34,7 +35,7 @@ import Testing
         // Not yet subscribed: nothing to report.
         #expect(sub.update(stream: off) == nil)
         #expect(sub.update(stream: Self.stream) == nil)
-        let session = Session(apiKey: "k", sessionID: "s", serverURL: "http://127.0.0.1:1")
+        let session = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "http://127.0.0.1:1")!)
         _ = try sub.attach(to: session)
         _ = sub.accepted(subscriberID: "x")
         #expect(sub.update(stream: off) == false)
