@@ -61,16 +61,16 @@ func bench() async throws {
     let authority = TokenAuthority(apiKey: apiKey, apiSecret: apiSecret)
 
     // Warm the server up (first connections allocate its pools and buffers) before reading its memory.
-    let warm = try await connect(10, sessionId: try await room("warm-up", base: base), base: base, authority: authority)
+    let warm = try await connect(10, sessionID: try await room("warm-up", base: base), base: base, authority: authority)
     for c in warm { await c.session.disconnect() }
 
     print("signal-bench: server pid \(child.processIdentifier) on \(base)")
     print("clients | rtt p50 | rtt p90 | rtt p99 | signals/s (each to a neighbour) | server RSS / connection")
     print("--------|---------|---------|---------|---------------------------------|------------------------")
     for n in counts where n >= 2 {
-        let sessionId = try await room("bench-\(n)", base: base)
+        let sessionID = try await room("bench-\(n)", base: base)
         let rssBefore = residentKiB(pid: child.processIdentifier)
-        let clients = try await connect(n, sessionId: sessionId, base: base, authority: authority)
+        let clients = try await connect(n, sessionID: sessionID, base: base, authority: authority)
         // Let the server settle (every client has seen every other join), then read its memory.
         for c in clients {
             _ = await eventually { c.session.connectionCount == n - 1 }
@@ -119,7 +119,7 @@ final class Client: Sendable {
     }
 }
 
-func connect(_ n: Int, sessionId: String, base: String, authority: TokenAuthority) async throws -> [Client] {
+func connect(_ n: Int, sessionID: String, base: String, authority: TokenAuthority) async throws -> [Client] {
     var settings = SessionSettings()
     settings.logger.logLevel = .error
     settings.eventBufferLimit = 1_000_000
@@ -127,8 +127,8 @@ func connect(_ n: Int, sessionId: String, base: String, authority: TokenAuthorit
     let now = Int64(Date().timeIntervalSince1970)
     var clients: [Client] = []
     for _ in 0..<n {
-        let token = try authority.issue(sessionId: sessionId, now: now).token
-        let session = Session(apiKey: apiKey, sessionId: sessionId, serverURL: base, settings: settings)
+        let token = try authority.issue(sessionId: sessionID, now: now).token
+        let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: URL(string: base)!, settings: settings)
         let client = Client(session: session)
         client.start()
         try await session.connect(token: token)
@@ -185,9 +185,9 @@ func throughput(_ clients: [Client], perClient: Int) async throws -> Double {
 
 /// Creates (or reuses) a tutorial room and returns its session id.
 func room(_ name: String, base: String) async throws -> String {
-    struct Reply: Decodable { var sessionId: String }
+    struct Reply: Decodable { var sessionID: String }
     let (data, _) = try await URLSession.shared.data(from: URL(string: "\(base)/room/\(name)")!)
-    return try JSONDecoder().decode(Reply.self, from: data).sessionId
+    return try JSONDecoder().decode(Reply.self, from: data).sessionID
 }
 
 /// VmRSS of a process, in KiB.

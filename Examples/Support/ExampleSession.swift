@@ -16,8 +16,8 @@ import TokKitServer
 public struct ExampleSession: Sendable {
     public let session: Session
     /// The server the session belongs to (embedded or given).
-    public let serverURL: String
-    public let sessionId: String
+    public let serverURL: URL
+    public let sessionID: String
     private let embedded: TokKitServer?
 
     /// Parses `--server` / `--seconds`, starts an embedded server when no `--server` is given, fetches credentials
@@ -38,14 +38,15 @@ public struct ExampleSession: Sendable {
             embedded = server
             print("* server running at \(base) (a browser can join at \(base)/)")
         }
+        guard let serverURL = URL(string: base) else { throw ExampleError("bad server URL \(base)") }
         let credentials = try await TutorialCredentials.fetch(from: base)
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
         let session = Session(
-            apiKey: credentials.apiKey, sessionId: credentials.sessionId, serverURL: base, settings: settings)
+            apiKey: credentials.apiKey, sessionID: credentials.sessionID, serverURL: serverURL, settings: settings)
         try await session.connect(token: credentials.token)
-        print("* \(name) connected to session \(credentials.sessionId) as \(session.connection?.connectionId ?? "?")")
-        return ExampleSession(session: session, serverURL: base, sessionId: credentials.sessionId, embedded: embedded)
+        print("* \(name) connected to session \(credentials.sessionID) as \(session.connection?.connectionID ?? "?")")
+        return ExampleSession(session: session, serverURL: serverURL, sessionID: credentials.sessionID, embedded: embedded)
     }
 
     /// Disconnects and stops the embedded server, if any.
@@ -94,7 +95,7 @@ public struct ExampleSession: Sendable {
 
     /// The stream an example subscribes to: alone (embedded server), the one `publisher` publishes, the SDK's way
     /// of testing a setup with one participant; joining a server, the first stream of somebody else.
-    public func streamToSubscribe(besides publisher: Publisher) async throws -> TokKit.Stream {
+    public func streamToSubscribe(besides publisher: Publisher) async throws -> SessionStream {
         if embedded != nil {
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline {
@@ -103,13 +104,13 @@ public struct ExampleSession: Sendable {
             }
             throw ExampleError("our own stream was not created within 10 s")
         }
-        let me = session.connection?.connectionId
-        return try await waitForStream(timeout: .seconds(60)) { $0.connection.connectionId != me }
+        let me = session.connection?.connectionID
+        return try await waitForStream(timeout: .seconds(60)) { $0.connection.connectionID != me }
     }
 
     /// Waits until `session` knows a stream matching `predicate`, for at most `timeout`.
     public func waitForStream(timeout: Duration = .seconds(10),
-                              where predicate: (TokKit.Stream) -> Bool) async throws -> TokKit.Stream {
+                              where predicate: (SessionStream) -> Bool) async throws -> SessionStream {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let stream = session.streams.values.first(where: predicate) { return stream }
@@ -128,8 +129,11 @@ public struct ExampleError: Error, CustomStringConvertible {
 /// The tutorial web service's answer (`GET /session`), as in the OpenTok tutorials' sample server.
 public struct TutorialCredentials: Decodable, Sendable {
     public var apiKey: String
-    public var sessionId: String
+    public var sessionID: String
     public var token: String
+
+    /// The JSON names of `GET /session` (Docs/Protocol.md), not the Swift ones.
+    enum CodingKeys: String, CodingKey { case apiKey, sessionID = "sessionId", token }
 
     /// Asks the server at `base` (e.g. `http://127.0.0.1:8080`) for a session and a publisher token.
     public static func fetch(from base: String) async throws -> TutorialCredentials {

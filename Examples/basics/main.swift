@@ -14,14 +14,14 @@ import TokKitCapture
 
 /// Prints the delegate callbacks the tutorial relies on. They arrive on the session's delegate queue.
 final class Events: SessionDelegate, PublisherDelegate, SubscriberDelegate {
-    func session(_ session: Session, streamCreated stream: TokKit.Stream) {
+    func session(_ session: Session, streamCreated stream: SessionStream) {
         print("session: stream created \"\(stream.name)\" (video \(stream.hasVideo), audio \(stream.hasAudio))")
     }
-    func session(_ session: Session, streamDestroyed stream: TokKit.Stream) {
+    func session(_ session: Session, streamDestroyed stream: SessionStream) {
         print("session: stream destroyed \"\(stream.name)\"")
     }
-    func publisher(_ publisher: Publisher, streamCreated stream: TokKit.Stream) {
-        print("publisher: publishing as stream \(stream.streamId)")
+    func publisher(_ publisher: Publisher, streamCreated stream: SessionStream) {
+        print("publisher: publishing as stream \(stream.streamID)")
     }
     func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {
         print("publisher: failed: \(error)")

@@ -14,7 +14,7 @@ import TokKitCapture
 
 /// Prints what the other end sees of each control (the subscriber's side comes from `subscriber.events` below).
 final class Events: SessionDelegate {
-    func session(_ session: Session, stream: TokKit.Stream, didChange change: StreamPropertyChange) {
+    func session(_ session: Session, stream: SessionStream, didChange change: StreamPropertyChange) {
         print("  session: stream \"\(stream.name)\" changed: \(change)")
     }
 }

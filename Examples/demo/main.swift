@@ -53,11 +53,11 @@ final class Participant: Sendable {
     let preview = GrayscaleRenderer()
     let view = GrayscaleRenderer()
 
-    init(name: String, apiKey: String, sessionId: String, serverURL: String, seed: UInt64) {
+    init(name: String, apiKey: String, sessionID: String, serverURL: URL, seed: UInt64) {
         self.name = name
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
-        session = Session(apiKey: apiKey, sessionId: sessionId, serverURL: serverURL, settings: settings)
+        session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: serverURL, settings: settings)
         publisher = Publisher(
             name: "\(name)'s camera", videoCapture: NoiseCapturer(width: 320, height: 240, framesPerSecond: 15, seed: seed),
             videoRender: preview)
@@ -70,13 +70,13 @@ let server = try TokKitServer(
     configuration: ServerConfiguration(apiKey: "demo", apiSecret: "demo-secret-\(UInt64.random(in: 0...UInt64.max))"),
     logger: logger)
 let port = try await server.start()
-let url = "http://127.0.0.1:\(port)"
+let url = URL(string: "http://127.0.0.1:\(port)")!
 print("server  listening on \(url)")
 let description = try await server.createSession()
 print("session \(description.sessionId)")
 
-let alice = Participant(name: "Alice", apiKey: "demo", sessionId: description.sessionId, serverURL: url, seed: 1)
-let bob = Participant(name: "Bob", apiKey: "demo", sessionId: description.sessionId, serverURL: url, seed: 2)
+let alice = Participant(name: "Alice", apiKey: "demo", sessionID: description.sessionId, serverURL: url, seed: 1)
+let bob = Participant(name: "Bob", apiKey: "demo", sessionID: description.sessionId, serverURL: url, seed: 2)
 let everyone = [alice, bob]
 
 // Print what each participant hears about, as it happens.
@@ -100,12 +100,12 @@ for p in everyone {
 for p in everyone {
     let token = try await server.issueToken(sessionId: description.sessionId, role: .publisher, connectionData: p.name)
     try await p.session.connect(token: token.token)
-    print("\(label(p.name))connected as \(p.session.connection?.connectionId ?? "?")")
+    print("\(label(p.name))connected as \(p.session.connection?.connectionID ?? "?")")
 }
 for p in everyone { try await p.session.publish(p.publisher) }
 
 // Subscribe each to the other's stream once it is known.
-func waitForStream(of other: Participant, seenBy p: Participant) async throws -> TokKit.Stream {
+func waitForStream(of other: Participant, seenBy p: Participant) async throws -> SessionStream {
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
         if let s = p.session.streams.values.first(where: { $0.connection.data == other.name }) { return s }

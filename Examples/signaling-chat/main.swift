@@ -57,24 +57,25 @@ struct SignalingChat: AsyncParsableCommand {
             throw ValidationError("give --server URL or --embed")
         }
 
+        guard let serverURL = URL(string: base) else { throw ValidationError("bad server URL \(base)") }
         let credentials = try await TutorialCredentials.fetch(from: base)
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
         let session = Session(
-            apiKey: credentials.apiKey, sessionId: credentials.sessionId, serverURL: base, settings: settings)
+            apiKey: credentials.apiKey, sessionID: credentials.sessionID, serverURL: serverURL, settings: settings)
         let events = session.events
         try await session.connect(token: credentials.token)
         print("* connected as \(name); type a line and press enter (Ctrl-D to leave)")
         try await session.signal(type: ChatMessage.joinSignalType, data: name)
 
-        let me = session.connection?.connectionId
+        let me = session.connection?.connectionID
         let printer = Task {
             var names: [String: String] = [:]  // connection id → name
             for await event in events {
                 switch event {
                 case .signalReceived(let type, let data, let connection):
                     // No sender: a signal the server's REST API sent on the project's behalf.
-                    let from = connection?.connectionId
+                    let from = connection?.connectionID
                     if let from, from == me { continue }
                     switch type {
                     case ChatMessage.joinSignalType:
@@ -88,7 +89,7 @@ struct SignalingChat: AsyncParsableCommand {
                     default: continue
                     }
                 case .connectionDestroyed(let c):
-                    print("* \(names[c.connectionId] ?? "someone") left")
+                    print("* \(names[c.connectionID] ?? "someone") left")
                 case .reconnecting: print("* connection lost, reconnecting…")
                 case .reconnected: print("* reconnected")
                 case .disconnected: return

@@ -116,14 +116,14 @@ final class MediaLink: Sendable {
     func start(ice: IceConfiguration) {
         state.withLock { $0.ice = ice }
         guard context.side == .publisher else { return }
-        guard let session = channel.owner, let publisher = session.publisher(streamId: context.streamId) else {
-            return fail(.internalError("no publisher for stream \(context.streamId)"))
+        guard let session = channel.owner, let publisher = session.publisher(streamID: context.streamID) else {
+            return fail(.internalError("no publisher for stream \(context.streamID)"))
         }
         let configuration = PeerConfiguration(
             ice: session.iceConfiguration(base: ice),
             audioSSRC: context.wantsAudio ? UInt32.random(in: 1...UInt32.max) : nil,
             videoSSRC: context.wantsVideo ? UInt32.random(in: 1...UInt32.max) : nil,
-            cname: Self.token(context.peerConnectionId), streamID: Self.token(context.streamId),
+            cname: Self.token(context.peerConnectionID), streamID: Self.token(context.streamID),
             receivesAudio: false, receivesVideo: false)
         let offer: SessionDescription
         let peer: PeerConnection
@@ -185,14 +185,14 @@ final class MediaLink: Sendable {
             if began { channel.reportReconnecting() }
         }
         guard phase == .idle else { return }
-        guard let session = channel.owner, let subscriber = session.subscriber(subscriberId: context.subscriberId)
+        guard let session = channel.owner, let subscriber = session.subscriber(subscriberID: context.subscriberID)
         else { return }
         let offer: SessionDescription
         do throws(SDPError) { offer = try SessionDescription(parsing: sdp) } catch {
             return fail(.invalidParameter("the publisher's offer is not valid SDP: \(error)"))
         }
         let configuration = PeerConfiguration(ice: session.iceConfiguration(base: ice), audioSSRC: nil, videoSSRC: nil,
-                                              cname: Self.token(context.subscriberId))
+                                              cname: Self.token(context.subscriberID))
         let peer: PeerConnection
         let answer: SessionDescription
         do throws(PeerError) {
@@ -382,7 +382,7 @@ final class MediaLink: Sendable {
             return .none
         }
         if let lostBecause {
-            channel.owner?.logger.notice("media path of \(context.side) \(context.subscriberId) lost: \(lostBecause)")
+            channel.owner?.logger.notice("media path of \(context.side) \(context.subscriberID) lost: \(lostBecause)")
         }
         switch action {
         case .none: break
@@ -472,8 +472,8 @@ final class MediaLink: Sendable {
         guard live else { return false }
         switch attachment {
         case .publisher(let media):
-            media.attach(peer, audio: context.wantsAudio, video: context.wantsVideo, subscriberId: context.subscriberId,
-                         connectionId: context.peerConnectionId)
+            media.attach(peer, audio: context.wantsAudio, video: context.wantsVideo, subscriberID: context.subscriberID,
+                         connectionID: context.peerConnectionID)
         case .subscriber(let media): media.attach(peer, wantsAudio: context.wantsAudio, wantsVideo: context.wantsVideo)
         }
         return true

@@ -34,11 +34,11 @@ public struct MediaNegotiationContext: Sendable, Hashable {
 
     public let side: Side
     /// The stream being subscribed to.
-    public let streamId: String
+    public let streamID: String
     /// The server's id for this subscription; unique within the session.
-    public let subscriberId: String
+    public let subscriberID: String
     /// The connection at the other end (the subscriber's, seen from the publisher, and vice versa).
-    public let peerConnectionId: String
+    public let peerConnectionID: String
     /// Whether the subscriber wants audio / video (only meaningful to the publisher).
     public let wantsAudio: Bool
     public let wantsVideo: Bool

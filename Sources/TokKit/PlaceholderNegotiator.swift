@@ -8,13 +8,13 @@ public final class PlaceholderNegotiator: MediaNegotiator {
 
     public func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel) {
         guard context.side == .publisher else { return }
-        try? channel.send(NegotiationMessage(kind: .offer, payload: "placeholder-offer \(context.streamId)"))
+        try? channel.send(NegotiationMessage(kind: .offer, payload: "placeholder-offer \(context.streamID)"))
     }
 
     public func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
                             channel: NegotiationChannel) {
         guard context.side == .subscriber, message.kind == .offer else { return }
-        try? channel.send(NegotiationMessage(kind: .answer, payload: "placeholder-answer \(context.streamId)"))
+        try? channel.send(NegotiationMessage(kind: .answer, payload: "placeholder-answer \(context.streamID)"))
         channel.reportConnected()
     }
 

@@ -24,7 +24,7 @@ public final class Publisher: Sendable {
         var videoRender: (any VideoRender)?
         weak var delegate: (any PublisherDelegate)?
         weak var session: Session?
-        var stream: Stream?
+        var stream: SessionStream?
     }
 
     /// The name given to the stream (at most 1000 characters); fixed once created.
@@ -57,7 +57,7 @@ public final class Publisher: Sendable {
     deinit { eventStreams.finish() }
 
     /// Whether audio is sent. Changing it while published stops (resumes) encoding and sending at once and
-    /// changes ``Stream/hasAudio`` for everyone.
+    /// changes ``SessionStream/hasAudio`` for everyone.
     public var publishAudio: Bool {
         get { state.withLock { $0.publishAudio } }
         set {
@@ -72,7 +72,7 @@ public final class Publisher: Sendable {
     }
 
     /// Whether video is sent. Changing it while published stops (resumes, from a keyframe) encoding and sending
-    /// at once, the preview going on, and changes ``Stream/hasVideo`` for everyone.
+    /// at once, the preview going on, and changes ``SessionStream/hasVideo`` for everyone.
     public var publishVideo: Bool {
         get { state.withLock { $0.publishVideo } }
         set {
@@ -86,7 +86,7 @@ public final class Publisher: Sendable {
     }
 
     /// What the video shows; `.screen` tunes the encoder for detail over motion. Changing it while published
-    /// retunes the encoder and changes ``Stream/videoType`` for everyone.
+    /// retunes the encoder and changes ``SessionStream/videoType`` for everyone.
     public var videoType: StreamVideoType {
         get { state.withLock { $0.videoType } }
         set {
@@ -100,7 +100,7 @@ public final class Publisher: Sendable {
     }
 
     /// The size of the published video. Set from the capturer's settings at publish time when nil; changing it
-    /// while published changes ``Stream/videoDimensions`` for everyone.
+    /// while published changes ``SessionStream/videoDimensions`` for everyone.
     public var videoDimensions: VideoDimensions? {
         get { state.withLock { $0.videoDimensions } }
         set {
@@ -159,7 +159,7 @@ public final class Publisher: Sendable {
     let eventStreams = EventStreams<PublisherEvent>()
 
     /// The published stream as the server last described it; nil while not published.
-    public var stream: Stream? { state.withLock { $0.stream } }
+    public var stream: SessionStream? { state.withLock { $0.stream } }
 
     /// The session it is published in, if any.
     public var session: Session? { state.withLock { $0.session } }
@@ -170,11 +170,11 @@ public final class Publisher: Sendable {
     private func change(_ mutate: (inout State) -> StreamPropertyChange?) {
         let forward: (Session, String, StreamPropertyChange)? = state.withLock { s in
             guard let change = mutate(&s) else { return nil }
-            guard let session = s.session, let streamId = s.stream?.streamId else { return nil }
-            return (session, streamId, change)
+            guard let session = s.session, let streamID = s.stream?.streamID else { return nil }
+            return (session, streamID, change)
         }
-        if let (session, streamId, change) = forward {
-            session.publisherChanged(streamId: streamId, change)
+        if let (session, streamID, change) = forward {
+            session.publisherChanged(streamID: streamID, change)
         }
     }
 
@@ -235,14 +235,14 @@ public final class Publisher: Sendable {
     }
 
     /// The server created (or updated) the stream.
-    func setStream(_ stream: Stream) {
+    func setStream(_ stream: SessionStream) {
         state.withLock { $0.stream = stream }
     }
 
     /// Releases the publisher from `session` and stops its media; returns the stream it had.
     @discardableResult
-    func detach(from session: Session) -> Stream? {
-        let released: (Bool, Stream?) = state.withLock { s in
+    func detach(from session: Session) -> SessionStream? {
+        let released: (Bool, SessionStream?) = state.withLock { s in
             guard s.session === session else { return (false, nil) }
             s.session = nil
             defer { s.stream = nil }

@@ -4,16 +4,16 @@
 /// own events. Held weakly.
 public protocol PublisherDelegate: AnyObject, Sendable {
     /// The server accepted the stream; ``Publisher/stream`` is set.
-    func publisher(_ publisher: Publisher, streamCreated stream: Stream)
+    func publisher(_ publisher: Publisher, streamCreated stream: SessionStream)
     /// The stream ended (unpublish, disconnect, or the session dropped for good).
-    func publisher(_ publisher: Publisher, streamDestroyed stream: Stream)
+    func publisher(_ publisher: Publisher, streamDestroyed stream: SessionStream)
     /// Publishing failed, or a published stream failed.
     func publisher(_ publisher: Publisher, didFailWithError error: SessionError)
 }
 
 extension PublisherDelegate {
-    public func publisher(_ publisher: Publisher, streamCreated stream: Stream) {}
-    public func publisher(_ publisher: Publisher, streamDestroyed stream: Stream) {}
+    public func publisher(_ publisher: Publisher, streamCreated stream: SessionStream) {}
+    public func publisher(_ publisher: Publisher, streamDestroyed stream: SessionStream) {}
     public func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {}
 
 }

@@ -3,9 +3,9 @@
 /// order with the session's own events. A publisher's streams end when it is released.
 public enum PublisherEvent: Sendable {
     /// The server accepted the stream (`publisher:streamCreated:`).
-    case streamCreated(Stream)
+    case streamCreated(SessionStream)
     /// The stream ended: unpublish, disconnect, or the session dropped for good (`publisher:streamDestroyed:`).
-    case streamDestroyed(Stream)
+    case streamDestroyed(SessionStream)
     /// Publishing failed, or a published stream failed (`publisher:didFailWithError:`).
     case failed(SessionError)
     /// Once a second while published: the encoders and every subscription's network statistics

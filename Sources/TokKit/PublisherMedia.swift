@@ -146,12 +146,12 @@ final class PublisherMedia: Sendable {
     // MARK: - Peers
 
     /// Sends to `peer` (audio and/or video, as its subscriber wants).
-    func attach(_ peer: PeerConnection, audio wantsAudio: Bool, video wantsVideo: Bool, subscriberId: String = "",
-                connectionId: String = "") {
+    func attach(_ peer: PeerConnection, audio wantsAudio: Bool, video wantsVideo: Bool, subscriberID: String = "",
+                connectionID: String = "") {
         let pipelines: (VideoSendPipeline?, AudioSendPipeline?)? = state.withLock { s in
             guard s.phase == .running else { return nil }
-            s.peers[ObjectIdentifier(peer)] = AttachedPeer(peer: peer, subscriberId: subscriberId,
-                                                           connectionId: connectionId)
+            s.peers[ObjectIdentifier(peer)] = AttachedPeer(peer: peer, subscriberID: subscriberID,
+                                                           connectionID: connectionID)
             return (wantsVideo ? s.video : nil, wantsAudio ? s.audio : nil)
         }
         guard let (video, audio) = pipelines else { return }
@@ -175,8 +175,8 @@ final class PublisherMedia: Sendable {
     /// One subscription's peer and whose it is.
     struct AttachedPeer {
         let peer: PeerConnection
-        let subscriberId: String
-        let connectionId: String
+        let subscriberID: String
+        let connectionID: String
     }
 
     // MARK: - Publisher properties
@@ -230,11 +230,11 @@ final class PublisherMedia: Sendable {
     var statistics: PublisherStatistics {
         let (video, audio, peers) = state.withLock { ($0.video, $0.audio, Array($0.peers.values)) }
         let subscribers = peers.map { p in
-            PublisherStatistics.Subscription(subscriberId: p.subscriberId, connectionId: p.connectionId,
+            PublisherStatistics.Subscription(subscriberID: p.subscriberID, connectionID: p.connectionID,
                                              videoTrack: p.peer.statistics(.video),
                                              audioTrack: p.peer.statistics(.audio),
                                              candidatePair: p.peer.selectedCandidatePair)
-        }.sorted { $0.subscriberId < $1.subscriberId }
+        }.sorted { $0.subscriberID < $1.subscriberID }
         return PublisherStatistics(video: video?.statistics ?? VideoSendStatistics(),
                                    audio: audio?.statistics ?? AudioSendStatistics(), subscriptions: subscribers)
     }

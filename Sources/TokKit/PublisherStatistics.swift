@@ -12,17 +12,17 @@ public struct PublisherStatistics: Sendable, Hashable {
     /// One subscription's RTP streams as the publisher sees them: packets and bytes sent, what the subscriber
     /// reports lost, its jitter, the round-trip time (from its reception reports), and the path.
     public struct Subscription: Sendable, Hashable {
-        public var subscriberId: String
+        public var subscriberID: String
         /// The subscriber's connection.
-        public var connectionId: String
+        public var connectionID: String
         public var videoTrack: TrackStatistics
         public var audioTrack: TrackStatistics
         public var candidatePair: IceCandidatePair?
 
-        public init(subscriberId: String, connectionId: String, videoTrack: TrackStatistics,
+        public init(subscriberID: String, connectionID: String, videoTrack: TrackStatistics,
                     audioTrack: TrackStatistics, candidatePair: IceCandidatePair?) {
-            self.subscriberId = subscriberId
-            self.connectionId = connectionId
+            self.subscriberID = subscriberID
+            self.connectionID = connectionID
             self.videoTrack = videoTrack
             self.audioTrack = audioTrack
             self.candidatePair = candidatePair

@@ -20,9 +20,9 @@ extension Session: SignalingLinkOwner {
             case .signal(let m):
                 emit(.signalReceived(type: m.type, data: m.data, from: m.from.map { s.sender($0) }))
             case .subscribe(let m): applySubscribeRequest(m, &s)
-            case .unsubscribe(let m): endPublisherSide(subscriberId: m.subscriberId, &s)
+            case .unsubscribe(let m): endPublisherSide(subscriberID: m.subscriberId, &s)
             case .negotiation(let m): applyNegotiation(m, &s)
-            case .muteForced(let m): applyMuteForced(streamId: m.streamId, &s)
+            case .muteForced(let m): applyMuteForced(streamID: m.streamId, &s)
             case .archiveStarted(let m): emit(.archiveStarted(id: m.archiveId, name: m.name))
             case .archiveStopped(let m): emit(.archiveStopped(id: m.archiveId))
             case .ack(let m): applyAck(m, &s)
@@ -101,7 +101,7 @@ extension Session: SignalingLinkOwner {
             heartbeatInterval: .milliseconds(max(100, m.heartbeatInterval)),
             heartbeatTimeout: .milliseconds(max(200, m.heartbeatTimeout)))
         let others = m.connections.map(Connection.init)
-        if s.status == .reconnecting, m.resumed, s.me?.connectionId == me.connectionId {
+        if s.status == .reconnecting, m.resumed, s.me?.connectionID == me.connectionID {
             s.me = me
             s.status = .connected
             reconcile(others: others, streams: m.streams, &s)
@@ -132,7 +132,7 @@ extension Session: SignalingLinkOwner {
 
     /// After a resume: turns the difference between what we knew and the server's snapshot into events.
     private func reconcile(others: [Connection], streams: [StreamInfo], _ s: inout SessionState) {
-        let liveConnections = Set(others.map(\.connectionId))
+        let liveConnections = Set(others.map(\.connectionID))
         let liveStreams = Dictionary(streams.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for id in s.streams.keys.sorted() where liveStreams[id] == nil { applyStreamDestroyed(id, &s) }
         for id in s.connectionOrder where !liveConnections.contains(id) {
@@ -150,16 +150,16 @@ extension Session: SignalingLinkOwner {
 
     private func applyConnectionDestroyed(_ m: ServerMessage.ConnectionDestroyed, _ s: inout SessionState) {
         let id = m.connection.id
-        if id == s.me?.connectionId {
+        if id == s.me?.connectionID {
             // This client was removed (force disconnect or server shutdown): the socket closes next, for good.
             s.closedByServer = true
             return
         }
-        for (streamId, stream) in s.streams where stream.connection.connectionId == id {
-            applyStreamDestroyed(streamId, &s)
+        for (streamID, stream) in s.streams where stream.connection.connectionID == id {
+            applyStreamDestroyed(streamID, &s)
         }
-        for (subscriberId, ctx) in s.publisherSides where ctx.peerConnectionId == id {
-            endPublisherSide(subscriberId: subscriberId, &s)
+        for (subscriberID, ctx) in s.publisherSides where ctx.peerConnectionID == id {
+            endPublisherSide(subscriberID: subscriberID, &s)
         }
         if let c = s.removeConnection(id) { emit(.connectionDestroyed(c)) }
     }
@@ -168,12 +168,12 @@ extension Session: SignalingLinkOwner {
 
     private func applyStreamCreated(_ info: StreamInfo, _ s: inout SessionState) {
         guard s.streams[info.id] == nil else { return applyStreamChanged(info, &s) }
-        let isMine = info.connectionId == s.me?.connectionId
+        let isMine = info.connectionId == s.me?.connectionID
         guard let owner = s.connection(info.connectionId) else {
             logger.warning("stream \(info.id) of unknown connection \(info.connectionId)")
             return
         }
-        let stream = Stream(info, connection: owner)
+        let stream = SessionStream(info, connection: owner)
         s.streams[info.id] = stream
         guard isMine else { return emit(.streamCreated(stream)) }
         guard let publisher = s.publishers[info.id] else { return }
@@ -184,41 +184,41 @@ extension Session: SignalingLinkOwner {
         }
     }
 
-    func applyStreamDestroyed(_ streamId: String, _ s: inout SessionState) {
-        guard let stream = s.streams.removeValue(forKey: streamId) else { return }
-        if stream.connection.connectionId == s.me?.connectionId {
-            for (subscriberId, ctx) in s.publisherSides where ctx.streamId == streamId {
-                endPublisherSide(subscriberId: subscriberId, &s)
+    func applyStreamDestroyed(_ streamID: String, _ s: inout SessionState) {
+        guard let stream = s.streams.removeValue(forKey: streamID) else { return }
+        if stream.connection.connectionID == s.me?.connectionID {
+            for (subscriberID, ctx) in s.publisherSides where ctx.streamID == streamID {
+                endPublisherSide(subscriberID: subscriberID, &s)
             }
-            if let publisher = s.publishers.removeValue(forKey: streamId) {
+            if let publisher = s.publishers.removeValue(forKey: streamID) {
                 publisher.detach(from: self)
                 emit(.streamDestroyed(stream), for: publisher)
             }
             return
         }
-        for (subscriberId, subscriber) in s.subscribers where subscriber.stream.streamId == streamId {
-            endSubscriber(subscriberId: subscriberId, notifyServer: false, failure: nil, &s)
+        for (subscriberID, subscriber) in s.subscribers where subscriber.stream.streamID == streamID {
+            endSubscriber(subscriberID: subscriberID, notifyServer: false, failure: nil, &s)
         }
         emit(.streamDestroyed(stream))
     }
 
     private func applyStreamChanged(_ info: StreamInfo, _ s: inout SessionState) {
         guard let old = s.streams[info.id] else { return }
-        let new = Stream(info, connection: old.connection)
+        let new = SessionStream(info, connection: old.connection)
         let changes = old.changes(to: new)
         guard !changes.isEmpty else { return }
         s.streams[info.id] = new
         if let publisher = s.publishers[info.id] { publisher.setStream(new) }
         for change in changes { emit(.streamPropertyChanged(new, change)) }
-        for subscriber in s.subscribers.values where subscriber.stream.streamId == info.id {
+        for subscriber in s.subscribers.values where subscriber.stream.streamID == info.id {
             if let enabled = subscriber.update(stream: new) {
                 subscriberVideoChangedLocked(subscriber, enabled: enabled, reason: .publisherPropertyChanged)
             }
         }
     }
 
-    private func applyMuteForced(streamId: String, _ s: inout SessionState) {
-        guard let publisher = s.publishers[streamId] else { return }
+    private func applyMuteForced(streamID: String, _ s: inout SessionState) {
+        guard let publisher = s.publishers[streamID] else { return }
         publisher.applyForcedMute()
         emit(.muteForced(MuteForcedInfo(active: true)))
     }
@@ -229,30 +229,30 @@ extension Session: SignalingLinkOwner {
         guard let p = s.pending.removeValue(forKey: ack.rid) else { return }
         switch p.purpose {
         case .publish(let publisher):
-            guard let streamId = ack.streamId else {
+            guard let streamID = ack.streamId else {
                 return p.continuation.resume(returning: .failure(.internalError("publish ack without a stream id")))
             }
-            s.publishers[streamId] = publisher
-            if let stream = s.streams[streamId] {
+            s.publishers[streamID] = publisher
+            if let stream = s.streams[streamID] {
                 // Our own streamCreated came first.
                 publisher.setStream(stream)
                 emit(.streamCreated(stream), for: publisher)
                 p.continuation.resume(returning: .success(ack))
             } else {
-                s.awaitingStream[streamId] = p.continuation
+                s.awaitingStream[streamID] = p.continuation
             }
-        case .subscribe(let subscriber, let streamId):
-            guard let subscriberId = ack.subscriberId, subscriber.accepted(subscriberId: subscriberId),
-                let stream = s.streams[streamId]
+        case .subscribe(let subscriber, let streamID):
+            guard let subscriberID = ack.subscriberId, subscriber.accepted(subscriberID: subscriberID),
+                let stream = s.streams[streamID]
             else {
                 return p.continuation.resume(returning: .failure(.streamNotFound("the stream ended while subscribing")))
             }
             let context = MediaNegotiationContext(
-                side: .subscriber, streamId: streamId, subscriberId: subscriberId,
-                peerConnectionId: stream.connection.connectionId, wantsAudio: subscriber.subscribeToAudio,
+                side: .subscriber, streamID: streamID, subscriberID: subscriberID,
+                peerConnectionID: stream.connection.connectionID, wantsAudio: subscriber.subscribeToAudio,
                 wantsVideo: subscriber.subscribeToVideo)
-            s.subscribers[subscriberId] = subscriber
-            s.subscriberContexts[subscriberId] = context
+            s.subscribers[subscriberID] = subscriber
+            s.subscriberContexts[subscriberID] = context
             let channel = NegotiationChannel(context: context, session: self)
             withNegotiator { $0.negotiationDidStart(context, channel: channel) }
             p.continuation.resume(returning: .success(ack))
@@ -279,11 +279,11 @@ extension Session: SignalingLinkOwner {
     // MARK: - Negotiation relay
 
     private func applySubscribeRequest(_ m: ServerMessage.SubscriptionEvent, _ s: inout SessionState) {
-        guard s.publishers[m.streamId] != nil || s.streams[m.streamId]?.connection.connectionId == s.me?.connectionId,
+        guard s.publishers[m.streamId] != nil || s.streams[m.streamId]?.connection.connectionID == s.me?.connectionID,
             s.publisherSides[m.subscriberId] == nil
         else { return }
         let context = MediaNegotiationContext(
-            side: .publisher, streamId: m.streamId, subscriberId: m.subscriberId, peerConnectionId: m.from,
+            side: .publisher, streamID: m.streamId, subscriberID: m.subscriberId, peerConnectionID: m.from,
             wantsAudio: m.subscribeToAudio ?? true, wantsVideo: m.subscribeToVideo ?? true)
         s.publisherSides[m.subscriberId] = context
         let channel = NegotiationChannel(context: context, session: self)
@@ -300,7 +300,7 @@ extension Session: SignalingLinkOwner {
             // the other end.
             let sender = s.loopbackSenders[m.subscriberId]?.popFirst() ?? .publisher
             context = sender == .publisher ? mine : theirs
-        } else if let c = mine ?? theirs, c.streamId == m.streamId {
+        } else if let c = mine ?? theirs, c.streamID == m.streamId {
             context = c
         } else {
             return  // the subscription already ended
@@ -310,9 +310,9 @@ extension Session: SignalingLinkOwner {
         withNegotiator { $0.negotiation(context, didReceive: message, channel: channel) }
     }
 
-    func endPublisherSide(subscriberId: String, _ s: inout SessionState) {
-        guard let context = s.publisherSides.removeValue(forKey: subscriberId) else { return }
-        if s.subscriberContexts[subscriberId] == nil { s.loopbackSenders[subscriberId] = nil }
+    func endPublisherSide(subscriberID: String, _ s: inout SessionState) {
+        guard let context = s.publisherSides.removeValue(forKey: subscriberID) else { return }
+        if s.subscriberContexts[subscriberID] == nil { s.loopbackSenders[subscriberID] = nil }
         withNegotiator { $0.negotiationDidEnd(context) }
     }
 }

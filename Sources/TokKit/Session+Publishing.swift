@@ -43,13 +43,13 @@ extension Session {
     /// `streamDestroyed`, everyone else ``SessionEvent/streamDestroyed(_:)``, and the subscriptions to it end.
     /// Throws ``SessionError/publisherNotFound`` (1113) when it is not published in this session.
     public func unpublish(_ publisher: Publisher) async throws(SessionError) {
-        let streamId: String? = state.withLock { s in s.publishers.first { $0.value === publisher }?.key }
-        guard let streamId else { throw .publisherNotFound }
-        let result = await request(.unpublish(.init(streamId: streamId)), purpose: .other)
+        let streamID: String? = state.withLock { s in s.publishers.first { $0.value === publisher }?.key }
+        guard let streamID else { throw .publisherNotFound }
+        let result = await request(.unpublish(.init(streamId: streamID)), purpose: .other)
         // The server's streamDestroyed normally did the rest already; make sure (for example after an error).
         state.withLock { s in
-            if s.streams[streamId] != nil { applyStreamDestroyed(streamId, &s) }
-            if let p = s.publishers.removeValue(forKey: streamId) { p.detach(from: self) }
+            if s.streams[streamID] != nil { applyStreamDestroyed(streamID, &s) }
+            if let p = s.publishers.removeValue(forKey: streamID) { p.detach(from: self) }
         }
         switch result {
         case .success, .failure(.streamNotFound): break  // already gone is fine
@@ -66,17 +66,17 @@ extension Session {
     /// `didFailWithError` too.
     public func subscribe(_ subscriber: Subscriber) async throws(SessionError) {
         let (status, caps, exists) = state.withLock {
-            ($0.status, $0.capabilities, $0.streams[subscriber.stream.streamId] != nil)
+            ($0.status, $0.capabilities, $0.streams[subscriber.stream.streamID] != nil)
         }
         guard status == .connected else { throw .notConnected }
         guard caps.canSubscribe else {
             return try failSubscribe(subscriber, .unableToSubscribe("the token's role may not subscribe"))
         }
-        guard exists else { return try failSubscribe(subscriber, .streamNotFound(subscriber.stream.streamId)) }
-        let (streamId, audio, video) = try subscriber.attach(to: self)
+        guard exists else { return try failSubscribe(subscriber, .streamNotFound(subscriber.stream.streamID)) }
+        let (streamID, audio, video) = try subscriber.attach(to: self)
         let result = await request(
-            .subscribe(.init(streamId: streamId, subscribeToAudio: audio, subscribeToVideo: video)),
-            purpose: .subscribe(subscriber, streamId: streamId))
+            .subscribe(.init(streamId: streamID, subscribeToAudio: audio, subscribeToVideo: video)),
+            purpose: .subscribe(subscriber, streamID: streamID))
         if case .failure(let error) = result {
             _ = subscriber.end()
             try failSubscribe(subscriber, error, ended: true)
@@ -94,31 +94,31 @@ extension Session {
     /// media failed, its stream was destroyed) is simply done. Throws ``SessionError/subscriberNotFound`` (1112)
     /// when it was never subscribed in this session.
     public func unsubscribe(_ subscriber: Subscriber) async throws(SessionError) {
-        let subscriberId: String? = state.withLock { s in
+        let subscriberID: String? = state.withLock { s in
             guard let id = s.subscribers.first(where: { $0.value === subscriber })?.key else { return nil }
-            endSubscriber(subscriberId: id, notifyServer: false, failure: nil, &s)
+            endSubscriber(subscriberID: id, notifyServer: false, failure: nil, &s)
             return id
         }
-        guard let subscriberId else {
+        guard let subscriberID else {
             // Already gone from this session (media failure, stream ended): unsubscribing it is done.
             if subscriber.hasEnded(in: self) { return subscriber.forgetEndedSession() }
             throw .subscriberNotFound
         }
         subscriber.forgetEndedSession()
-        let result = await request(.unsubscribe(.init(subscriberId: subscriberId)), purpose: .other)
+        let result = await request(.unsubscribe(.init(subscriberId: subscriberID)), purpose: .other)
         if case .failure(let error) = result, error != .subscriberNotFound, error != .notConnected { throw error }
     }
 
     /// Ends one of this client's subscriptions: unregisters it, ends its negotiation and tells the delegate.
-    func endSubscriber(subscriberId: String, notifyServer: Bool, failure: SessionError?, _ s: inout SessionState) {
-        let context = s.subscriberContexts.removeValue(forKey: subscriberId)
-        if s.publisherSides[subscriberId] == nil { s.loopbackSenders[subscriberId] = nil }
-        guard let subscriber = s.subscribers.removeValue(forKey: subscriberId),
+    func endSubscriber(subscriberID: String, notifyServer: Bool, failure: SessionError?, _ s: inout SessionState) {
+        let context = s.subscriberContexts.removeValue(forKey: subscriberID)
+        if s.publisherSides[subscriberID] == nil { s.loopbackSenders[subscriberID] = nil }
+        guard let subscriber = s.subscribers.removeValue(forKey: subscriberID),
             let phase = subscriber.end(), phase.isActive
         else { return }
         if let context { withNegotiator { $0.negotiationDidEnd(context) } }
         if notifyServer, s.status == .connected, let link = s.link {
-            link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberId: subscriberId)))))
+            link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberId: subscriberID)))))
         }
         if let failure { emit(.failed(failure), for: subscriber) }
         emit(.disconnected, for: subscriber)
@@ -132,31 +132,31 @@ extension Session {
         guard capabilities.canForceDisconnect else {
             throw .unableToForceDisconnect("the token's role may not force a disconnect")
         }
-        _ = try await request(.forceDisconnect(.init(connectionId: connection.connectionId)), purpose: .other).get()
+        _ = try await request(.forceDisconnect(.init(connectionId: connection.connectionID)), purpose: .other).get()
     }
 
     /// Moderator: ends `stream`. Throws ``SessionError/unableToForceUnpublish(_:)`` (1535) when the role is not
     /// moderator.
-    public func forceUnpublish(_ stream: Stream) async throws(SessionError) {
+    public func forceUnpublish(_ stream: SessionStream) async throws(SessionError) {
         guard capabilities.canForceMute else {
             throw .unableToForceUnpublish("the token's role may not force an unpublish")
         }
-        _ = try await request(.forceUnpublish(.init(streamId: stream.streamId)), purpose: .other).get()
+        _ = try await request(.forceUnpublish(.init(streamId: stream.streamID)), purpose: .other).get()
     }
 
     /// Moderator: turns `stream`'s audio off; its publisher gets ``SessionEvent/muteForced(_:)``. Throws
     /// ``SessionError/unableToForceMute(_:)`` (1540) when the role is not moderator.
-    public func forceMute(_ stream: Stream) async throws(SessionError) {
+    public func forceMute(_ stream: SessionStream) async throws(SessionError) {
         guard capabilities.canForceMute else { throw .unableToForceMute("the token's role may not force mute") }
-        _ = try await request(.forceMute(.init(streamId: stream.streamId)), purpose: .other).get()
+        _ = try await request(.forceMute(.init(streamId: stream.streamID)), purpose: .other).get()
     }
 
     // MARK: - Called by Publisher, Subscriber, NegotiationChannel
 
     /// A published publisher changed a property: tell the server (everyone hears it back as
     /// `streamPropertyChanged`).
-    func publisherChanged(streamId: String, _ change: StreamPropertyChange) {
-        var update = ClientMessage.UpdateStream(streamId: streamId)
+    func publisherChanged(streamID: String, _ change: StreamPropertyChange) {
+        var update = ClientMessage.UpdateStream(streamId: streamID)
         switch change {
         case .hasAudio(let v): update.hasAudio = v
         case .hasVideo(let v): update.hasVideo = v
@@ -180,17 +180,17 @@ extension Session {
     func relayNegotiation(_ message: NegotiationMessage, for context: MediaNegotiationContext) throws(SessionError) {
         try state.withLock { s throws(SessionError) in
             let live = switch context.side {
-            case .subscriber: s.subscriberContexts[context.subscriberId] != nil
-            case .publisher: s.publisherSides[context.subscriberId] != nil
+            case .subscriber: s.subscriberContexts[context.subscriberID] != nil
+            case .publisher: s.publisherSides[context.subscriberID] != nil
             }
             guard live else { throw .subscriberNotFound }
             guard s.status == .connected, let link = s.link else { throw .notConnected }
             let text = Self.encode(ClientRequest(.negotiation(.init(
-                streamId: context.streamId, subscriberId: context.subscriberId, kind: message.kind.wire,
+                streamId: context.streamID, subscriberId: context.subscriberID, kind: message.kind.wire,
                 payload: message.payload))))
             guard link.send(text) else { throw .internalError("the outgoing queue is full") }
-            if s.subscriberContexts[context.subscriberId] != nil, s.publisherSides[context.subscriberId] != nil {
-                s.loopbackSenders[context.subscriberId, default: []].append(context.side)
+            if s.subscriberContexts[context.subscriberID] != nil, s.publisherSides[context.subscriberID] != nil {
+                s.loopbackSenders[context.subscriberID, default: []].append(context.side)
             }
         }
     }
@@ -198,7 +198,7 @@ extension Session {
     func negotiationReportedConnected(_ context: MediaNegotiationContext) {
         guard context.side == .subscriber else { return }
         state.withLock { s in
-            guard let subscriber = s.subscribers[context.subscriberId], subscriber.markConnected() else { return }
+            guard let subscriber = s.subscribers[context.subscriberID], subscriber.markConnected() else { return }
             emit(.connected, for: subscriber)
         }
     }
@@ -207,7 +207,7 @@ extension Session {
     func negotiationReportedOutage(_ context: MediaNegotiationContext, over: Bool) {
         guard context.side == .subscriber else { return }
         state.withLock { s in
-            guard let subscriber = s.subscribers[context.subscriberId], subscriber.setReconnecting(!over) else { return }
+            guard let subscriber = s.subscribers[context.subscriberID], subscriber.setReconnecting(!over) else { return }
             emit(over ? .reconnected : .reconnecting, for: subscriber)
         }
     }
@@ -216,9 +216,9 @@ extension Session {
         state.withLock { s in
             switch context.side {
             case .subscriber:
-                endSubscriber(subscriberId: context.subscriberId, notifyServer: true, failure: error, &s)
+                endSubscriber(subscriberID: context.subscriberID, notifyServer: true, failure: error, &s)
             case .publisher:
-                endPublisherSide(subscriberId: context.subscriberId, &s)
+                endPublisherSide(subscriberID: context.subscriberID, &s)
             }
         }
     }
@@ -227,13 +227,13 @@ extension Session {
 // MARK: - Lookups for the media layer
 
 extension Session {
-    /// This client's publisher of stream `streamId`, while published.
-    func publisher(streamId: String) -> Publisher? {
-        state.withLock { $0.publishers[streamId] }
+    /// This client's publisher of stream `streamID`, while published.
+    func publisher(streamID: String) -> Publisher? {
+        state.withLock { $0.publishers[streamID] }
     }
 
-    /// This client's subscriber `subscriberId`, while subscribed.
-    func subscriber(subscriberId: String) -> Subscriber? {
-        state.withLock { $0.subscribers[subscriberId] }
+    /// This client's subscriber `subscriberID`, while subscribed.
+    func subscriber(subscriberID: String) -> Subscriber? {
+        state.withLock { $0.subscribers[subscriberID] }
     }
 }

@@ -20,7 +20,7 @@ extension Session {
                     guard s.status == .reconnecting, let me = s.me, let token = s.resumeToken,
                         elapsed < policy.totalTimeout, s.resumeGrace == .zero || elapsed < s.resumeGrace
                     else { return nil }
-                    return Self.encode(ClientRequest(.resume(.init(connectionId: me.connectionId, resumeToken: token))))
+                    return Self.encode(ClientRequest(.resume(.init(connectionId: me.connectionID, resumeToken: token))))
                 }
                 guard let hello else { break }
                 self.logger.debug("resume attempt \(attempt)")
@@ -60,12 +60,12 @@ extension Session {
                 opening.resume(returning: .failure(.connectionDropped))
             }
             for id in s.subscribers.keys.sorted() {
-                endSubscriber(subscriberId: id, notifyServer: false, failure: nil, &s)
+                endSubscriber(subscriberID: id, notifyServer: false, failure: nil, &s)
             }
-            for id in s.publisherSides.keys.sorted() { endPublisherSide(subscriberId: id, &s) }
-            for (streamId, publisher) in s.publishers {
+            for id in s.publisherSides.keys.sorted() { endPublisherSide(subscriberID: id, &s) }
+            for (streamID, publisher) in s.publishers {
                 publisher.detach(from: self)
-                if let stream = s.streams[streamId] { emit(.streamDestroyed(stream), for: publisher) }
+                if let stream = s.streams[streamID] { emit(.streamDestroyed(stream), for: publisher) }
             }
             s.publishers.removeAll()
             for (_, c) in s.awaitingStream { c.resume(returning: .failure(.connectionDropped)) }

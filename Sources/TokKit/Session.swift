@@ -1,4 +1,5 @@
 import Dispatch
+import struct FoundationEssentials.URL
 import Logging
 import Synchronization
 import TokKitICE
@@ -8,7 +9,7 @@ import TokKitProtocol
 /// connections and their streams, publish, subscribe, and exchange signals.
 ///
 /// ```swift
-/// let session = Session(apiKey: key, sessionId: id, serverURL: "http://127.0.0.1:8080")
+/// let session = Session(apiKey: key, sessionID: id, serverURL: URL(string: "http://127.0.0.1:8080")!)
 /// try await session.connect(token: token)
 /// for await event in session.events { … }
 /// ```
@@ -28,10 +29,10 @@ import TokKitProtocol
 /// own; state is guarded by one lock, so properties read a consistent snapshot.
 public final class Session: Sendable {
     public let apiKey: String
-    public let sessionId: String
+    public let sessionID: String
     /// The server, e.g. `http://127.0.0.1:8080` (its signaling socket is `ws://127.0.0.1:8080/signaling`), or the
     /// signaling WebSocket URL itself.
-    public let serverURL: String
+    public let serverURL: URL
     public let settings: SessionSettings
 
     let state = Mutex(SessionState())
@@ -45,11 +46,11 @@ public final class Session: Sendable {
     /// - Parameters:
     ///   - delegateQueue: where delegate methods run; nil creates a private serial queue for this session.
     public init(
-        apiKey: String, sessionId: String, serverURL: String, delegate: (any SessionDelegate)? = nil,
+        apiKey: String, sessionID: String, serverURL: URL, delegate: (any SessionDelegate)? = nil,
         delegateQueue: DispatchQueue? = nil, settings: SessionSettings = SessionSettings()
     ) {
         self.apiKey = apiKey
-        self.sessionId = sessionId
+        self.sessionID = sessionID
         self.serverURL = serverURL
         self.settings = settings
         hub = EventHub(
@@ -118,10 +119,10 @@ public final class Session: Sendable {
     public var connectionCount: Int { state.withLock { $0.connections.count } }
 
     /// The other clients' streams, by stream id (this client's own are its publishers' ``Publisher/stream``).
-    public var streams: [String: Stream] {
+    public var streams: [String: SessionStream] {
         state.withLock { s in
-            let me = s.me?.connectionId
-            return s.streams.filter { $0.value.connection.connectionId != me }
+            let me = s.me?.connectionID
+            return s.streams.filter { $0.value.connection.connectionID != me }
         }
     }
 
@@ -146,7 +147,7 @@ public final class Session: Sendable {
     public func connect(token: String) async throws(SessionError) {
         guard !token.isEmpty else { throw .invalidParameter("token is empty") }
         let url = try SignalingURL.make(from: serverURL)
-        let hello = Self.encode(ClientRequest(.connect(.init(apiKey: apiKey, sessionId: sessionId, token: token))))
+        let hello = Self.encode(ClientRequest(.connect(.init(apiKey: apiKey, sessionId: sessionID, token: token))))
         let result = await open(hello: hello, url: url, resuming: false)
         if case .failure(let error) = result { throw error }
     }

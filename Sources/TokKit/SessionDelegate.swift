@@ -11,12 +11,12 @@ public protocol SessionDelegate: AnyObject, Sendable {
     func session(_ session: Session, didFailWithError error: SessionError)
     func session(_ session: Session, connectionCreated connection: Connection)
     func session(_ session: Session, connectionDestroyed connection: Connection)
-    func session(_ session: Session, streamCreated stream: Stream)
-    func session(_ session: Session, streamDestroyed stream: Stream)
-    func session(_ session: Session, stream: Stream, didChange change: StreamPropertyChange)
+    func session(_ session: Session, streamCreated stream: SessionStream)
+    func session(_ session: Session, streamDestroyed stream: SessionStream)
+    func session(_ session: Session, stream: SessionStream, didChange change: StreamPropertyChange)
     func session(_ session: Session, receivedSignalType type: String, from connection: Connection?, with data: String)
-    func session(_ session: Session, archiveStartedWithId archiveId: String, name: String)
-    func session(_ session: Session, archiveStoppedWithId archiveId: String)
+    func session(_ session: Session, archiveStartedWithID archiveID: String, name: String)
+    func session(_ session: Session, archiveStoppedWithID archiveID: String)
     func sessionDidBeginReconnecting(_ session: Session)
     func sessionDidReconnect(_ session: Session)
     func session(_ session: Session, muteForced info: MuteForcedInfo)
@@ -28,13 +28,13 @@ extension SessionDelegate {
     public func session(_ session: Session, didFailWithError error: SessionError) {}
     public func session(_ session: Session, connectionCreated connection: Connection) {}
     public func session(_ session: Session, connectionDestroyed connection: Connection) {}
-    public func session(_ session: Session, streamCreated stream: Stream) {}
-    public func session(_ session: Session, streamDestroyed stream: Stream) {}
-    public func session(_ session: Session, stream: Stream, didChange change: StreamPropertyChange) {}
+    public func session(_ session: Session, streamCreated stream: SessionStream) {}
+    public func session(_ session: Session, streamDestroyed stream: SessionStream) {}
+    public func session(_ session: Session, stream: SessionStream, didChange change: StreamPropertyChange) {}
     public func session(_ session: Session, receivedSignalType type: String, from connection: Connection?,
                         with data: String) {}
-    public func session(_ session: Session, archiveStartedWithId archiveId: String, name: String) {}
-    public func session(_ session: Session, archiveStoppedWithId archiveId: String) {}
+    public func session(_ session: Session, archiveStartedWithID archiveID: String, name: String) {}
+    public func session(_ session: Session, archiveStoppedWithID archiveID: String) {}
     public func sessionDidBeginReconnecting(_ session: Session) {}
     public func sessionDidReconnect(_ session: Session) {}
     public func session(_ session: Session, muteForced info: MuteForcedInfo) {}
@@ -54,8 +54,8 @@ extension SessionEvent {
         case .streamPropertyChanged(let s, let change): delegate.session(session, stream: s, didChange: change)
         case .signalReceived(let type, let data, let from):
             delegate.session(session, receivedSignalType: type, from: from, with: data)
-        case .archiveStarted(let id, let name): delegate.session(session, archiveStartedWithId: id, name: name)
-        case .archiveStopped(let id): delegate.session(session, archiveStoppedWithId: id)
+        case .archiveStarted(let id, let name): delegate.session(session, archiveStartedWithID: id, name: name)
+        case .archiveStopped(let id): delegate.session(session, archiveStoppedWithID: id)
         case .reconnecting: delegate.sessionDidBeginReconnecting(session)
         case .reconnected: delegate.sessionDidReconnect(session)
         case .muteForced(let info): delegate.session(session, muteForced: info)

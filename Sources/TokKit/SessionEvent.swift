@@ -17,12 +17,12 @@ public enum SessionEvent: Sendable {
     case connectionDestroyed(Connection)
     /// Another client published a stream (`session:streamCreated:`), including those already published when
     /// this one connected.
-    case streamCreated(Stream)
+    case streamCreated(SessionStream)
     /// A stream of another client ended (`session:streamDestroyed:`).
-    case streamDestroyed(Stream)
+    case streamDestroyed(SessionStream)
     /// A property of a stream changed: the stream as it is now and what changed. Reported for this client's
     /// own streams too.
-    case streamPropertyChanged(Stream, StreamPropertyChange)
+    case streamPropertyChanged(SessionStream, StreamPropertyChange)
     /// A signal arrived (`session:receivedSignalType:fromConnection:withString:`). `from` is nil when the server
     /// itself sent it.
     case signalReceived(type: String, data: String, from: Connection?)

@@ -8,7 +8,7 @@ struct SessionState {
         enum Purpose {
             case signal(retry: Bool)
             case publish(Publisher)
-            case subscribe(Subscriber, streamId: String)
+            case subscribe(Subscriber, streamID: String)
             case other
         }
 
@@ -46,7 +46,7 @@ struct SessionState {
     var connections: [String: Connection] = [:]
     var connectionOrder: [String] = []
     /// Every live stream, this client's own included.
-    var streams: [String: Stream] = [:]
+    var streams: [String: SessionStream] = [:]
 
     // Registries.
     /// This client's publishers, by stream id.
@@ -77,9 +77,9 @@ struct SessionState {
     }
 
     mutating func addConnection(_ c: Connection) -> Bool {
-        guard connections[c.connectionId] == nil, c.connectionId != me?.connectionId else { return false }
-        connections[c.connectionId] = c
-        connectionOrder.append(c.connectionId)
+        guard connections[c.connectionID] == nil, c.connectionID != me?.connectionID else { return false }
+        connections[c.connectionID] = c
+        connectionOrder.append(c.connectionID)
         return true
     }
 
@@ -91,12 +91,12 @@ struct SessionState {
 
     /// The connection with that id: ours or another's.
     func connection(_ id: String) -> Connection? {
-        if let me, me.connectionId == id { return me }
+        if let me, me.connectionID == id { return me }
         return connections[id]
     }
 
     /// The sender of a message: the known connection, or a bare one when it is unknown here (already gone).
     func sender(_ id: String) -> Connection {
-        connection(id) ?? Connection(connectionId: id, creationTime: .init(millisecondsSince1970: 0), data: "")
+        connection(id) ?? Connection(connectionID: id, creationTime: .init(millisecondsSince1970: 0), data: "")
     }
 }

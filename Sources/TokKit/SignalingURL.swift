@@ -1,7 +1,13 @@
+import struct FoundationEssentials.URL
+
 /// Turns the server address an application gives a ``Session`` into the signaling WebSocket URL:
 /// `http://host:port` → `ws://host:port/signaling`, `https://…` → `wss://…/signaling`; a `ws`/`wss` URL with a path
 /// is used as is. Pure function.
 enum SignalingURL {
+    static func make(from server: URL) throws(SessionError) -> String {
+        try make(from: server.absoluteString)
+    }
+
     static func make(from server: String) throws(SessionError) -> String {
         let schemes = [("http://", "ws://"), ("https://", "wss://"), ("ws://", "ws://"), ("wss://", "wss://")]
         guard let (prefix, replacement) = schemes.first(where: { server.lowercased().hasPrefix($0.0) }) else {

@@ -1,4 +1,4 @@
-/// One property of a ``Stream`` that changed, with its new value (the JS SDK's `streamPropertyChanged`).
+/// One property of a ``SessionStream`` that changed, with its new value (the JS SDK's `streamPropertyChanged`).
 ///
 /// Reported to everyone in the session, the publisher included, when the publisher toggles
 /// ``Publisher/publishAudio`` / ``Publisher/publishVideo``, changes its video size or its video type. (A stream's

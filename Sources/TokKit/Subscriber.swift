@@ -2,7 +2,7 @@ import Synchronization
 
 /// Receives one stream of another client, as the SDK's `OTSubscriber` / `OTSubscriberKit`.
 ///
-/// Create it for a ``Stream`` from ``SessionEvent/streamCreated(_:)`` (or ``Session/streams``), set a
+/// Create it for a ``SessionStream`` from ``SessionEvent/streamCreated(_:)`` (or ``Session/streams``), set a
 /// ``videoRender``, then ``Session/subscribe(_:)``. The session asks the server to subscribe, which tells the
 /// publisher's client; the two ``MediaNegotiator``s then negotiate through the server, and the delegate's
 /// `subscriberDidConnect(toStream:)` follows once media flows. ``Session/unsubscribe(_:)``, the stream ending or the
@@ -16,13 +16,13 @@ public final class Subscriber: Sendable {
     enum Phase: Sendable, Equatable {
         case idle
         case subscribing
-        case negotiating(subscriberId: String)
-        case connected(subscriberId: String)
+        case negotiating(subscriberID: String)
+        case connected(subscriberID: String)
         case ended
     }
 
     struct State {
-        var stream: Stream
+        var stream: SessionStream
         var subscribeToAudio: Bool
         var subscribeToVideo: Bool
         var videoRender: (any VideoRender)?
@@ -39,7 +39,7 @@ public final class Subscriber: Sendable {
     /// The decoders and the peer they receive from.
     let media = SubscriberMedia()
 
-    public init(stream: Stream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
+    public init(stream: SessionStream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
                 videoRender: (any VideoRender)? = nil, delegate: (any SubscriberDelegate)? = nil) {
         state = Mutex(State(
             stream: stream, subscribeToAudio: subscribeToAudio, subscribeToVideo: subscribeToVideo,
@@ -52,7 +52,7 @@ public final class Subscriber: Sendable {
     deinit { eventStreams.finish() }
 
     /// The stream, as the session last described it (property changes update it).
-    public var stream: Stream { state.withLock { $0.stream } }
+    public var stream: SessionStream { state.withLock { $0.stream } }
 
     /// Whether audio is wanted. Local: turning it off stops decoding and mixing it (silence), on resumes.
     public var subscribeToAudio: Bool {
@@ -112,7 +112,7 @@ public final class Subscriber: Sendable {
     public var session: Session? { state.withLock { $0.session } }
 
     /// The server's id for this subscription, once the server accepted it.
-    public var subscriberId: String? {
+    public var subscriberID: String? {
         state.withLock { s in
             switch s.phase {
             case .negotiating(let id), .connected(let id): id
@@ -129,20 +129,20 @@ public final class Subscriber: Sendable {
     // MARK: - Session side
 
     /// Claims the subscriber for `session`; it can be subscribed once.
-    func attach(to session: Session) throws(SessionError) -> (streamId: String, audio: Bool, video: Bool) {
+    func attach(to session: Session) throws(SessionError) -> (streamID: String, audio: Bool, video: Bool) {
         try state.withLock { s throws(SessionError) in
             guard s.phase == .idle else { throw .illegalState("a subscriber can be subscribed only once") }
             s.phase = .subscribing
             s.session = session
-            return (s.stream.streamId, s.subscribeToAudio, s.subscribeToVideo)
+            return (s.stream.streamID, s.subscribeToAudio, s.subscribeToVideo)
         }
     }
 
     /// The server accepted the subscription.
-    func accepted(subscriberId: String) -> Bool {
+    func accepted(subscriberID: String) -> Bool {
         state.withLock { s in
             guard s.phase == .subscribing else { return false }
-            s.phase = .negotiating(subscriberId: subscriberId)
+            s.phase = .negotiating(subscriberID: subscriberID)
             return true
         }
     }
@@ -151,7 +151,7 @@ public final class Subscriber: Sendable {
     func markConnected() -> Bool {
         state.withLock { s in
             guard case .negotiating(let id) = s.phase else { return false }
-            s.phase = .connected(subscriberId: id)
+            s.phase = .connected(subscriberID: id)
             return true
         }
     }
@@ -194,7 +194,7 @@ public final class Subscriber: Sendable {
     }
 
     /// Applies a stream update. Returns the video reason to report when the effective video changed.
-    func update(stream: Stream) -> Bool? {
+    func update(stream: SessionStream) -> Bool? {
         state.withLock { s in
             let before = s.stream.hasVideo
             s.stream = stream

@@ -5,20 +5,20 @@ import TokKitProtocol
 
 extension Connection {
     init(_ info: ConnectionInfo) {
-        self.init(connectionId: info.id, creationTime: Date(millisecondsSince1970: info.creationTime), data: info.data)
+        self.init(connectionID: info.id, creationTime: Date(millisecondsSince1970: info.creationTime), data: info.data)
     }
 }
 
-extension Stream {
+extension SessionStream {
     init(_ info: StreamInfo, connection: Connection) {
         self.init(
-            streamId: info.id, connection: connection, name: info.name, hasAudio: info.hasAudio,
+            streamID: info.id, connection: connection, name: info.name, hasAudio: info.hasAudio,
             hasVideo: info.hasVideo, videoDimensions: info.videoDimensions.map(VideoDimensions.init),
             videoType: StreamVideoType(info.videoType), creationTime: Date(millisecondsSince1970: info.creationTime))
     }
 
     /// The changes that turn `self` into `other`, in a fixed order.
-    func changes(to other: Stream) -> [StreamPropertyChange] {
+    func changes(to other: SessionStream) -> [StreamPropertyChange] {
         var out: [StreamPropertyChange] = []
         if hasAudio != other.hasAudio { out.append(.hasAudio(other.hasAudio)) }
         if hasVideo != other.hasVideo { out.append(.hasVideo(other.hasVideo)) }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Logging
 import Testing
 import TokKit
@@ -12,16 +13,16 @@ import TokKitServer
         let server = try await BrowserTestServer.start()
         defer { Task { await server.stop() } }
         let (swift, events) = try await server.swiftClient()
-        let swiftId = try #require(swift.connection?.connectionId)
+        let swiftId = try #require(swift.connection?.connectionID)
 
         let chromium = try await BrowserPage.open("\(server.url)/?sessionId=\(server.sessionId)")
         let joined = try #require(await events.first { $0.connectionCreated },
                                   "Swift saw no connectionCreated; console: \(chromium.console)")
         let stream = try #require(await events.first { $0.streamCreated },
                                   "Swift saw no streamCreated; console: \(chromium.console)")
-        #expect(stream.connection.connectionId == joined.connectionId)
+        #expect(stream.connection.connectionID == joined.connectionID)
         #expect(stream.hasAudio && stream.hasVideo)
-        _ = try #require(await chromium.waitForConsole { $0 == "tokkit-page: publishing \(stream.streamId)" },
+        _ = try #require(await chromium.waitForConsole { $0 == "tokkit-page: publishing \(stream.streamID)" },
                          "console: \(chromium.console)")
 
         try await swift.signal(type: "chat", data: "hi page")
@@ -68,10 +69,10 @@ import TokKitServer
         let room = try await server.server.room("session")
         var settings = SessionSettings()
         settings.logger.logLevel = .error
-        let older = Session(apiKey: BrowserTestServer.apiKey, sessionId: room.sessionId, serverURL: server.url,
+        let older = Session(apiKey: BrowserTestServer.apiKey, sessionID: room.sessionId, serverURL: URL(string: server.url)!,
                             settings: settings)
         try await older.connect(token: try await server.server.issueToken(sessionId: room.sessionId).token)
-        let olderId = try #require(older.connection?.connectionId)
+        let olderId = try #require(older.connection?.connectionID)
         try await older.signal(type: "chat", data: "a plain old line")
         #expect(await page.waitForConsole { $0.contains("a plain old line") } == "tokkit-chat: \(olderId): a plain old line")
         #expect(await chat.waitForLine { $0.contains("a plain old line") } == "[\(olderId)] a plain old line",

@@ -42,7 +42,7 @@ func report(_ fields: [String: any Sendable]) {
     }
 }
 
-guard let server = option("--server"), let apiKey = option("--api-key"), let sessionId = option("--session"),
+guard let server = option("--server"), let apiKey = option("--api-key"), let sessionID = option("--session"),
       let token = option("--token")
 else {
     print("usage: tokkit-lab-peer --server URL --api-key K --session S --token T [--name N] [--no-publish] "
@@ -79,7 +79,7 @@ let heardPeak = Atomic<Int>(0)
 final class Watched: Sendable {
     let subscriber: Subscriber
     let renderer = CountingRenderer()
-    init(_ stream: TokKit.Stream, delegate: any SubscriberDelegate) {
+    init(_ stream: SessionStream, delegate: any SubscriberDelegate) {
         subscriber = Subscriber(stream: stream, videoRender: renderer, delegate: delegate)
     }
 }
@@ -90,21 +90,21 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
     let watched = Mutex<[String: Watched]>([:])
     init(subscribes: Bool) { self.subscribes = subscribes }
 
-    func session(_ session: Session, streamCreated stream: TokKit.Stream) {
+    func session(_ session: Session, streamCreated stream: SessionStream) {
         guard subscribes else { return }
         let w = Watched(stream, delegate: self)
-        watched.withLock { $0[stream.streamId] = w }
-        report(["event": "subscribing", "stream": stream.streamId, "name": stream.name])
+        watched.withLock { $0[stream.streamID] = w }
+        report(["event": "subscribing", "stream": stream.streamID, "name": stream.name])
         Task {
             do throws(SessionError) { try await session.subscribe(w.subscriber) } catch {
-                report(["event": "subscriberFailed", "stream": stream.streamId, "code": error.code,
+                report(["event": "subscriberFailed", "stream": stream.streamID, "code": error.code,
                         "message": error.description])
             }
         }
     }
-    func session(_ session: Session, streamDestroyed stream: TokKit.Stream) {
-        watched.withLock { _ = $0.removeValue(forKey: stream.streamId) }
-        report(["event": "streamDestroyed", "stream": stream.streamId])
+    func session(_ session: Session, streamDestroyed stream: SessionStream) {
+        watched.withLock { _ = $0.removeValue(forKey: stream.streamID) }
+        report(["event": "streamDestroyed", "stream": stream.streamID])
     }
     func session(_ session: Session, didFailWithError error: SessionError) {
         report(["event": "error", "code": error.code, "message": error.description])
@@ -113,21 +113,21 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
         report(["event": "publisherFailed", "code": error.code, "message": error.description])
     }
     func subscriberDidConnect(toStream subscriber: Subscriber) {
-        report(["event": "subscriberConnected", "stream": subscriber.stream.streamId,
+        report(["event": "subscriberConnected", "stream": subscriber.stream.streamID,
                 "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
     }
     func subscriberDidDisconnect(fromStream subscriber: Subscriber) {
-        report(["event": "subscriberDisconnected", "stream": subscriber.stream.streamId])
+        report(["event": "subscriberDisconnected", "stream": subscriber.stream.streamID])
     }
     func subscriberDidStartReconnecting(toStream subscriber: Subscriber) {
-        report(["event": "subscriberReconnecting", "stream": subscriber.stream.streamId])
+        report(["event": "subscriberReconnecting", "stream": subscriber.stream.streamID])
     }
     func subscriberDidReconnect(toStream subscriber: Subscriber) {
-        report(["event": "subscriberReconnected", "stream": subscriber.stream.streamId])
+        report(["event": "subscriberReconnected", "stream": subscriber.stream.streamID])
     }
     func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {
-        watched.withLock { _ = $0.removeValue(forKey: subscriber.stream.streamId) }
-        report(["event": "subscriberFailed", "stream": subscriber.stream.streamId, "code": error.code,
+        watched.withLock { _ = $0.removeValue(forKey: subscriber.stream.streamID) }
+        report(["event": "subscriberFailed", "stream": subscriber.stream.streamID, "code": error.code,
                 "message": error.description])
     }
 
@@ -137,11 +137,11 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
         let negotiations = (session.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations ?? -1
         report(["event": "health", "negotiations": negotiations, "subscriptions": watched.withLock { $0.count }])
         let peak = heardPeak.exchange(0, ordering: .relaxed)
-        for (streamId, w) in watched.withLock({ $0 }) {
+        for (streamID, w) in watched.withLock({ $0 }) {
             let seen = w.renderer.snapshot
             let stats = w.subscriber.statistics
             var fields: [String: any Sendable] = [
-                "event": "stats", "stream": streamId, "frames": seen.frames, "patternFrames": seen.patternFrames,
+                "event": "stats", "stream": streamID, "frames": seen.frames, "patternFrames": seen.patternFrames,
                 "width": seen.width, "height": seen.height, "psnr": seen.lastPSNR.map { $0.isFinite ? $0 : 99 } ?? 0,
                 "audioPackets": Int(stats.audioTrack.packetsReceived),
                 "videoPackets": Int(stats.videoTrack.packetsReceived), "heardPeak": peak,
@@ -184,11 +184,11 @@ do {
         try settings.ice.addServer(url: url, username: option("--ice-username") ?? "",
                                    credential: option("--ice-credential") ?? "")
     }
-    let session = Session(apiKey: apiKey, sessionId: sessionId, serverURL: server, settings: settings)
+    let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: URL(string: server)!, settings: settings)
     let peer = Peer(subscribes: !flag("--no-subscribe"))
     session.delegate = peer
     try await session.connect(token: token)
-    report(["event": "connected", "connection": session.connection?.connectionId ?? "",
+    report(["event": "connected", "connection": session.connection?.connectionID ?? "",
             "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
     var publisher: Publisher?
     if !flag("--no-publish") {
@@ -202,7 +202,7 @@ do {
         }
         let p = Publisher(name: option("--name") ?? "lab-peer", videoCapture: capturer, delegate: peer)
         try await session.publish(p)
-        report(["event": "published", "stream": p.stream?.streamId ?? ""])
+        report(["event": "published", "stream": p.stream?.streamID ?? ""])
         publisher = p
     }
     let ticker = Task { [publisher] in

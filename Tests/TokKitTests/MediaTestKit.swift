@@ -70,11 +70,11 @@ enum MediaTestKit {
                                   videoCapture: capturer, videoRender: preview, audioBitrate: audioBitrate,
                                   opusDTX: opusDTX)
         try await a.publish(publisher)
-        let streamId = try #require(publisher.stream?.streamId)
-        #expect(await eventually { b.streams[streamId] != nil })
+        let streamID = try #require(publisher.stream?.streamID)
+        #expect(await eventually { b.streams[streamID] != nil })
         let renderer = CountingRenderer()
         let delegate = SubscriberRecorder()
-        let subscriber = Subscriber(stream: try #require(b.streams[streamId]), subscribeToAudio: subscribeToAudio,
+        let subscriber = Subscriber(stream: try #require(b.streams[streamID]), subscribeToAudio: subscribeToAudio,
                                     videoRender: renderer, delegate: delegate)
         try await b.subscribe(subscriber)
         return Pair(a: a, b: b, capturer: capturer, preview: preview, publisher: publisher, renderer: renderer,

@@ -14,9 +14,9 @@ extension PublisherEvent {
         }
     }
 
-    var streamId: String? {
+    var streamID: String? {
         switch self {
-        case .streamCreated(let s), .streamDestroyed(let s): s.streamId
+        case .streamCreated(let s), .streamDestroyed(let s): s.streamID
         case .failed, .statisticsUpdated: nil
         }
     }
@@ -42,8 +42,8 @@ extension LiveServer {
             let expected = ["streamCreated", "streamDestroyed", "streamCreated", "streamDestroyed"]
             #expect(await eventually { events.all.map(\.name) == expected }, "\(events.all.map(\.name))")
             #expect(await eventually { delegate.events == expected }, "\(delegate.events)")
-            #expect(events.all.compactMap(\.streamId)
-                == [first.streamId, first.streamId, second.streamId, second.streamId])
+            #expect(events.all.compactMap(\.streamID)
+                == [first.streamID, first.streamID, second.streamID, second.streamID])
             #expect(!events.ended, "a publisher can be published again: its stream goes on")
         }
 

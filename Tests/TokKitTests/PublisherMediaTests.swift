@@ -196,7 +196,7 @@ extension LiveServer {
             defer { Task { await server.stop() } }
             let p = try await MediaTestKit.pair(server)
             #expect(await eventually { p.renderer.frames >= 10 })
-            let streamId = p.publisher.stream?.streamId
+            let streamID = p.publisher.stream?.streamID
 
             let second = PatternCapturer(width: 160, height: 120, framesPerSecond: 30)
             p.publisher.videoCapture = second  // the swap runs on the media control queue, not in the setter
@@ -205,7 +205,7 @@ extension LiveServer {
                     "\(p.renderer.snapshot)")
             let before = p.renderer.frames
             #expect(await eventually { p.renderer.frames >= before + 10 })
-            #expect(p.publisher.stream?.streamId == streamId && p.subscriber.isConnected)
+            #expect(p.publisher.stream?.streamID == streamID && p.subscriber.isConnected)
             #expect(p.delegate.events == ["connected"])
             await p.disconnect()
             // The publisher's media stops on its control queue, right after the session lets it go.

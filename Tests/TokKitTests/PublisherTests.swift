@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 
 @testable import TokKit
@@ -23,8 +24,8 @@ import Testing
 
     @Test func aPublisherBelongsToOneSessionAtATime() throws {
         let p = Publisher(name: "n", publishVideo: false)
-        let s1 = Session(apiKey: "k", sessionId: "s", serverURL: "http://127.0.0.1:1")
-        let s2 = Session(apiKey: "k", sessionId: "s", serverURL: "http://127.0.0.1:1")
+        let s1 = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "http://127.0.0.1:1")!)
+        let s2 = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "http://127.0.0.1:1")!)
         let d = try p.attach(to: s1)
         #expect(d.name == "n" && d.hasAudio && !d.hasVideo)
         #expect(throws: SessionError.self) { try p.attach(to: s2) }

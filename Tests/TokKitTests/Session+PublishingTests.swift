@@ -22,19 +22,19 @@ extension LiveServer {
             try await a.publish(publisher)
             let mine = try #require(publisher.stream)
             #expect(mine.name == "Alice cam")
-            #expect(mine.connection.connectionId == a.connection?.connectionId)
+            #expect(mine.connection.connectionID == a.connection?.connectionID)
             #expect(publisher.session === a)
             #expect(await eventually { pubDelegate.events == ["streamCreated"] })
 
             let seen = try #require(await rb.wait(for: 1) { $0.streamCreated }.first)
-            #expect(seen.streamId == mine.streamId)
-            #expect(seen.connection.connectionId == a.connection?.connectionId)
+            #expect(seen.streamID == mine.streamID)
+            #expect(seen.connection.connectionID == a.connection?.connectionID)
             #expect(seen.connection.data == "A")
             #expect(seen.name == "Alice cam")
             #expect(seen.hasAudio == true && seen.hasVideo == false)
             #expect(seen.videoType == .screen)
             #expect(seen.videoDimensions == VideoDimensions(width: 640, height: 480))
-            #expect(b.streams[mine.streamId] == seen)
+            #expect(b.streams[mine.streamID] == seen)
             // The publisher's own session lists only others' streams and reports no streamCreated for its own.
             #expect(a.streams.isEmpty)
             #expect(ra.all.compactMap(\.streamCreated).isEmpty)
@@ -42,7 +42,7 @@ extension LiveServer {
             // A late joiner sees the stream right after the connection that publishes it.
             let (c, rc) = try await server.connected()
             #expect(await rc.wait { $0.map(\.name) == ["connected", "connectionCreated", "connectionCreated", "streamCreated"] })
-            #expect(c.streams[mine.streamId]?.name == "Alice cam")
+            #expect(c.streams[mine.streamID]?.name == "Alice cam")
             for s in [a, b, c] { await s.disconnect() }
         }
 
@@ -53,7 +53,7 @@ extension LiveServer {
             let (b, rb) = try await server.connected()
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
-            let streamId = try #require(publisher.stream?.streamId)
+            let streamID = try #require(publisher.stream?.streamID)
             _ = await rb.wait(for: 1) { $0.streamCreated }
 
             publisher.publishAudio = false
@@ -63,11 +63,11 @@ extension LiveServer {
             for r in [ra, rb] {
                 let changes = await r.wait(for: 3) { $0.propertyChange }
                 #expect(changes.map(\.1) == expected)
-                #expect(changes.allSatisfy { $0.0.streamId == streamId })
+                #expect(changes.allSatisfy { $0.0.streamID == streamID })
                 #expect(changes.last?.0.hasAudio == true && changes.last?.0.hasVideo == false)
             }
-            #expect(b.streams[streamId]?.hasVideo == false)
-            #expect(b.streams[streamId]?.hasAudio == true)
+            #expect(b.streams[streamID]?.hasVideo == false)
+            #expect(b.streams[streamID]?.hasAudio == true)
             #expect(await eventually { publisher.stream?.hasVideo == false })
             // Setting the same value again sends nothing.
             publisher.publishVideo = false
@@ -90,7 +90,7 @@ extension LiveServer {
 
             try await a.unpublish(publisher)
             #expect(publisher.stream == nil && publisher.session == nil)
-            #expect(await rb.wait(for: 1) { $0.streamDestroyed }.map(\.streamId) == [first.streamId])
+            #expect(await rb.wait(for: 1) { $0.streamDestroyed }.map(\.streamID) == [first.streamID])
             #expect(b.streams.isEmpty)
             #expect(await eventually { pubDelegate.events == ["streamCreated", "streamDestroyed"] })
             await #expect(throws: SessionError.publisherNotFound) { try await a.unpublish(publisher) }
@@ -98,11 +98,11 @@ extension LiveServer {
             // Published again, then the publisher's client leaves: stream destroyed, then connection destroyed.
             try await a.publish(publisher)
             let second = try #require(publisher.stream)
-            #expect(second.streamId != first.streamId)
+            #expect(second.streamID != first.streamID)
             // Clear B's log only once its recorder has the second streamCreated (the stream delivers it
             // asynchronously, after the session's state already shows the stream).
-            let secondId = second.streamId
-            #expect(await rb.wait { $0.compactMap(\.streamCreated).contains { $0.streamId == secondId } })
+            let secondID = second.streamID
+            #expect(await rb.wait { $0.compactMap(\.streamCreated).contains { $0.streamID == secondID } })
             rb.clear()
             await a.disconnect()
             #expect(await rb.wait { $0.map(\.name) == ["streamDestroyed", "connectionDestroyed"] })
@@ -125,29 +125,29 @@ extension LiveServer {
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
             let stream = try #require(publisher.stream)
-            let aId = a.connection!.connectionId, bId = b.connection!.connectionId
+            let aID = a.connection!.connectionID, bID = b.connection!.connectionID
 
             let subDelegate = SubscriberRecorder()
-            #expect(await eventually { b.streams[stream.streamId] != nil })
-            let subscriber = Subscriber(stream: try #require(b.streams[stream.streamId]), delegate: subDelegate)
+            #expect(await eventually { b.streams[stream.streamID] != nil })
+            let subscriber = Subscriber(stream: try #require(b.streams[stream.streamID]), delegate: subDelegate)
             try await b.subscribe(subscriber)
-            let subscriberId = try #require(subscriber.subscriberId)
+            let subscriberID = try #require(subscriber.subscriberID)
 
             // B (subscriber side) gets A's offer; A (publisher side) gets B's answer; then B is connected.
             #expect(await eventually { subDelegate.events == ["connected"] })
             #expect(subscriber.isConnected)
             let atB = nb.all, atA = na.all
             let subscriberSide = MediaNegotiationContext(
-                side: .subscriber, streamId: stream.streamId, subscriberId: subscriberId, peerConnectionId: aId,
+                side: .subscriber, streamID: stream.streamID, subscriberID: subscriberID, peerConnectionID: aID,
                 wantsAudio: true, wantsVideo: true)
             let publisherSide = MediaNegotiationContext(
-                side: .publisher, streamId: stream.streamId, subscriberId: subscriberId, peerConnectionId: bId,
+                side: .publisher, streamID: stream.streamID, subscriberID: subscriberID, peerConnectionID: bID,
                 wantsAudio: true, wantsVideo: true)
             #expect(atB == [.started(subscriberSide),
-                            .received(subscriberSide, .init(kind: .offer, payload: "placeholder-offer \(stream.streamId)"))])
+                            .received(subscriberSide, .init(kind: .offer, payload: "placeholder-offer \(stream.streamID)"))])
             #expect(await eventually { na.all.count == 2 })
             #expect(na.all == [.started(publisherSide),
-                               .received(publisherSide, .init(kind: .answer, payload: "placeholder-answer \(stream.streamId)"))])
+                               .received(publisherSide, .init(kind: .answer, payload: "placeholder-answer \(stream.streamID)"))])
             _ = atA
             // C, not part of the subscription, saw nothing of it.
             #expect(nc.all.isEmpty)
@@ -170,18 +170,18 @@ extension LiveServer {
             b.mediaNegotiator = FailingNegotiator()
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
-            let streamId = try #require(publisher.stream?.streamId)
-            #expect(await eventually { b.streams[streamId] != nil })
+            let streamID = try #require(publisher.stream?.streamID)
+            #expect(await eventually { b.streams[streamID] != nil })
             let subDelegate = SubscriberRecorder()
-            let subscriber = Subscriber(stream: try #require(b.streams[streamId]), delegate: subDelegate)
+            let subscriber = Subscriber(stream: try #require(b.streams[streamID]), delegate: subDelegate)
             try await b.subscribe(subscriber)
             // The media fails (as ICE between unreachable hosts does): the subscriber reports it and is gone.
             #expect(await eventually { subDelegate.events == ["failed(1006)", "disconnected"] })
-            #expect(subscriber.subscriberId == nil)
+            #expect(subscriber.subscriberID == nil)
             // The app's usual cleanup must not throw at it.
             try await b.unsubscribe(subscriber)
             // A subscriber that never belonged to this session still is an error.
-            let stranger = Subscriber(stream: try #require(b.streams[streamId]))
+            let stranger = Subscriber(stream: try #require(b.streams[streamID]))
             await #expect(throws: SessionError.subscriberNotFound) { try await b.unsubscribe(stranger) }
             #expect(subDelegate.events == ["failed(1006)", "disconnected"])
             for s in [a, b] { await s.disconnect() }
@@ -194,10 +194,10 @@ extension LiveServer {
             let (b, _) = try await server.connected()
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
-            let streamId = try #require(publisher.stream?.streamId)
-            #expect(await eventually { b.streams[streamId] != nil })
+            let streamID = try #require(publisher.stream?.streamID)
+            #expect(await eventually { b.streams[streamID] != nil })
             let subDelegate = SubscriberRecorder()
-            let subscriber = Subscriber(stream: b.streams[streamId]!, delegate: subDelegate)
+            let subscriber = Subscriber(stream: b.streams[streamID]!, delegate: subDelegate)
             let events = StreamRecorder(subscriber.events, where: { !$0.isStatistics })
             try await b.subscribe(subscriber)
             #expect(await eventually { subDelegate.events == ["connected"] })
@@ -213,7 +213,7 @@ extension LiveServer {
             // The stream ends: the subscriber is disconnected.
             try await a.unpublish(publisher)
             #expect(await eventually { subDelegate.events.last == "disconnected" })
-            #expect(subscriber.subscriberId == nil)
+            #expect(subscriber.subscriberID == nil)
             // subscriber.events saw the same, in the same order, and ended after disconnected; a stream asked for
             // afterwards is already over.
             #expect(await eventually { events.ended })
@@ -232,11 +232,11 @@ extension LiveServer {
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
             let stream = try #require(publisher.stream)
-            #expect(await eventually { b.streams[stream.streamId] != nil })
+            #expect(await eventually { b.streams[stream.streamID] != nil })
             try await a.unpublish(publisher)
             #expect(await eventually { b.streams.isEmpty })
             let subscriber = Subscriber(stream: stream)
-            await #expect(throws: SessionError.streamNotFound(stream.streamId)) { try await b.subscribe(subscriber) }
+            await #expect(throws: SessionError.streamNotFound(stream.streamID)) { try await b.subscribe(subscriber) }
             await a.disconnect()
             await b.disconnect()
         }
@@ -257,8 +257,8 @@ extension LiveServer {
                 canPublish: false, canSubscribe: true, canSignal: false, canForceMute: false, canForceDisconnect: false))
             await expectCode(1500) { try await sub.publish(Publisher()) }
             await expectCode(1520) { try await sub.signal(type: "t", data: "") }
-            #expect(await eventually { sub.streams[stream.streamId] != nil })
-            try await sub.subscribe(Subscriber(stream: sub.streams[stream.streamId]!))
+            #expect(await eventually { sub.streams[stream.streamID] != nil })
+            try await sub.subscribe(Subscriber(stream: sub.streams[stream.streamID]!))
             // The server refuses too, when asked directly.
             await expectCode(1500) { _ = try await sub.request(.publish(.init()), purpose: .other).get() }
             await expectCode(1520) { _ = try await sub.request(.signal(.init()), purpose: .signal(retry: false)).get() }
@@ -267,17 +267,17 @@ extension LiveServer {
             let (po, _) = try await server.connected(role: .publisherOnly)
             #expect(po.capabilities.canPublish && !po.capabilities.canSubscribe && !po.capabilities.canSignal)
             try await po.publish(Publisher(name: "po"))
-            #expect(await eventually { po.streams[stream.streamId] != nil })
-            await expectCode(1600) { try await po.subscribe(Subscriber(stream: po.streams[stream.streamId]!)) }
+            #expect(await eventually { po.streams[stream.streamID] != nil })
+            await expectCode(1600) { try await po.subscribe(Subscriber(stream: po.streams[stream.streamID]!)) }
             await expectCode(1600) {
-                _ = try await po.request(.subscribe(.init(streamId: stream.streamId)), purpose: .other).get()
+                _ = try await po.request(.subscribe(.init(streamId: stream.streamID)), purpose: .other).get()
             }
 
             // publisher: no moderation.
             await expectCode(1530) { try await owner.forceDisconnect(sub.connection!) }
             await expectCode(1540) { try await owner.forceMute(stream) }
             await expectCode(1530) {
-                _ = try await owner.request(.forceDisconnect(.init(connectionId: sub.connection!.connectionId)),
+                _ = try await owner.request(.forceDisconnect(.init(connectionId: sub.connection!.connectionID)),
                                         purpose: .other).get()
             }
 
@@ -297,9 +297,9 @@ extension LiveServer {
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
             let stream = try #require(publisher.stream)
-            #expect(await eventually { mod.streams[stream.streamId] != nil })
+            #expect(await eventually { mod.streams[stream.streamID] != nil })
 
-            try await mod.forceMute(mod.streams[stream.streamId]!)
+            try await mod.forceMute(mod.streams[stream.streamID]!)
             #expect(await ra.wait(for: 1) { if case .muteForced(let i) = $0 { i } else { nil } }.first?.active == true)
             #expect(await eventually { !publisher.publishAudio })
             #expect(await rb.wait(for: 1) { $0.propertyChange }.first?.1 == .hasAudio(false))
@@ -332,8 +332,8 @@ extension LiveServer {
 final class PublisherRecorder: PublisherDelegate {
     private let calls = Mutex<[String]>([])
     var events: [String] { calls.withLock { $0 } }
-    func publisher(_ publisher: Publisher, streamCreated stream: Stream) { calls.withLock { $0.append("streamCreated") } }
-    func publisher(_ publisher: Publisher, streamDestroyed stream: Stream) {
+    func publisher(_ publisher: Publisher, streamCreated stream: SessionStream) { calls.withLock { $0.append("streamCreated") } }
+    func publisher(_ publisher: Publisher, streamDestroyed stream: SessionStream) {
         calls.withLock { $0.append("streamDestroyed") }
     }
     func publisher(_ publisher: Publisher, didFailWithError error: SessionError) {

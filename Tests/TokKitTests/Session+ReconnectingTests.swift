@@ -26,7 +26,7 @@ extension LiveServer {
             let (b, rb) = try await server.connected()
             let publisher = Publisher(name: "survivor")
             try await a.publish(publisher)
-            let aId = try #require(a.connection).connectionId
+            let aID = try #require(a.connection).connectionID
             try await a.signal(type: "before", data: "0")
 
             relay.cutAll()
@@ -46,7 +46,7 @@ extension LiveServer {
                 try await group.waitForAll()
             }
             #expect(a.sessionConnectionStatus == .connected)
-            #expect(a.connection?.connectionId == aId)
+            #expect(a.connection?.connectionID == aID)
             #expect(relay.accepted >= 2)
             #expect(await ra.wait { $0.contains { $0.isReconnected } })
             let names = ra.all.map(\.name)
@@ -57,10 +57,10 @@ extension LiveServer {
             try await a.signal(type: "after", data: "21")
             let atB = await rb.wait(for: 22) { $0.signal }
             #expect(atB.map(\.data) == (0...21).map { "\($0)" })
-            #expect(atB.allSatisfy { $0.from == aId })
+            #expect(atB.allSatisfy { $0.from == aID })
             // B never saw A leave; its stream is still there and still A's.
             #expect(!rb.all.contains { $0.connectionDestroyed != nil || $0.streamDestroyed != nil })
-            #expect(b.connections.map(\.connectionId) == [aId])
+            #expect(b.connections.map(\.connectionID) == [aID])
             #expect(publisher.stream != nil)
             #expect(await server.server.stats().connections == 2)
             await a.disconnect()
@@ -148,11 +148,11 @@ extension LiveServer {
             defer { relay.stop() }
             let (a, ra) = try await server.connected(
                 url: "http://127.0.0.1:\(relay.port)", settings: Self.settings(firstDelay: .milliseconds(50)))
-            let aId = try #require(a.connection).connectionId
+            let aID = try #require(a.connection).connectionID
             relay.freezeExisting()
             #expect(await ra.wait { $0.contains { $0.isReconnecting } })
             #expect(await ra.wait { $0.contains { $0.isReconnected } })
-            #expect(a.connection?.connectionId == aId)
+            #expect(a.connection?.connectionID == aID)
             #expect(!ra.all.contains { $0.isDisconnected })
             await a.disconnect()
         }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 import TokKitProtocol
 
@@ -12,7 +13,7 @@ extension LiveServer {
             let (a, ra) = try await server.connected()
             let (b, rb) = try await server.connected()
             let (c, rc) = try await server.connected()
-            let aId = try #require(a.connection).connectionId
+            let aID = try #require(a.connection).connectionID
 
             try await a.signal(type: "chat", data: "hello 👋")
             for r in [ra, rb, rc] {
@@ -20,7 +21,7 @@ extension LiveServer {
                 #expect(got.count == 1)
                 #expect(got.first?.type == "chat")
                 #expect(got.first?.data == "hello 👋")
-                #expect(got.first?.from == aId)
+                #expect(got.first?.from == aID)
             }
             for s in [a, b, c] { await s.disconnect() }
         }
@@ -38,7 +39,7 @@ extension LiveServer {
             try await a.signal(type: "marker", data: "")
             let atB = await rb.wait(for: 2) { $0.signal }
             #expect(atB.map(\.type) == ["dm", "marker"])
-            #expect(atB.first?.from == a.connection?.connectionId)
+            #expect(atB.first?.from == a.connection?.connectionID)
             #expect(await rc.wait(for: 1) { $0.signal }.map(\.type) == ["marker"])
             #expect(await ra.wait(for: 1) { $0.signal }.map(\.type) == ["marker"])
             for s in [a, b, c] { await s.disconnect() }
@@ -77,7 +78,7 @@ extension LiveServer {
             #expect(await rawSignalError(a, type: "no spaces", data: "")?.code == 1461)
             #expect(await rawSignalError(a, type: "t", data: longData)?.code == 1413)
             // Unknown recipient: the server's 1011.
-            let ghost = Connection(connectionId: "nobody", creationTime: .init(millisecondsSince1970: 0), data: "")
+            let ghost = Connection(connectionID: "nobody", creationTime: .init(millisecondsSince1970: 0), data: "")
             #expect(await signalError(a, type: "t", data: "", to: ghost)?.code == 1011)
 
             // Only the one valid signal arrived.
@@ -88,7 +89,7 @@ extension LiveServer {
         }
 
         @Test func signalWhenNotConnectedIs1010() async throws {
-            let session = Session(apiKey: "k", sessionId: "s", serverURL: "http://127.0.0.1:1", settings: .quiet)
+            let session = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "http://127.0.0.1:1")!, settings: .quiet)
             #expect(await signalError(session, type: "t", data: "")?.code == 1010)
         }
 

@@ -29,7 +29,7 @@ extension LiveServer {
             #expect(ice.transportPolicy == .all)
             #expect(ice.servers.map(\.urls) == [Self.stun.urls, Self.turn.urls, ["turns:198.18.9.3:5349"]])
             let minted = ice.servers[1]
-            #expect(minted.username.hasSuffix(":\(session.connection!.connectionId)") && !minted.credential.isEmpty)
+            #expect(minted.username.hasSuffix(":\(session.connection!.connectionID)") && !minted.credential.isEmpty)
             #expect(ice.servers[2].username == "app" && ice.servers[2].credential == "pw")
             await session.disconnect()
         }

@@ -17,14 +17,14 @@ extension LiveServer {
             // A stream that keeps running through the churn, watched by a long-lived subscriber.
             let p = try await MediaTestKit.pair(server)
             #expect(await eventually { p.renderer.frames >= 5 })
-            let streamId = try #require(p.publisher.stream?.streamId)
+            let streamID = try #require(p.publisher.stream?.streamID)
             // Warm up once, so lazily created process-wide threads are counted in the baseline.
-            try await Self.cycle(server, streamId: streamId, b: p.b, index: -1)
+            try await Self.cycle(server, streamID: streamID, b: p.b, index: -1)
             #expect(await MediaTestKit.audioUsers(senders: 1, receivers: 1))
             let threads = MediaTestKit.threadCount(), descriptors = MediaTestKit.descriptorCount()
             let names = MediaTestKit.threadNames()
 
-            for i in 0..<50 { try await Self.cycle(server, streamId: streamId, b: p.b, index: i) }
+            for i in 0..<50 { try await Self.cycle(server, streamID: streamID, b: p.b, index: i) }
 
             #expect(await MediaTestKit.audioUsers(senders: 1, receivers: 1))
             // The original stream kept flowing.
@@ -43,17 +43,17 @@ extension LiveServer {
 
         /// One cycle: C connects, subscribes to the running stream, publishes its own, B subscribes to it, then
         /// everything is torn down in a varying order.
-        static func cycle(_ server: TestServer, streamId: String, b: Session, index: Int) async throws {
+        static func cycle(_ server: TestServer, streamID: String, b: Session, index: Int) async throws {
             let (c, _) = try await server.connected(media: true)
-            let stream = try #require(await Self.stream(streamId, in: c))
+            let stream = try #require(await Self.stream(streamID, in: c))
             let watcher = CountingRenderer(), watcherEvents = SubscriberRecorder()
             let subscriber = Subscriber(stream: stream, videoRender: watcher, delegate: watcherEvents)
             try await c.subscribe(subscriber)
             let own = Publisher(name: "churn \(index)", videoCapture: PatternCapturer(width: 160, height: 120))
             try await c.publish(own)
-            let ownId = try #require(own.stream?.streamId)
+            let ownID = try #require(own.stream?.streamID)
             let back = CountingRenderer(), backEvents = SubscriberRecorder()
-            let backSubscriber = Subscriber(stream: try #require(await Self.stream(ownId, in: b)), videoRender: back,
+            let backSubscriber = Subscriber(stream: try #require(await Self.stream(ownID, in: b)), videoRender: back,
                                             delegate: backEvents)
             try await b.subscribe(backSubscriber)
             if index % 5 == 0 {
@@ -77,7 +77,7 @@ extension LiveServer {
             #expect(!(watcherEvents.events + backEvents.events).contains { $0.hasPrefix("failed") })
         }
 
-        static func stream(_ id: String, in session: Session) async -> TokKit.Stream? {
+        static func stream(_ id: String, in session: Session) async -> SessionStream? {
             _ = await eventually { session.streams[id] != nil }
             return session.streams[id]
         }
@@ -93,7 +93,7 @@ extension LiveServer {
 
             let process = Process()
             process.executableURL = URL(fileURLWithPath: peerPath)
-            process.arguments = [server.url, TestServer.apiKey, server.sessionId, try await server.token(), "320", "240", "30"]
+            process.arguments = [server.url, TestServer.apiKey, server.sessionID, try await server.token(), "320", "240", "30"]
             let input = Pipe(), output = Pipe()
             process.standardInput = input
             process.standardOutput = output

@@ -35,8 +35,8 @@ extension LiveServer {
             #expect(out.video.framesEncoded > 0)
             let subscription = try #require(out.subscriptions.first)
             #expect(out.subscriptions.count == 1)
-            #expect(subscription.subscriberId == p.subscriber.subscriberId)
-            #expect(subscription.connectionId == p.b.connection?.connectionId)
+            #expect(subscription.subscriberID == p.subscriber.subscriberID)
+            #expect(subscription.connectionID == p.b.connection?.connectionID)
             #expect(subscription.videoTrack.packetsSent > 0 && subscription.audioTrack.packetsSent > 0)
             #expect(await eventually {
                 p.publisher.statistics.subscriptions.first?.videoTrack.roundTripTime != nil

@@ -27,7 +27,7 @@ extension LiveServer { @Suite struct SessionTests {
         #expect(session.sessionConnectionStatus == .connected)
         let me = try #require(session.connection)
         #expect(me.data == "alice")
-        #expect(!me.connectionId.isEmpty)
+        #expect(!me.connectionID.isEmpty)
         #expect(session.connections.isEmpty)
         #expect(session.connectionCount == 0)
         #expect(session.capabilities == SessionCapabilities(
@@ -48,23 +48,23 @@ extension LiveServer { @Suite struct SessionTests {
         defer { Task { await server.stop() } }
         let (a, ra) = try await server.connected(data: "A")
         let (b, rb) = try await server.connected(data: "B")
-        let aId = try #require(a.connection).connectionId
-        let bId = try #require(b.connection).connectionId
+        let aID = try #require(a.connection).connectionID
+        let bID = try #require(b.connection).connectionID
 
         // B learns of A right after its own connected event; A hears of B joining.
         #expect(await rb.wait { $0.map(\.name) == ["connected", "connectionCreated"] })
-        #expect(rb.all.compactMap(\.connectionCreated).map(\.connectionId) == [aId])
+        #expect(rb.all.compactMap(\.connectionCreated).map(\.connectionID) == [aID])
         #expect(rb.all.compactMap(\.connectionCreated).first?.data == "A")
         let seenByA = await ra.wait(for: 1) { $0.connectionCreated }
-        #expect(seenByA.map(\.connectionId) == [bId])
+        #expect(seenByA.map(\.connectionID) == [bID])
         #expect(seenByA.first?.data == "B")
-        #expect(a.connections.map(\.connectionId) == [bId])
-        #expect(b.connections.map(\.connectionId) == [aId])
+        #expect(a.connections.map(\.connectionID) == [bID])
+        #expect(b.connections.map(\.connectionID) == [aID])
         #expect(a.connectionCount == 1 && b.connectionCount == 1)
 
         await b.disconnect()
         let gone = await ra.wait(for: 1) { $0.connectionDestroyed }
-        #expect(gone.map(\.connectionId) == [bId])
+        #expect(gone.map(\.connectionID) == [bID])
         #expect(a.connections.isEmpty)
         await a.disconnect()
     }
@@ -75,13 +75,13 @@ extension LiveServer { @Suite struct SessionTests {
         let (a, ra) = try await server.connected(data: "A")
         let (b, _) = try await server.connected(data: "B")
         let (c, rc) = try await server.connected(data: "C")
-        let ids = [a, b, c].map { $0.connection!.connectionId }
+        let ids = [a, b, c].map { $0.connection!.connectionID }
 
         #expect(await rc.wait { $0.map(\.name) == ["connected", "connectionCreated", "connectionCreated"] })
-        #expect(rc.all.compactMap(\.connectionCreated).map(\.connectionId) == [ids[0], ids[1]])
+        #expect(rc.all.compactMap(\.connectionCreated).map(\.connectionID) == [ids[0], ids[1]])
         #expect(c.connections.map(\.data) == ["A", "B"])
         let seenByA = await ra.wait(for: 2) { $0.connectionCreated }
-        #expect(seenByA.map(\.connectionId) == [ids[1], ids[2]])
+        #expect(seenByA.map(\.connectionID) == [ids[1], ids[2]])
         #expect(a.connections.map(\.data) == ["B", "C"])
         for s in [a, b, c] { await s.disconnect() }
         #expect(await eventually { await server.server.stats().connections == 0 })
@@ -95,7 +95,7 @@ extension LiveServer { @Suite struct SessionTests {
         queue.setSpecific(key: key, value: 7)
         let delegate = RecordingDelegate(key: key)
         let session = Session(
-            apiKey: TestServer.apiKey, sessionId: server.sessionId, serverURL: server.url, delegate: delegate,
+            apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: URL(string: server.url)!, delegate: delegate,
             delegateQueue: queue, settings: .quiet)
         let recorder = EventRecorder(session)
         try await session.connect(token: try await server.token())
@@ -141,12 +141,12 @@ extension LiveServer { @Suite struct SessionTests {
         defer { Task { await server.stop() } }
         let now = Int64(Date().timeIntervalSince1970)
         let expired = server.server.authority.sign(TokenClaims(
-            apiKey: TestServer.apiKey, sessionId: server.sessionId, role: .publisher, issuedAt: now - 100,
+            apiKey: TestServer.apiKey, sessionId: server.sessionID, role: .publisher, issuedAt: now - 100,
             expiresAt: now - 10, nonce: "n", connectionData: ""))
         #expect(await connectError(server.session(), token: expired)?.code == 1004)
 
         let forged = TokenAuthority(apiKey: TestServer.apiKey, apiSecret: "another-secret-0123456789")
-            .sign(TokenClaims(apiKey: TestServer.apiKey, sessionId: server.sessionId, role: .publisher,
+            .sign(TokenClaims(apiKey: TestServer.apiKey, sessionId: server.sessionID, role: .publisher,
                               issuedAt: now, expiresAt: now + 60, nonce: "n", connectionData: ""))
         #expect(await connectError(server.session(), token: forged)?.code == 1004)
 
@@ -159,7 +159,7 @@ extension LiveServer { @Suite struct SessionTests {
     @Test func unknownSessionIsInvalidSession() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        let session = Session(apiKey: TestServer.apiKey, sessionId: "2_nope", serverURL: server.url, settings: .quiet)
+        let session = Session(apiKey: TestServer.apiKey, sessionID: "2_nope", serverURL: URL(string: server.url)!, settings: .quiet)
         #expect(await connectError(session, token: try await server.token())?.code == 1005)
     }
 
@@ -169,14 +169,14 @@ extension LiveServer { @Suite struct SessionTests {
         let url = server.url
         let token = try await server.token()
         await server.stop()
-        let session = Session(apiKey: TestServer.apiKey, sessionId: server.sessionId, serverURL: url, settings: .quiet)
+        let session = Session(apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: URL(string: url)!, settings: .quiet)
         #expect(await connectError(session, token: token)?.code == 1006)
         #expect(session.sessionConnectionStatus == .failed)
         #expect(await eventually { SignalingLink.liveCount == 0 })
     }
 
     @Test func emptyTokenAndBadURLAreInvalidParameters() async throws {
-        let session = Session(apiKey: "k", sessionId: "s", serverURL: "127.0.0.1:1", settings: .quiet)
+        let session = Session(apiKey: "k", sessionID: "s", serverURL: URL(string: "ftp://127.0.0.1:1")!, settings: .quiet)
         #expect(await connectError(session, token: "")?.code == 1011)
         #expect(await connectError(session, token: "t")?.code == 1011)
         #expect(session.sessionConnectionStatus == .notConnected)

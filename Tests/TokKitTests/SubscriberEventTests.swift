@@ -32,11 +32,11 @@ extension LiveServer {
             let (a, _) = try await server.connected()
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
-            let streamId = try #require(publisher.stream?.streamId)
+            let streamID = try #require(publisher.stream?.streamID)
             let (po, _) = try await server.connected(role: .publisherOnly)
             let (b, _) = try await server.connected()
-            #expect(await eventually { po.streams[streamId] != nil && b.streams[streamId] != nil })
-            let subscriber = Subscriber(stream: po.streams[streamId]!)
+            #expect(await eventually { po.streams[streamID] != nil && b.streams[streamID] != nil })
+            let subscriber = Subscriber(stream: po.streams[streamID]!)
             let events = StreamRecorder(subscriber.events, where: { !$0.isStatistics })
             await #expect(throws: SessionError.self) { try await po.subscribe(subscriber) }
             #expect(await eventually { events.all == [.failed(.unableToSubscribe("the token's role may not subscribe"))] },

@@ -21,10 +21,10 @@ extension LiveServer {
             let (b, _) = try await server.connected(media: true)
             let publisher = Publisher(name: "p", publishAudio: publishAudio)
             try await a.publish(publisher)
-            let streamId = try #require(publisher.stream?.streamId)
-            #expect(await eventually { b.streams[streamId] != nil })
+            let streamID = try #require(publisher.stream?.streamID)
+            #expect(await eventually { b.streams[streamID] != nil })
             let delegate = SubscriberRecorder()
-            let subscriber = Subscriber(stream: try #require(b.streams[streamId]), subscribeToAudio: wantsAudio,
+            let subscriber = Subscriber(stream: try #require(b.streams[streamID]), subscribeToAudio: wantsAudio,
                                         subscribeToVideo: wantsVideo, delegate: delegate)
             try await b.subscribe(subscriber)
             let negotiator = try #require(a.mediaNegotiator as? WebRTCNegotiator)
@@ -49,7 +49,7 @@ extension LiveServer {
             let subscriberLink = try #require((b.mediaNegotiator as? WebRTCNegotiator)?.allLinks.first)
             #expect(await eventually { (subscriberLink.peer?.statistics(.audio).packetsReceived ?? 0) > 0 })
             let (oldPublisherPeer, oldSubscriberPeer) = (link.peer, subscriberLink.peer)
-            let subscriberId = subscriber.subscriberId
+            let subscriberID = subscriber.subscriberID
 
             a.withNegotiator { _ in link.pathLost() }
             #expect(await eventually { events.all == [.reconnecting, .reconnected] }, "\(events.all)")
@@ -58,7 +58,7 @@ extension LiveServer {
             #expect(oldPublisherPeer?.state == .closed && oldSubscriberPeer?.state == .closed)
             #expect(await eventually { (subscriberLink.peer?.statistics(.audio).packetsReceived ?? 0) > 0 })
             #expect(!link.isReconnecting && !subscriberLink.isReconnecting && !subscriber.isReconnecting)
-            #expect(subscriber.subscriberId == subscriberId && subscriber.isConnected)
+            #expect(subscriber.subscriberID == subscriberID && subscriber.isConnected)
             await a.disconnect()
             await b.disconnect()
         }
@@ -164,10 +164,10 @@ extension LiveServer {
             let (b, _) = try await server.connected(media: true)
             let publisher = Publisher(name: "p")
             try await a.publish(publisher)
-            let streamId = try #require(publisher.stream?.streamId)
-            #expect(await eventually { b.streams[streamId] != nil })
+            let streamID = try #require(publisher.stream?.streamID)
+            #expect(await eventually { b.streams[streamID] != nil })
             let delegate = SubscriberRecorder()
-            let subscriber = Subscriber(stream: try #require(b.streams[streamId]), delegate: delegate)
+            let subscriber = Subscriber(stream: try #require(b.streams[streamID]), delegate: delegate)
             try await b.subscribe(subscriber)
             #expect(await eventually { delegate.events == ["failed(1011)", "disconnected"] }, "\(delegate.events)")
             #expect((b.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations == 0)

@@ -35,8 +35,8 @@ final class EventLog: Sendable {
 
 extension SessionEvent {
     var connectionCreated: Connection? { if case .connectionCreated(let c) = self { c } else { nil } }
-    var streamCreated: Stream? { if case .streamCreated(let s) = self { s } else { nil } }
+    var streamCreated: SessionStream? { if case .streamCreated(let s) = self { s } else { nil } }
     var signal: (type: String, data: String, from: String?)? {
-        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionId) } else { nil }
+        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionID) } else { nil }
     }
 }

@@ -42,13 +42,13 @@ final class EventRecorder: Sendable {
 extension SessionEvent {
     var connectionCreated: Connection? { if case .connectionCreated(let c) = self { c } else { nil } }
     var connectionDestroyed: Connection? { if case .connectionDestroyed(let c) = self { c } else { nil } }
-    var streamCreated: Stream? { if case .streamCreated(let s) = self { s } else { nil } }
-    var streamDestroyed: Stream? { if case .streamDestroyed(let s) = self { s } else { nil } }
-    var propertyChange: (Stream, StreamPropertyChange)? {
+    var streamCreated: SessionStream? { if case .streamCreated(let s) = self { s } else { nil } }
+    var streamDestroyed: SessionStream? { if case .streamDestroyed(let s) = self { s } else { nil } }
+    var propertyChange: (SessionStream, StreamPropertyChange)? {
         if case .streamPropertyChanged(let s, let c) = self { (s, c) } else { nil }
     }
     var signal: (type: String, data: String, from: String?)? {
-        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionId) } else { nil }
+        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionID) } else { nil }
     }
     var isConnected: Bool { if case .connected = self { true } else { false } }
     var isDisconnected: Bool { if case .disconnected = self { true } else { false } }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Logging
 import Testing
 import TokKit
@@ -8,7 +9,7 @@ import TokKitServer
 struct TestServer {
     let server: TokKitServer
     let port: Int
-    let sessionId: String
+    let sessionID: String
     static let apiKey = "test-key"
     static let apiSecret = "test-secret-0123456789"
 
@@ -28,17 +29,17 @@ struct TestServer {
         let server = try TokKitServer(configuration: configuration, logger: logger)
         let port = try await server.start()
         let session = try await server.createSession()
-        return TestServer(server: server, port: port, sessionId: session.sessionId)
+        return TestServer(server: server, port: port, sessionID: session.sessionId)
     }
 
     func token(role: Role = .publisher, data: String = "") async throws -> String {
-        try await server.issueToken(sessionId: sessionId, role: role, connectionData: data).token
+        try await server.issueToken(sessionId: sessionID, role: role, connectionData: data).token
     }
 
     /// A client session for this server's session (not connected yet). Signaling-only (a
     /// `PlaceholderNegotiator`) unless `media` is true (the default `WebRTCNegotiator`, on loopback).
     func session(url: String? = nil, settings: SessionSettings = .quiet, media: Bool = false) -> Session {
-        let s = Session(apiKey: Self.apiKey, sessionId: sessionId, serverURL: url ?? self.url, settings: settings)
+        let s = Session(apiKey: Self.apiKey, sessionID: sessionID, serverURL: URL(string: url ?? self.url)!, settings: settings)
         if !media { s.mediaNegotiator = PlaceholderNegotiator() }
         return s
     }

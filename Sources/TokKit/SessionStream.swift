@@ -4,13 +4,11 @@ import struct FoundationEssentials.Date
 ///
 /// A value snapshot taken when the event that carries it happened: its properties do not change under you.
 /// For the current state read ``Session/streams`` (or ``Publisher/stream`` / ``Subscriber/stream``) again; every
-/// change arrives as ``SessionEvent/streamPropertyChanged(_:_:)``. Identify streams by ``streamId``: two
+/// change arrives as ``SessionEvent/streamPropertyChanged(_:_:)``. Identify streams by ``streamID``: two
 /// snapshots of one stream differ when a property changed in between.
-///
-/// With `import Foundation` in the same file, write `TokKit.Stream` (Foundation has an unrelated `Stream`).
-public struct Stream: Sendable, Hashable, Identifiable, CustomStringConvertible {
+public struct SessionStream: Sendable, Hashable, Identifiable, CustomStringConvertible {
     /// Unique within the session.
-    public let streamId: String
+    public let streamID: String
     /// The connection that publishes it.
     public let connection: Connection
     /// The publisher's name (may be empty).
@@ -26,13 +24,13 @@ public struct Stream: Sendable, Hashable, Identifiable, CustomStringConvertible 
     /// When the server created the stream.
     public let creationTime: Date
 
-    public var id: String { streamId }
+    public var id: String { streamID }
 
     public init(
-        streamId: String, connection: Connection, name: String, hasAudio: Bool, hasVideo: Bool,
+        streamID: String, connection: Connection, name: String, hasAudio: Bool, hasVideo: Bool,
         videoDimensions: VideoDimensions?, videoType: StreamVideoType, creationTime: Date
     ) {
-        self.streamId = streamId
+        self.streamID = streamID
         self.connection = connection
         self.name = name
         self.hasAudio = hasAudio
@@ -43,7 +41,7 @@ public struct Stream: Sendable, Hashable, Identifiable, CustomStringConvertible 
     }
 
     public var description: String {
-        "Stream(\(streamId), from \(connection.connectionId), name: \(name), audio: \(hasAudio), "
+        "SessionStream(\(streamID), from \(connection.connectionID), name: \(name), audio: \(hasAudio), "
             + "video: \(hasVideo), \(videoDimensions?.description ?? "?"), \(videoType.rawValue))"
     }
 }

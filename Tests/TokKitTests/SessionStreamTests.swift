@@ -2,10 +2,10 @@ import Testing
 
 @testable import TokKit
 
-@Suite struct StreamTests {
+@Suite struct SessionStreamTests {
     @Test func changesListEveryDifferenceInOrder() {
-        let c = Connection(connectionId: "c", creationTime: .init(millisecondsSince1970: 1), data: "")
-        let a = Stream(streamId: "s", connection: c, name: "n", hasAudio: true, hasVideo: true,
+        let c = Connection(connectionID: "c", creationTime: .init(millisecondsSince1970: 1), data: "")
+        let a = SessionStream(streamID: "s", connection: c, name: "n", hasAudio: true, hasVideo: true,
                        videoDimensions: VideoDimensions(width: 640, height: 480), videoType: .camera,
                        creationTime: .init(millisecondsSince1970: 1))
         var b = a
@@ -18,6 +18,6 @@ import Testing
             .hasAudio(false), .hasVideo(false), .videoDimensions(VideoDimensions(width: 1280, height: 720)),
             .videoType(.screen),
         ])
-        #expect(a != b && a.streamId == b.streamId)
+        #expect(a != b && a.streamID == b.streamID)
     }
 }
