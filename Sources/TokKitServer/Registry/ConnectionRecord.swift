@@ -5,7 +5,7 @@ import TokKitProtocol
 struct ConnectionRecord: Sendable {
     /// Session membership, established by `connect`.
     struct Membership: Sendable {
-        let sessionId: String
+        let sessionID: String
         let role: Role
         let info: ConnectionInfo
         var resumeToken: String
@@ -20,7 +20,7 @@ struct ConnectionRecord: Sendable {
     var lastSeen: ContinuousClock.Instant
     var membership: Membership?
     /// Streams this connection publishes, oldest first.
-    var streamIds: [String] = []
+    var streamIDs: [String] = []
     /// Subscriptions this connection holds as subscriber, oldest first.
-    var subscriberIds: [String] = []
+    var subscriberIDs: [String] = []
 }
