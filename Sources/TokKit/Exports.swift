@@ -3,11 +3,11 @@
 @_exported import TokKitMedia
 
 // How the WebRTC layer reaches the network (``WebRTCNegotiator/init(ice:)``).
-@_exported import struct TokKitICE.IceConfiguration
-@_exported import struct TokKitICE.IceServer
-@_exported import enum TokKitICE.IceTransportPolicy
-@_exported import struct TokKitICE.IceCandidate
-@_exported import struct TokKitICE.IceCandidatePair
+@_exported import struct TokKitICE.ICEConfiguration
+@_exported import struct TokKitICE.ICEServer
+@_exported import enum TokKitICE.ICETransportPolicy
+@_exported import struct TokKitICE.ICECandidate
+@_exported import struct TokKitICE.ICECandidatePair
 
 // What ``Publisher/statistics`` and ``Subscriber/statistics`` are made of.
 @_exported import struct TokKitStreaming.VideoSendStatistics

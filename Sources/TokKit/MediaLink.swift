@@ -62,7 +62,7 @@ final class MediaLink: Sendable {
         /// The offer or answer this end sent.
         var localDescription: String?
         /// The ICE configuration the negotiator gave (kept for restarts).
-        var ice: IceConfiguration?
+        var ice: ICEConfiguration?
         /// Media has flowed on some peer of this link: from now on a lost path is an outage to restart.
         var everConnected = false
         /// When the current outage began, if one is going on.
@@ -113,7 +113,7 @@ final class MediaLink: Sendable {
     // MARK: - Signalling (negotiation queue)
 
     /// Publisher side: creates the sending peer and sends the offer.
-    func start(ice: IceConfiguration) {
+    func start(ice: ICEConfiguration) {
         state.withLock { $0.ice = ice }
         guard context.side == .publisher else { return }
         guard let session = channel.owner, let publisher = session.publisher(streamID: context.streamID) else {
@@ -141,7 +141,7 @@ final class MediaLink: Sendable {
     }
 
     /// Applies one message from the other end.
-    func receive(_ message: NegotiationMessage, ice: IceConfiguration) {
+    func receive(_ message: NegotiationMessage, ice: ICEConfiguration) {
         state.withLock { $0.ice = ice }
         switch message.kind {
         case .offer: answer(message.payload, ice: ice)
@@ -177,7 +177,7 @@ final class MediaLink: Sendable {
         peer?.close()
     }
 
-    private func answer(_ sdp: String, ice: IceConfiguration) {
+    private func answer(_ sdp: String, ice: ICEConfiguration) {
         guard context.side == .subscriber else { return }
         // A new offer on a negotiated link: the publisher restarts (see Restarts). Answer it with a new peer.
         if phase == .negotiated, let began = replacePeer() {

@@ -17,10 +17,10 @@ public struct PublisherStatistics: Sendable, Hashable {
         public var connectionID: String
         public var videoTrack: TrackStatistics
         public var audioTrack: TrackStatistics
-        public var candidatePair: IceCandidatePair?
+        public var candidatePair: ICECandidatePair?
 
         public init(subscriberID: String, connectionID: String, videoTrack: TrackStatistics,
-                    audioTrack: TrackStatistics, candidatePair: IceCandidatePair?) {
+                    audioTrack: TrackStatistics, candidatePair: ICECandidatePair?) {
             self.subscriberID = subscriberID
             self.connectionID = connectionID
             self.videoTrack = videoTrack

@@ -18,12 +18,12 @@ import TokKitICE
 /// peer and its description, never wait for ICE.
 public final class WebRTCNegotiator: MediaNegotiator {
     /// How peers gather candidates: every usable interface and loopback by default
-    /// (``IceConfiguration/allInterfaces``), ``IceConfiguration/loopback`` for tests. The session adds the ICE
+    /// (``ICEConfiguration/allInterfaces``), ``ICEConfiguration/loopback`` for tests. The session adds the ICE
     /// servers the session server gives and those of its ``SessionSettings/ice``.
-    public let ice: IceConfiguration
+    public let ice: ICEConfiguration
     private let links = Mutex<[MediaNegotiationContext: MediaLink]>([:])
 
-    public init(ice: IceConfiguration = .allInterfaces) {
+    public init(ice: ICEConfiguration = .allInterfaces) {
         self.ice = ice
     }
 

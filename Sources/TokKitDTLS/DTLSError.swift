@@ -22,7 +22,7 @@ public enum DTLSError: Error, Sendable, Equatable {
     /// The transport is closed.
     case closed
     /// The ICE layer failed.
-    case ice(IceError)
+    case ice(ICEError)
     /// The SRTP layer failed.
     case srtp(SRTPError)
 }

@@ -20,7 +20,7 @@ public enum PeerError: Error, Sendable, Equatable {
     /// The SDP layer failed.
     case sdp(SDPError)
     /// The ICE layer failed.
-    case ice(IceError)
+    case ice(ICEError)
     /// The DTLS-SRTP layer failed.
     case dtls(DTLSError)
     /// The RTP/RTCP layer failed.

@@ -270,14 +270,14 @@ extension LiveServer {
             #expect(await eventually { po.streams[stream.streamID] != nil })
             await expectCode(1600) { try await po.subscribe(Subscriber(stream: po.streams[stream.streamID]!)) }
             await expectCode(1600) {
-                _ = try await po.request(.subscribe(.init(streamId: stream.streamID)), purpose: .other).get()
+                _ = try await po.request(.subscribe(.init(streamID: stream.streamID)), purpose: .other).get()
             }
 
             // publisher: no moderation.
             await expectCode(1530) { try await owner.forceDisconnect(sub.connection!) }
             await expectCode(1540) { try await owner.forceMute(stream) }
             await expectCode(1530) {
-                _ = try await owner.request(.forceDisconnect(.init(connectionId: sub.connection!.connectionID)),
+                _ = try await owner.request(.forceDisconnect(.init(connectionID: sub.connection!.connectionID)),
                                         purpose: .other).get()
             }
 
