@@ -3,7 +3,7 @@ import Testing
 import TokKitProtocol
 import TokKitServer
 
-@testable import TokKit
+@_spi(Testing) @testable import TokKit
 import TokKitTesting
 
 extension LiveServer {

@@ -4,7 +4,7 @@ import TokKitPeer
 import TokKitProtocol
 import TokKitServer
 
-@testable import TokKit
+@_spi(Testing) @testable import TokKit
 import TokKitTesting
 
 extension LiveServer {
