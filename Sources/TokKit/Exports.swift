@@ -9,6 +9,14 @@
 @_exported import struct TokKitICE.ICECandidate
 @_exported import struct TokKitICE.ICECandidatePair
 
+// The typed errors a ``SessionError/Cause`` carries.
+@_exported import enum TokKitSDP.SDPError
+@_exported import enum TokKitPeer.PeerError
+@_exported import enum TokKitICE.ICEError
+@_exported import enum TokKitDTLS.DTLSError
+@_exported import enum TokKitSRTP.SRTPError
+@_exported import enum TokKitStreaming.StreamingError
+
 // What ``Publisher/statistics`` and ``Subscriber/statistics`` are made of.
 @_exported import struct TokKitStreaming.VideoSendStatistics
 @_exported import struct TokKitStreaming.AudioSendStatistics

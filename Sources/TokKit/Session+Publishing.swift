@@ -7,10 +7,10 @@ extension Session {
     /// Publishes `publisher`'s stream and returns once the server created it (``Publisher/stream`` is set and
     /// the publisher's delegate got `streamCreated`). Everyone else sees ``SessionEvent/streamCreated(_:)``.
     ///
-    /// Throws ``SessionError/notConnected`` (1010), ``SessionError/unableToPublish(_:)`` (1500) when the role may
+    /// Throws ``SessionError/notConnected`` (1010), ``SessionError/unableToPublish(_:cause:)`` (1500) when the role may
     /// not publish, the capturer cannot start or ``Publisher/audioBitrate`` is out of range,
     /// ``SessionError/illegalState(_:)`` when the publisher is already published, or what the server answered
-    /// (``SessionError/invalidParameter(_:)`` for a name over 1000 characters). The publisher's delegate and
+    /// (``SessionError/invalidParameter(_:cause:)`` for a name over 1000 characters). The publisher's delegate and
     /// ``Publisher/events`` get ``PublisherEvent/failed(_:)`` too.
     public func publish(_ publisher: Publisher) async throws(SessionError) {
         let (status, caps) = state.withLock { ($0.status, $0.capabilities) }

@@ -141,7 +141,7 @@ public final class Session: Sendable {
     /// (and the existing connections and streams) are reported before it returns.
     ///
     /// Throws ``SessionError/authorizationFailure(_:)`` (1004) for a refused token,
-    /// ``SessionError/invalidSession(_:)`` (1005), ``SessionError/connectionFailed(_:)`` (1006) when the server
+    /// ``SessionError/invalidSession(_:)`` (1005), ``SessionError/connectionFailed(_:cause:)`` (1006) when the server
     /// cannot be reached, ``SessionError/connectionTimeout`` (1021), or ``SessionError/illegalState(_:)`` when not
     /// `notConnected`/`failed`. A failure is also reported as ``SessionEvent/failed(_:)``.
     public func connect(token: String) async throws(SessionError) {

@@ -29,7 +29,7 @@ public struct SessionICEConfiguration: Sendable, Hashable {
     }
 
     /// Adds a server of the application's own (the SDK's `addICEServerWithURL:userName:credential:`).
-    /// Throws ``SessionError/invalidParameter(_:)`` unless `url` is a `stun:`, `turn:` or `turns:` URL.
+    /// Throws ``SessionError/invalidParameter(_:cause:)`` unless `url` is a `stun:`, `turn:` or `turns:` URL.
     public mutating func addServer(url: String, username: String = "", credential: String = "") throws(SessionError) {
         let scheme = url.prefix { $0 != ":" }.lowercased()
         guard ["stun", "turn", "turns"].contains(scheme), url.count > scheme.count + 1 else {

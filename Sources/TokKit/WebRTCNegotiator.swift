@@ -53,8 +53,8 @@ public final class WebRTCNegotiator: MediaNegotiator {
         for link in links.withLock({ Array($0.values) }) { link.reofferNow() }
     }
 
-    /// Negotiations in progress or carrying media.
-    public var activeNegotiations: Int { links.withLock { $0.count } }
+    /// Negotiations in progress or carrying media (tests and the network lab's peers check that none leaks).
+    @_spi(Testing) public var activeNegotiations: Int { links.withLock { $0.count } }
 
     /// The link of one negotiation (tests).
     func link(for context: MediaNegotiationContext) -> MediaLink? { links.withLock { $0[context] } }

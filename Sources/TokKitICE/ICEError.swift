@@ -1,7 +1,7 @@
 /// Why an ``ICEAgent`` operation failed.
 ///
 /// Value type, usable from any thread.
-public enum ICEError: Error, Sendable, Equatable {
+public enum ICEError: Error, Sendable, Hashable {
     /// libnice could not create the agent or its stream.
     case agentCreationFailed
     /// An address in the configuration is not a numeric IPv4/IPv6 address.
@@ -33,4 +33,7 @@ public enum ICEError: Error, Sendable, Equatable {
     case datagramTooLarge(Int)
     /// The agent is closed.
     case closed
+    /// Connectivity failed: every candidate pair failed after the peer's end-of-candidates, consent expired, or
+    /// gathering ended without a usable local candidate (the agent's ``ICEState/failed``).
+    case connectivityFailed
 }

@@ -119,6 +119,8 @@ public final class PeerConnection: Sendable {
         var startingICE = false
         /// ``close()`` ran (the state may already be closed by the peer's close_notify).
         var released = false
+        /// Why the state became failed.
+        var failure: PeerError?
     }
 
     /// Creates an idle connection with a fresh certificate; nothing touches the network before
@@ -146,6 +148,11 @@ public final class PeerConnection: Sendable {
 
     /// Why DTLS failed, if it did.
     public var transportFailure: DTLSError? { transport.withLock { $0 }?.failure }
+
+    /// Why the connection failed, once ``state`` is ``PeerConnectionState/failed``: ``PeerError/ice(_:)`` with
+    /// ``ICEError/connectivityFailed`` when ICE found no working path, ``PeerError/dtls(_:)`` with the handshake's
+    /// error (a fingerprint mismatch, a failed handshake) when DTLS failed.
+    public var failure: PeerError? { control.withLock { $0.failure } }
 
     /// The negotiated SRTP profile, once connected.
     public var srtpProfile: SRTPProfile? { transport.withLock { $0 }?.srtpProfile }
@@ -189,13 +196,13 @@ public final class PeerConnection: Sendable {
         do throws(SDPError) {
             answer = try SessionDescription.answer(to: offer, options)
         } catch {
-            fail()
+            fail(.sdp(error))
             throw .sdp(error)
         }
         do throws(PeerError) {
             try apply(remote: offer, answer: answer, local: answer, ice: ice)
         } catch {
-            fail()
+            fail(error)
             throw error
         }
         return answer
@@ -213,7 +220,7 @@ public final class PeerConnection: Sendable {
         do throws(PeerError) {
             try apply(remote: answer, answer: answer, local: offer, ice: ice)
         } catch {
-            fail()
+            fail(error)
             throw error
         }
     }
@@ -527,7 +534,7 @@ public final class PeerConnection: Sendable {
         case .localCandidate(let candidate): continuation.yield(.localCandidate(candidate.sdp))
         case .gatheringComplete: continuation.yield(.gatheringComplete)
         case .stateChanged(.connected): transport.withLock { $0 }?.start()
-        case .stateChanged(.failed): fail()
+        case .stateChanged(.failed): fail(.ice(.connectivityFailed))
         case .stateChanged, .selectedPair: break
         }
     }
@@ -538,18 +545,19 @@ public final class PeerConnection: Sendable {
             transition(to: .connected)
             scheduleReports()
             scheduleTransportFeedback()
-        case .failed: fail()
+        case .failed: fail(.dtls(transportFailure ?? .handshakeFailed(reason: "the transport failed")))
         case .closed: transition(to: .closed)
         case .new, .connecting: break
         }
     }
 
-    private func fail() { transition(to: .failed) }
+    private func fail(_ reason: PeerError) { transition(to: .failed, because: reason) }
 
-    private func transition(to next: PeerConnectionState) {
+    private func transition(to next: PeerConnectionState, because reason: PeerError? = nil) {
         let changed = control.withLock { c in
             guard !c.state.isTerminal, c.state != next else { return false }
             c.state = next
+            if next == .failed { c.failure = reason }
             return true
         }
         if changed { continuation.yield(.stateChanged(next)) }

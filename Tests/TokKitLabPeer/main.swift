@@ -19,7 +19,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
-import TokKit
+@_spi(Testing) import TokKit
 import TokKitAudio
 import TokKitCapture
 import TokKitTesting

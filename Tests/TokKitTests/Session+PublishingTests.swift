@@ -3,7 +3,7 @@ import Testing
 import TokKitProtocol
 import TokKitServer
 
-@testable import TokKit
+@_spi(Testing) @testable import TokKit
 import TokKitTesting
 
 extension LiveServer {
@@ -344,10 +344,14 @@ final class PublisherRecorder: PublisherDelegate {
 /// Records subscriber delegate calls.
 final class SubscriberRecorder: SubscriberDelegate {
     private let calls = Mutex<[String]>([])
+    private let failures = Mutex<[SessionError]>([])
     var events: [String] { calls.withLock { $0 } }
+    /// The errors `subscriber(_:didFailWithError:)` reported, in order.
+    var errors: [SessionError] { failures.withLock { $0 } }
     func subscriberDidConnect(toStream subscriber: Subscriber) { calls.withLock { $0.append("connected") } }
     func subscriberDidDisconnect(fromStream subscriber: Subscriber) { calls.withLock { $0.append("disconnected") } }
     func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {
+        failures.withLock { $0.append(error) }
         calls.withLock { $0.append("failed(\(error.code))") }
     }
     func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Logging
 import Testing
-import TokKit
+@_spi(Testing) import TokKit
 import TokKitProtocol
 import TokKitServer
 
