@@ -4,7 +4,7 @@
 //   swift build -c release --product tokkit-server --product load-bench
 //   .build/release/load-bench [--scenario all|one|many|slowloris] [--server PATH]
 //       [--clients 500] [--signals-one 2] [--sessions 1000] [--per-session 4] [--signals-many 10]
-//       [--slowloris 1000] [--hold 20] [--connect-concurrency 64] [--server-log-level error]
+//       [--slowloris 1000] [--hold 20] [--connect-concurrency 64] [--rounds 1] [--server-log-level error]
 //
 // Each scenario starts a fresh `tokkit-server` (release build, next to this binary unless --server) bound to
 // 127.0.0.1 on a free port, with a config file whose caps fit the scenario (printed), creates sessions and mints
@@ -544,13 +544,15 @@ func sessionsScenario(name: String, server: ServerProcess, sessions: Int, perSes
     sampler.running.store(false, ordering: .relaxed)
     await samplerTask.value
     emitFigures(name, "peak", sampler.peak.withLock { $0 })
-    // The server closes each socket after `disconnect`; give it up to 10 s to release the descriptors.
+    // The server closes each socket after `disconnect`; give it up to 10 s to release the descriptors, then 3 s to
+    // settle (its janitor runs every second or so).
     var after = server.figures()
     for _ in 0..<100 where after.fds > 40 {
         try await Task.sleep(for: .milliseconds(100))
         after = server.figures()
     }
-    emitFigures(name, "after", after)
+    try await Task.sleep(for: .seconds(3))
+    emitFigures(name, "after", server.figures())
 }
 
 // MARK: - Scenario 3: slowloris
@@ -627,16 +629,21 @@ func normalTraffic(_ port: Int, session: String, tokens: [String], seconds: Int,
     async -> (gets: [Double], connects: [Double], echoes: [Double], failures: Int) {
     var gets: [Double] = [], connects: [Double] = [], echoes: [Double] = []
     var failures = 0
-    let end = nowNs() + Int64(seconds) * 1_000_000_000
     var i = 0
+    /// Notes the first few failures' reasons (printed as comments).
+    func failed(_ reason: @autoclosure () -> String) {
+        failures += 1
+        if failures <= 3 { note("normal request \(i) failed: \(reason().prefix(300))") }
+    }
+    let end = nowNs() + Int64(seconds) * 1_000_000_000
     while nowNs() < end, i < 100_000 {
         let tick = nowNs()
         if i % 2 == 0 {
             do {
                 let reply = try await http(port, "GET", "/v2/project/\(apiKey)/session/\(session)/stream",
                                            headers: ["X-TB-PARTNER-AUTH: \(partnerAuth)"], timeout: .seconds(5))
-                if reply.status == 200 { gets.append(ms(nowNs() - tick)) } else { failures += 1 }
-            } catch { failures += 1 }
+                if reply.status == 200 { gets.append(ms(nowNs() - tick)) } else { failed("GET: HTTP \(reply.status)") }
+            } catch { failed("GET: \(error)") }
         } else {
             let client = Client(index: i, session: session, token: tokens[(i / 2) % tokens.count], port: port,
                                 keepLatencies: true)
@@ -648,9 +655,13 @@ func normalTraffic(_ port: Int, session: String, tokens: [String], seconds: Int,
                 while client.deliveries.load(ordering: .relaxed) < 1, nowNs() < deadline {
                     try? await Task.sleep(for: .milliseconds(1))
                 }
-                if let l = client.latencies.withLock({ $0.first }) { echoes.append(l) } else { failures += 1 }
+                if let l = client.latencies.withLock({ $0.first }) {
+                    echoes.append(l)
+                } else {
+                    failed("signal not echoed within 5 s: \(client.failure.withLock { $0 } ?? "socket open")")
+                }
             } else {
-                failures += 1
+                failed("WebSocket connect: \(client.failure.withLock { $0 } ?? "no connected within 5 s")")
             }
             client.leave()
             await client.waitEnded()
@@ -753,6 +764,9 @@ let manySignals = intOption("--signals-many", 10)
 let slowCount = intOption("--slowloris", 1_000)
 let holdSeconds = intOption("--hold", 20)
 let connectWidth = intOption("--connect-concurrency", 64)
+/// Rounds of the `one` and `many` scenarios in the same server: a second round's "after" close to the first's says
+/// the memory kept after a round is reused, not leaked.
+let rounds = max(1, min(10, intOption("--rounds", 1)))
 
 let ourLimit = raiseDescriptorLimit()
 emit("bench.descriptor_limit", Double(ourLimit), "fds")
@@ -779,18 +793,25 @@ func settings(connections: Int, sessions: Int, perSession: Int, headTimeoutMs: I
 do {
     if scenario == "all" || scenario == "one" {
         let server = try ServerProcess(executable: serverPath,
-            settings: settings(connections: oneClients + 256, sessions: 16, perSession: oneClients + 16), label: "one")
+            settings: settings(connections: oneClients + 256, sessions: rounds + 16, perSession: oneClients + 16),
+            label: "one")
         defer { server.stop() }
-        try await sessionsScenario(name: "one_session", server: server, sessions: 1, perSession: oneClients,
-                                   signals: oneSignals, connectWidth: connectWidth)
+        for round in 1...rounds {
+            try await sessionsScenario(name: round == 1 ? "one_session" : "one_session.round\(round)", server: server,
+                                       sessions: 1, perSession: oneClients, signals: oneSignals,
+                                       connectWidth: connectWidth)
+        }
     }
     if scenario == "all" || scenario == "many" {
         let server = try ServerProcess(executable: serverPath,
-            settings: settings(connections: manySessions * perSession + 256, sessions: manySessions + 16,
+            settings: settings(connections: manySessions * perSession + 256, sessions: rounds * manySessions + 16,
                                perSession: perSession + 4), label: "many")
         defer { server.stop() }
-        try await sessionsScenario(name: "many_sessions", server: server, sessions: manySessions,
-                                   perSession: perSession, signals: manySignals, connectWidth: connectWidth)
+        for round in 1...rounds {
+            try await sessionsScenario(name: round == 1 ? "many_sessions" : "many_sessions.round\(round)",
+                                       server: server, sessions: manySessions, perSession: perSession,
+                                       signals: manySignals, connectWidth: connectWidth)
+        }
     }
     if scenario == "all" || scenario == "slowloris" {
         let server = try ServerProcess(executable: serverPath,
