@@ -39,7 +39,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var emptySessionTimeoutMs: Int = 3_600_000
     /// How long a connection may take to send a complete request head (a REST call or the WebSocket handshake),
     /// counted from its opening or from the server's answer to its previous request; then it is closed. This closes
-    /// silent and slowloris connections and idle keep-alive ones.
+    /// silent and slowloris connections and idle keep-alive ones. Each deadline (this one and
+    /// ``requestBodyTimeoutMs``) is drawn between the value and 1.25 times it, so that connections opened together
+    /// are not all closed, and reopened, in the same instant.
     public var requestHeadTimeoutMs: Int = 10_000
     /// How long a request's body may take to arrive after its head; then the connection is closed.
     public var requestBodyTimeoutMs: Int = 10_000

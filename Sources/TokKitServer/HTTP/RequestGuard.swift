@@ -190,16 +190,26 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         channel.close(promise: nil)
     }
 
-    /// Closes the connection after `timeout` unless re-armed, disarmed or handed over first.
+    /// Closes the connection after `timeout` (stretched by up to a quarter, at random: see ``spread(_:)``) unless
+    /// re-armed, disarmed or handed over first.
     private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {
         disarm()
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: Self.spread(timeout)) { [self] in
             deadline = nil
             guard phase != .handedOver else { return }
             if phase != .closing { metrics?.httpTimedOut() }
             phase = .closing
             Self.close(context.channel, quietly: !routerServes)
         }
+    }
+
+    /// A deadline between `timeout` and 1.25 × `timeout`, drawn at random. Connections opened together (an attacker
+    /// opening a thousand at once, and reopening each as soon as it is closed) would otherwise all time out in the
+    /// same instant, every `timeout`, and the server's normal clients would wait behind that burst of closes and
+    /// reconnections. Never shorter than configured, so a slow honest client keeps all of its time.
+    static func spread(_ timeout: TimeAmount) -> TimeAmount {
+        guard timeout.nanoseconds > 0 else { return timeout }
+        return .nanoseconds(timeout.nanoseconds + Int64.random(in: 0...(timeout.nanoseconds / 4)))
     }
 
     private func disarm() {
