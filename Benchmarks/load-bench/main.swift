@@ -4,7 +4,7 @@
 //   swift build -c release --product tokkit-server --product load-bench
 //   .build/release/load-bench [--scenario all|one|many|slowloris] [--server PATH]
 //       [--clients 500] [--signals-one 2] [--sessions 1000] [--per-session 4] [--signals-many 10]
-//       [--slowloris 1000] [--hold 20] [--connect-concurrency 64]
+//       [--slowloris 1000] [--hold 20] [--connect-concurrency 64] [--server-log-level error]
 //
 // Each scenario starts a fresh `tokkit-server` (release build, next to this binary unless --server) bound to
 // 127.0.0.1 on a free port, with a config file whose caps fit the scenario (printed), creates sessions and mints
@@ -105,7 +105,7 @@ final class ServerProcess: @unchecked Sendable {  // figures() reads only pid
         try data.write(to: URL(fileURLWithPath: configPath))
         note("server config (\(label)): \(String(decoding: data, as: UTF8.self))")
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--config", configPath, "--log-level", "error"]
+        process.arguments = ["--config", configPath, "--log-level", option("--server-log-level") ?? "error"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError
@@ -136,6 +136,17 @@ final class ServerProcess: @unchecked Sendable {  // figures() reads only pid
         }
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
         return ProcessFigures(rssKiB: rss, fds: fds)
+    }
+
+    /// CPU time the server has used so far (user + system, from /proc/<pid>/stat), in seconds.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return .nan }
+        // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return .nan }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     func stop() {
@@ -457,6 +468,7 @@ func sessionsScenario(name: String, server: ServerProcess, sessions: Int, perSes
     Totals.deliveries.store(0, ordering: .relaxed)
     Totals.lastDeliveryNs.store(0, ordering: .relaxed)
     let connectStart = nowNs()
+    let connectCPU = server.cpuSeconds()
     let ok = try await bounded(clientCount, width: connectWidth) { i in
         clients[i].start()
         return await clients[i].waitConnected(timeout: 30_000_000_000)
@@ -471,6 +483,7 @@ func sessionsScenario(name: String, server: ServerProcess, sessions: Int, perSes
     emit("\(name).connect_concurrency", Double(connectWidth), "handshakes")
     emitDistribution("\(name).connect", clients.map { ms($0.connectNs.load(ordering: .relaxed)) }.filter { $0 > 0 })
     emit("\(name).connect_rate", Double(connected) / (ms(connectWall) / 1000), "connects/s")
+    emit("\(name).server_cpu_connect", server.cpuSeconds() - connectCPU, "s")
     // Let connectionCreated fan-out settle before counting (bounded).
     try await Task.sleep(for: .seconds(1))
     emitFigures(name, "connected", server.figures())
@@ -483,6 +496,7 @@ func sessionsScenario(name: String, server: ServerProcess, sessions: Int, perSes
         expected += members * members * signals
     }
     let signalStart = nowNs()
+    let signalCPU = server.cpuSeconds()
     for round in 0..<signals {
         for (i, client) in clients.enumerated() where ok[i] { client.send(signalMessage("r\(round)")) }
     }
@@ -504,6 +518,11 @@ func sessionsScenario(name: String, server: ServerProcess, sessions: Int, perSes
     emit("\(name).signal_rate", Double(connected * signals) / (ms(span) / 1000), "signals/s")
     emit("\(name).delivery_rate", Double(delivered) / (ms(span) / 1000), "deliveries/s")
     emit("\(name).delivery_span", ms(span), "ms")
+    // The server's CPU for the signals, per delivery: a figure of the server's own cost, which the shared machine
+    // changes less than it changes the rates above.
+    let cpu = server.cpuSeconds() - signalCPU
+    emit("\(name).server_cpu_signals", cpu, "s")
+    emit("\(name).server_cpu_per_delivery", delivered > 0 ? cpu * 1e6 / Double(delivered) : .nan, "us")
     emitDistribution("\(name).signal_latency", clients.flatMap { $0.latencies.withLock { $0 } })
     let lost = clients.filter { $0.failure.withLock { $0 } != nil }
     emit("\(name).sockets_ended_before_leaving", Double(lost.count), "clients")

@@ -224,6 +224,7 @@ public final class TokKitServer: Service, Sendable {
                     guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
                     let upgrade = endpoint.acceptUpgrade(channel: channel)
                     channel.closeFuture.whenComplete { _ in upgrade.release() }
+                    try await upgrade.watchActivity()
                     return .upgrade([:]) { inbound, outbound, context in
                         await endpoint.serve(
                             inbound: inbound, outbound: outbound, upgrade: upgrade, logger: context.logger)

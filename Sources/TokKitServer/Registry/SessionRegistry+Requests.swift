@@ -110,6 +110,7 @@ extension SessionRegistry {
         connections[target.id]?.socket = socket
         connections[target.id]?.outbox = fresh.outbox
         connections[target.id]?.label = fresh.label
+        connections[target.id]?.activity = fresh.activity
         fresh.label?.set(connection: target.id, session: membership.sessionId)
         connections[target.id]?.state = .connected
         connections[target.id]?.lastSeen = now

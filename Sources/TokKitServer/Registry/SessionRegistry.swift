@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import TokKitProtocol
 
 /// The server's state: sessions, connections (with their ``ConnectionState``), streams and subscriptions, and the
@@ -43,11 +44,12 @@ actor SessionRegistry {
 
     // MARK: Sockets
 
-    /// Registers a new socket as a `connecting` connection, labelling it with the connection's id. After shutdown the
-    /// outbox is closed at once.
-    func open(outbox: Outbox, label: ConnectionLabel = ConnectionLabel(), now: ContinuousClock.Instant = .now)
-        -> SocketID
-    {
+    /// Registers a new socket as a `connecting` connection, labelling it with the connection's id; `activity` is
+    /// the socket's arrival stamp, which the heartbeat reads. After shutdown the outbox is closed at once.
+    func open(
+        outbox: Outbox, label: ConnectionLabel = ConnectionLabel(), activity: SocketActivity? = nil,
+        now: ContinuousClock.Instant = .now
+    ) -> SocketID {
         nextSocket += 1
         let socket = SocketID(value: nextSocket)
         guard !isShutDown else {
@@ -57,7 +59,7 @@ actor SessionRegistry {
         let id = RandomID.object()
         connections[id] = ConnectionRecord(
             id: id, state: .connecting(deadline: now + .milliseconds(configuration.connectTimeoutMs)),
-            socket: socket, outbox: outbox, label: label, lastSeen: now)
+            socket: socket, outbox: outbox, label: label, lastSeen: now, activity: activity)
         sockets[socket] = id
         label.set(connection: id, session: nil)
         return socket
@@ -70,6 +72,7 @@ actor SessionRegistry {
         connection.outbox?.close(.normal)
         connection.outbox = nil
         connection.label = nil
+        connection.activity = nil
         connection.socket = nil
         switch connection.state {
         case .connecting, .closed:
@@ -91,6 +94,7 @@ actor SessionRegistry {
         connection.outbox?.close(code)
         connection.outbox = nil
         connection.label = nil
+        connection.activity = nil
         connection.socket = nil
         connection.state = .awaitingResume(deadline: now + resumeGrace)
         connections[id] = connection
@@ -106,8 +110,9 @@ actor SessionRegistry {
 
     // MARK: Timers
 
-    /// Applies every deadline that has passed: connect deadline (error 1006, close 1008), heartbeat timeout
-    /// (close 1001, await resume), resume grace (destroy, `networkDisconnected`), empty session expiry.
+    /// Applies every deadline that has passed: connect deadline (error 1006, close 1008), heartbeat timeout (nothing
+    /// received for ``ServerConfiguration/heartbeatTimeoutMs``, by arrival: ``ConnectionRecord/lastHeard``; close
+    /// 1001, await resume), resume grace (destroy, `networkDisconnected`), empty session expiry.
     func sweep(now: ContinuousClock.Instant = .now) {
         defer { expireEmptySessions(now: now) }
         for id in Array(connections.keys) {
@@ -116,7 +121,7 @@ actor SessionRegistry {
             case let .connecting(deadline) where now >= deadline:
                 reply(nil, error: ProtocolError(.connectFailed, "no connect before the deadline"), to: id)
                 reject(id, code: .policyViolation)
-            case .connected where now - connection.lastSeen > heartbeatTimeout:
+            case .connected where now - connection.lastHeard > heartbeatTimeout:
                 logger.debug("heartbeat timeout", metadata: logMetadata(id))
                 detach(id, code: .goingAway, now: now)
             case let .awaitingResume(deadline) where now >= deadline:
@@ -191,7 +196,7 @@ actor SessionRegistry {
     @discardableResult
     func broadcast(_ message: ServerMessage, in sessionId: String, except excluded: String? = nil) -> Int {
         guard let session = sessions[sessionId] else { return 0 }
-        let bytes = WireCodec.encode(message)
+        let bytes = ByteBuffer(bytes: WireCodec.encode(message))  // one copy shared by every outbox
         var queued = 0
         for id in session.connectionIds where id != excluded {
             if connections[id]?.outbox?.send(bytes) == true { queued += 1 }

@@ -6,7 +6,8 @@ import Synchronization
 import TokKitProtocol
 
 /// Serves one signaling WebSocket: a reader task feeding decoded requests to the ``SessionRegistry`` and a writer
-/// task draining the socket's ``Outbox``. The reader joins frames into messages with a ``MessageAssembler`` (size
+/// task draining the socket's ``Outbox`` in batches (``Upgrade/write(_:)``: one event-loop hop and one flush for
+/// all that waits). The reader joins frames into messages with a ``MessageAssembler`` (size
 /// limit across fragments 1009, invalid UTF-8 1007, fragments out of order 1002: it closes the socket with that code
 /// itself). Whichever side ends first ends the other: the reader ending (peer closed, network error, oversized or
 /// invalid message) tells the registry, which closes the outbox; the outbox closing (registry
@@ -36,13 +37,38 @@ struct SignalingEndpoint: Sendable {
     final class Upgrade: Sendable {
         private let counter: Counter
         private let released = Atomic<Bool>(false)
-        /// The socket's channel, to cut it when its writer cannot even send a close frame.
+        /// The socket's channel: its writer writes batches to it, and it is cut when the writer cannot even send a
+        /// close frame.
         private let channel: any Channel
+        /// When the socket last received bytes (stamped in its pipeline, read by the heartbeat).
+        let activity = SocketActivity()
 
         fileprivate init(counter: Counter, channel: any Channel) {
             self.counter = counter
             self.channel = channel
             counter.increment()
+        }
+
+        /// Puts ``activity`` first in the socket's pipeline, so that every read is stamped as it arrives.
+        func watchActivity() async throws {
+            try await channel.pipeline.addHandler(activity, position: .first).get()
+        }
+
+        /// Writes one text frame per message with a single flush, and returns once the last is written to the
+        /// socket (so a client that does not read holds its writer here, and its outbox fills). One hop to the
+        /// event loop per batch, not per message; the frames share the messages' storage.
+        func write(_ messages: [ByteBuffer]) async throws {
+            guard !messages.isEmpty else { return }
+            let done = channel.eventLoop.makePromise(of: Void.self)
+            channel.eventLoop.execute { [channel] in
+                let pipeline = channel.pipeline.syncOperations
+                for (index, message) in messages.enumerated() {
+                    let frame = WebSocketFrame(fin: true, opcode: .text, data: message)
+                    pipeline.write(NIOAny(frame), promise: index == messages.count - 1 ? done : nil)
+                }
+                pipeline.flush()
+            }
+            try await done.futureResult.get()
         }
 
         /// Closes the connection after `delay`, whatever its writer is doing (a peer that does not read leaves it
@@ -83,14 +109,12 @@ struct SignalingEndpoint: Sendable {
                           metadata: label.metadata.merging(["dropped_messages": "\(dropped)"]) { $1 })
             upgrade.cut(after: closeTimeout)
         }
-        let socket = await registry.open(outbox: outbox, label: label)
+        let socket = await registry.open(outbox: outbox, label: label, activity: upgrade.activity)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await bytes in outbox.messages {
-                    if outbox.isOverflowed { break }  // what is queued is dropped
-                    let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes))
-                    do { try await outbound.write(.custom(frame)) } catch { break }
-                    outbox.written(bytes.count)
+                while let batch = await outbox.nextBatch() {
+                    do { try await upgrade.write(batch) } catch { break }
+                    outbox.written(messages: batch.count, bytes: batch.reduce(0) { $0 + $1.readableBytes })
                 }
                 let code = outbox.closeCode
                 try? await outbound.close(code.webSocketCode, reason: code.reason)

@@ -1,3 +1,4 @@
+import NIOCore
 import NIOWebSocket
 import Synchronization
 import Testing
@@ -25,7 +26,7 @@ import Testing
     @Test func writtenMessagesNoLongerCount() {
         let outbox = Outbox(capacity: 1_000, maxBytes: 1_000)
         #expect(outbox.send([UInt8](repeating: 1, count: 600)))
-        outbox.written(600)
+        outbox.written(messages: 1, bytes: 600)
         #expect(outbox.send([UInt8](repeating: 1, count: 600)))
         #expect(outbox.queuedBytes == 600 && !outbox.isOverflowed)
     }
@@ -51,5 +52,52 @@ import Testing
         #expect(outbox.send([1]))
         outbox.close(.normal)
         #expect(!outbox.isOverflowed && outbox.closeCode == .normal && !outbox.send([2]))
+    }
+
+    /// The writer takes everything that waits at once, in order, and is woken by the next message when idle.
+    @Test func theWriterTakesWhatWaitsInOneBatch() async {
+        let outbox = Outbox(capacity: 100)
+        for value in [1, 2, 3] as [UInt8] { #expect(outbox.send([value])) }
+        let first = await outbox.nextBatch()
+        #expect(first?.map { Array($0.readableBytesView) } == [[1], [2], [3]])
+        // Taken but not written: still counted.
+        #expect(outbox.queuedBytes == 3)
+        outbox.written(messages: 3, bytes: 3)
+        #expect(outbox.queuedBytes == 0)
+
+        async let waiting = outbox.nextBatch()  // nothing queued: waits
+        try? await Task.sleep(for: .milliseconds(20))
+        #expect(outbox.send([4]))
+        #expect(await waiting?.map { Array($0.readableBytesView) } == [[4]])
+    }
+
+    /// Closing ends the batches after what is queued; overflowing ends them at once, dropping what waits.
+    @Test func batchesEndAfterACloseAndAtOnceOnOverflow() async {
+        let closed = Outbox(capacity: 100)
+        #expect(closed.send([1]))
+        closed.close(.normal)
+        #expect(await closed.nextBatch()?.count == 1)
+        #expect(await closed.nextBatch() == nil)
+
+        let overflowed = Outbox(capacity: 1)
+        #expect(overflowed.send([1]))
+        #expect(!overflowed.send([2]))
+        #expect(await overflowed.nextBatch() == nil)
+
+        let idle = Outbox(capacity: 10)
+        async let waiting = idle.nextBatch()
+        try? await Task.sleep(for: .milliseconds(20))
+        idle.close(.goingAway)
+        #expect(await waiting == nil)
+    }
+
+    /// A cancelled writer stops waiting.
+    @Test func aCancelledWriterStopsWaiting() async {
+        let outbox = Outbox(capacity: 10)
+        let writer = Task { await outbox.nextBatch() }
+        try? await Task.sleep(for: .milliseconds(20))
+        writer.cancel()
+        #expect(await writer.value == nil)
+        #expect(await outbox.nextBatch() == nil)  // and stays stopped
     }
 }
