@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "TokKitServer",
             dependencies: [
-                "TokKitProtocol",
+                "TokKitProtocol", "CTokKitSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -1,3 +1,5 @@
+import CTokKitSystem
+import Dispatch
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
@@ -80,10 +82,20 @@ public final class TokKitServer: Service, Sendable {
         }
         switch await bound.value() {
         case let .success(port):
-            let janitor = Task { [registry, tick = sweepInterval] in
+            let janitor = Task { [registry, logger, tick = sweepInterval] in
+                var trim = MemoryTrimPolicy()
                 while !Task.isCancelled {
                     try? await Task.sleep(for: tick)
                     await registry.sweep()
+                    if trim.shouldTrim(connections: await registry.connectionCount) {
+                        // Up to tens of milliseconds of work: on a thread of its own, not the cooperative pool.
+                        DispatchQueue.global(qos: .utility).async {
+                            let start = ContinuousClock.now
+                            let returned = tk_malloc_trim() != 0
+                            logger.debug("memory trimmed", metadata: [
+                                "returned": "\(returned)", "duration": "\(ContinuousClock.now - start)"])
+                        }
+                    }
                 }
             }
             runState.withLock { $0 = .running(group: group, serving: serving, janitor: janitor, port: port) }

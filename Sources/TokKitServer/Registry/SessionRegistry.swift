@@ -165,6 +165,9 @@ actor SessionRegistry {
         rooms.removeAll()
     }
 
+    /// Connections of every state (cheap: no walk).
+    var connectionCount: Int { connections.count }
+
     func stats() -> RegistryStats {
         var stats = RegistryStats()
         stats.sessions = sessions.count
