@@ -4,13 +4,17 @@
 ///
 /// Stateless and thread-safe.
 public final class PlaceholderNegotiator: MediaNegotiator {
+    /// A negotiator with nothing to configure; one instance may serve any number of sessions.
     public init() {}
 
+    /// The publisher's end sends a placeholder `offer`; the subscriber's end waits for it.
     public func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel) {
         guard context.side == .publisher else { return }
         try? channel.send(NegotiationMessage(kind: .offer, payload: "placeholder-offer \(context.streamID)"))
     }
 
+    /// The subscriber's end answers an `offer` with a placeholder `answer` and reports itself connected; anything else
+    /// is ignored.
     public func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
                             channel: NegotiationChannel) {
         guard context.side == .subscriber, message.kind == .offer else { return }
@@ -18,5 +22,6 @@ public final class PlaceholderNegotiator: MediaNegotiator {
         channel.reportConnected()
     }
 
+    /// Nothing to release.
     public func negotiationDidEnd(_ context: MediaNegotiationContext) {}
 }

@@ -131,6 +131,7 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `SessionError <code>: <message>`, e.g. `SessionError 1004: token expired`.
     public var description: String {
         let m = message
         return m.isEmpty ? "SessionError \(code)" : "SessionError \(code): \(m)"

@@ -17,10 +17,12 @@ public struct SessionICEConfiguration: Sendable, Hashable {
     public var customServers: [IceServer]
     /// Whether the session server's servers are used.
     public var includeServers: ServerSelection
-    /// ``IceTransportPolicy/relay`` sends media through TURN only, even where a direct path exists (it hides
+    /// `IceTransportPolicy.relay` sends media through TURN only, even where a direct path exists (it hides
     /// this host's addresses from the other side); a subscription then fails when no TURN server is known.
     public var transportPolicy: IceTransportPolicy
 
+    /// A configuration with the given servers, selection and policy; by default the session server's servers only,
+    /// any candidate.
     public init(customServers: [IceServer] = [], includeServers: ServerSelection = .all,
                 transportPolicy: IceTransportPolicy = .all) {
         self.customServers = customServers
