@@ -155,7 +155,7 @@ func join(_ stack: String, lab: NetworkLab, server: LabSessionServer, a: LabHost
         let browser = try await LabBrowser.launch(in: lab, on: host, secureOrigins: [server.url])
         let c = try await server.credentials()
         var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "apiKey", value: c.apiKey), URLQueryItem(name: "sessionId", value: c.sessionId),
+        query.queryItems = [URLQueryItem(name: "apiKey", value: c.apiKey), URLQueryItem(name: "sessionId", value: c.sessionID),
                             URLQueryItem(name: "token", value: c.token), URLQueryItem(name: "interval", value: String(interval))]
         let page = try await browser.newPage()
         let recorder = ConsoleRecorder(page)

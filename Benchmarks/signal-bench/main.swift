@@ -127,7 +127,7 @@ func connect(_ n: Int, sessionID: String, base: String, authority: TokenAuthorit
     let now = Int64(Date().timeIntervalSince1970)
     var clients: [Client] = []
     for _ in 0..<n {
-        let token = try authority.issue(sessionId: sessionID, now: now).token
+        let token = try authority.issue(sessionID: sessionID, now: now).token
         let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: URL(string: base)!, settings: settings)
         let client = Client(session: session)
         client.start()
@@ -185,7 +185,10 @@ func throughput(_ clients: [Client], perClient: Int) async throws -> Double {
 
 /// Creates (or reuses) a tutorial room and returns its session id.
 func room(_ name: String, base: String) async throws -> String {
-    struct Reply: Decodable { var sessionID: String }
+    struct Reply: Decodable {
+        var sessionID: String
+        enum CodingKeys: String, CodingKey { case sessionID = "sessionId" }
+    }
     let (data, _) = try await URLSession.shared.data(from: URL(string: "\(base)/room/\(name)")!)
     return try JSONDecoder().decode(Reply.self, from: data).sessionID
 }

@@ -10,7 +10,7 @@ func runHandshakeBenchmark(count: Int) async {
     let clock = ContinuousClock()
     for _ in 0..<count {
         do {
-            let a = try IceAgent(role: .controlling), b = try IceAgent(role: .controlled)
+            let a = try ICEAgent(role: .controlling), b = try ICEAgent(role: .controlled)
             let forwarders = [forward(a, to: b), forward(b, to: a)]
             let iceStart = clock.now
             try a.setRemoteCredentials(b.localCredentials)
@@ -57,7 +57,7 @@ private func poll(_ condition: () -> Bool) async -> Bool {
     return false
 }
 
-private func forward(_ from: IceAgent, to: IceAgent) -> Task<Void, Never> {
+private func forward(_ from: ICEAgent, to: ICEAgent) -> Task<Void, Never> {
     Task {
         for await event in from.events {
             switch event {

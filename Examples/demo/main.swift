@@ -73,10 +73,10 @@ let port = try await server.start()
 let url = URL(string: "http://127.0.0.1:\(port)")!
 print("server  listening on \(url)")
 let description = try await server.createSession()
-print("session \(description.sessionId)")
+print("session \(description.sessionID)")
 
-let alice = Participant(name: "Alice", apiKey: "demo", sessionID: description.sessionId, serverURL: url, seed: 1)
-let bob = Participant(name: "Bob", apiKey: "demo", sessionID: description.sessionId, serverURL: url, seed: 2)
+let alice = Participant(name: "Alice", apiKey: "demo", sessionID: description.sessionID, serverURL: url, seed: 1)
+let bob = Participant(name: "Bob", apiKey: "demo", sessionID: description.sessionID, serverURL: url, seed: 2)
 let everyone = [alice, bob]
 
 // Print what each participant hears about, as it happens.
@@ -98,7 +98,7 @@ for p in everyone {
 }
 
 for p in everyone {
-    let token = try await server.issueToken(sessionId: description.sessionId, role: .publisher, connectionData: p.name)
+    let token = try await server.issueToken(sessionID: description.sessionID, role: .publisher, connectionData: p.name)
     try await p.session.connect(token: token.token)
     print("\(label(p.name))connected as \(p.session.connection?.connectionID ?? "?")")
 }

@@ -1,12 +1,12 @@
 import TokKitSDP
 
-/// Fuzz entry for ``SessionDescription`` and ``ICECandidate``: decodes `data` as UTF-8 (invalid sequences replaced),
+/// Fuzz entry for ``SessionDescription`` and ``SDPCandidate``: decodes `data` as UTF-8 (invalid sequences replaced),
 /// parses it; when it parses, its serialization must parse to an equal value and serialize identically, and
 /// answering it must not trap (the answer, when made, must parse too).
 public func fuzzSDP(_ data: UnsafeRawBufferPointer) {
     let text = String(decoding: data, as: UTF8.self)
-    if let candidate = try? ICECandidate(parsing: text) {
-        precondition((try? ICECandidate(parsing: candidate.description)) == candidate, "candidate round trip")
+    if let candidate = try? SDPCandidate(parsing: text) {
+        precondition((try? SDPCandidate(parsing: candidate.description)) == candidate, "candidate round trip")
     }
     let description: SessionDescription
     do throws(SDPError) {

@@ -62,7 +62,7 @@ final class MediaLink: Sendable {
         /// The offer or answer this end sent.
         var localDescription: String?
         /// The ICE configuration the negotiator gave (kept for restarts).
-        var ice: IceConfiguration?
+        var ice: ICEConfiguration?
         /// Media has flowed on some peer of this link: from now on a lost path is an outage to restart.
         var everConnected = false
         /// When the current outage began, if one is going on.
@@ -113,7 +113,7 @@ final class MediaLink: Sendable {
     // MARK: - Signalling (negotiation queue)
 
     /// Publisher side: creates the sending peer and sends the offer.
-    func start(ice: IceConfiguration) {
+    func start(ice: ICEConfiguration) {
         state.withLock { $0.ice = ice }
         guard context.side == .publisher else { return }
         guard let session = channel.owner, let publisher = session.publisher(streamID: context.streamID) else {
@@ -132,7 +132,7 @@ final class MediaLink: Sendable {
             guard install(peer, phase: .offered) else { return peer.close() }
             offer = try peer.createOffer()
         } catch {
-            return fail(.internalError("could not create the offer: \(error)"))
+            return fail(.internalError("could not create the offer: \(error)", cause: .init(error)))
         }
         guard attach(.publisher(publisher.media), peer) else { return }
         state.withLock { $0.localDescription = offer.sdp }
@@ -141,7 +141,7 @@ final class MediaLink: Sendable {
     }
 
     /// Applies one message from the other end.
-    func receive(_ message: NegotiationMessage, ice: IceConfiguration) {
+    func receive(_ message: NegotiationMessage, ice: ICEConfiguration) {
         state.withLock { $0.ice = ice }
         switch message.kind {
         case .offer: answer(message.payload, ice: ice)
@@ -177,7 +177,7 @@ final class MediaLink: Sendable {
         peer?.close()
     }
 
-    private func answer(_ sdp: String, ice: IceConfiguration) {
+    private func answer(_ sdp: String, ice: ICEConfiguration) {
         guard context.side == .subscriber else { return }
         // A new offer on a negotiated link: the publisher restarts (see Restarts). Answer it with a new peer.
         if phase == .negotiated, let began = replacePeer() {
@@ -189,7 +189,7 @@ final class MediaLink: Sendable {
         else { return }
         let offer: SessionDescription
         do throws(SDPError) { offer = try SessionDescription(parsing: sdp) } catch {
-            return fail(.invalidParameter("the publisher's offer is not valid SDP: \(error)"))
+            return fail(.invalidParameter("the publisher's offer is not valid SDP: \(error)", cause: .sdp(error)))
         }
         let configuration = PeerConfiguration(ice: session.iceConfiguration(base: ice), audioSSRC: nil, videoSSRC: nil,
                                               cname: Self.token(context.subscriberID))
@@ -202,7 +202,7 @@ final class MediaLink: Sendable {
             guard attach(.subscriber(subscriber.media), peer) else { return }
             answer = try peer.createAnswer(for: offer)
         } catch {
-            return fail(.internalError("could not answer the offer: \(error)"))
+            return fail(.internalError("could not answer the offer: \(error)", cause: .init(error)))
         }
         state.withLock { $0.localDescription = answer.sdp }
         send(.answer, answer.sdp)
@@ -221,10 +221,10 @@ final class MediaLink: Sendable {
         do throws(SDPError) {
             let answer = try SessionDescription(parsing: sdp)
             do throws(PeerError) { try peer.setRemoteDescription(answer) } catch {
-                return fail(.internalError("could not apply the answer: \(error)"))
+                return fail(.internalError("could not apply the answer: \(error)", cause: .init(error)))
             }
         } catch {
-            return fail(.invalidParameter("the subscriber's answer is not valid SDP: \(error)"))
+            return fail(.invalidParameter("the subscriber's answer is not valid SDP: \(error)", cause: .sdp(error)))
         }
         flushPending(peer)
     }
@@ -291,7 +291,9 @@ final class MediaLink: Sendable {
                 case .stateChanged(.failed):
                     // After media has flowed, the watchdog restarts instead (an outage, not a failure).
                     if !self.state.withLock({ $0.everConnected }) {
-                        self.fail(.connectionFailed("the media connection failed (ICE or DTLS)"))
+                        let failure = peer.failure
+                        self.fail(.connectionFailed("the media connection failed (\(failure.map { "\($0)" } ?? "ICE or DTLS"))",
+                                                    cause: failure.map(SessionError.Cause.init)))
                     }
                 case .firstMediaPacket where self.context.side == .subscriber: self.mediaFlowed()
                 case .stateChanged(.connected) where self.context.side == .publisher: self.mediaFlowed()
@@ -389,7 +391,9 @@ final class MediaLink: Sendable {
         case .reconnecting: channel.reportReconnecting()
         case .reconnected: channel.reportReconnected()
         case .restart: channel.owner?.withNegotiator { _ in self.restart(now: now) }
-        case .giveUp: fail(.connectionFailed("the media connection was lost and not restored within \(Self.restartTimeout)"))
+        case .giveUp:
+            fail(.connectionFailed("the media connection was lost and not restored within \(Self.restartTimeout)",
+                                   cause: peer?.failure.map(SessionError.Cause.init)))
         }
     }
 

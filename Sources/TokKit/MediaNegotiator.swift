@@ -18,8 +18,16 @@
 /// the messages arrived. Return quickly (hand long work to the media thread). Channel methods may be called
 /// from any thread.
 ///
-/// The default is ``WebRTCNegotiator`` (real media over WebRTC). ``PlaceholderNegotiator`` exchanges placeholder
-/// text instead, for signaling-only use and tests.
+/// The default is ``WebRTCNegotiator`` (real media over WebRTC). `PlaceholderNegotiator`
+/// (`@_spi(Testing) import TokKit`) exchanges placeholder text instead, for tests.
+///
+/// ## Why this is public
+/// It is the one extension point between the session (signaling, presence, the relay) and the media: an app can
+/// bring its own media engine (another WebRTC stack, a media server's client, a recorder that never decodes) and
+/// keep TokKit's sessions, streams and subscriptions, by implementing this protocol and setting
+/// ``Session/mediaNegotiator`` before connecting. Its companions ``NegotiationChannel``, ``NegotiationMessage``
+/// and ``MediaNegotiationContext`` are public for that reason only; the types behind ``WebRTCNegotiator``
+/// (its links, peers and pipelines) are not.
 public protocol MediaNegotiator: AnyObject, Sendable {
     /// A subscription started: make this end's peer for `context`. The publisher's end sends the offer through
     /// `channel`; the subscriber's end waits for it.

@@ -11,7 +11,7 @@ public struct NegotiationChannel: Sendable {
         self.session = session
     }
 
-    /// Sends `message` to the other end, through the server. Throws ``SessionError/invalidParameter(_:)`` when
+    /// Sends `message` to the other end, through the server. Throws ``SessionError/invalidParameter(_:cause:)`` when
     /// the payload exceeds ``maxPayloadBytes`` and ``SessionError/notConnected`` when the session is not
     /// connected (messages are not queued across reconnects: the media layer restarts its negotiation).
     public func send(_ message: NegotiationMessage) throws(SessionError) {

@@ -3,7 +3,10 @@
 /// subscriber's end answers and reports itself connected.
 ///
 /// Stateless and thread-safe.
-public final class PlaceholderNegotiator: MediaNegotiator {
+///
+/// A test double, not API for apps: it is SPI (`@_spi(Testing) import TokKit`), like TokKit's other test hooks,
+/// so a test of an app can run sessions without media while the app itself cannot ship with it by accident.
+@_spi(Testing) public final class PlaceholderNegotiator: MediaNegotiator {
     /// A negotiator with nothing to configure; one instance may serve any number of sessions.
     public init() {}
 

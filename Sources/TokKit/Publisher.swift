@@ -30,7 +30,7 @@ public final class Publisher: Sendable {
     /// The name given to the stream (at most 1000 characters); fixed once created.
     public let name: String
     /// The Opus bitrate of the published audio in bits per second, 6000...510000 (the SDK's `audioBitrate`);
-    /// fixed once created. Out of range, ``Session/publish(_:)`` fails with ``SessionError/unableToPublish(_:)``.
+    /// fixed once created. Out of range, ``Session/publish(_:)`` fails with ``SessionError/unableToPublish(_:cause:)``.
     public let audioBitrate: Int
     /// Whether silence is sent as Opus discontinuous transmission (the SDK's `enableOpusDtx`): while the
     /// microphone hears nothing, almost no audio packets go out. Fixed once created.
@@ -231,7 +231,7 @@ public final class Publisher: Sendable {
         }
     }
 
-    /// Starts capture and the encoders for a publish. Throws ``SessionError/unableToPublish(_:)`` when the
+    /// Starts capture and the encoders for a publish. Throws ``SessionError/unableToPublish(_:cause:)`` when the
     /// capturer cannot start.
     func startMedia() async throws(SessionError) {
         let setup = state.withLock { s in

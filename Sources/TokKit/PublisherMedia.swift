@@ -48,7 +48,7 @@ final class PublisherMedia: Sendable {
         var audio: AudioEncodeSettings
     }
 
-    /// Builds the pipelines and starts capturing. Throws ``SessionError/unableToPublish(_:)`` when the capturer
+    /// Builds the pipelines and starts capturing. Throws ``SessionError/unableToPublish(_:cause:)`` when the capturer
     /// cannot start or the encoder settings are invalid; nothing keeps running then.
     func start(_ setup: Setup) async throws(SessionError) {
         let result: Result<Void, SessionError> = await withCheckedContinuation { continuation in
@@ -64,7 +64,7 @@ final class PublisherMedia: Sendable {
         do throws(StreamingError) {
             audio = try AudioSendPipeline(settings: setup.audio)
         } catch {
-            return .failure(.unableToPublish("audio encoder: \(error)"))
+            return .failure(.unableToPublish("audio encoder: \(error)", cause: .streaming(error)))
         }
         var video: VideoSendPipeline?
         if let capture = setup.capture {
@@ -92,14 +92,14 @@ final class PublisherMedia: Sendable {
             pipeline = try VideoSendPipeline(settings: encodeSettings(capture.captureSettings(), setup.videoType),
                                              previewRenderer: setup.preview)
         } catch {
-            throw .unableToPublish("video encoder: \(error)")
+            throw .unableToPublish("video encoder: \(error)", cause: .streaming(error))
         }
         pipeline.isEnabled = setup.publishVideo
         do throws(VideoCaptureError) {
             try startCapture(capture, into: pipeline)
         } catch {
             pipeline.close()
-            throw .unableToPublish("video capture: \(error)")
+            throw .unableToPublish("video capture: \(error)", cause: .videoCapture(error))
         }
         return pipeline
     }

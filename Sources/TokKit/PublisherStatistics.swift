@@ -21,11 +21,11 @@ public struct PublisherStatistics: Sendable, Hashable {
         /// The audio RTP stream sent to this subscriber, with what its receiver reports.
         public var audioTrack: TrackStatistics
         /// The ICE candidate pair media goes over, once one is selected.
-        public var candidatePair: IceCandidatePair?
+        public var candidatePair: ICECandidatePair?
 
         /// One subscription's figures; the publisher builds these, tests may too.
         public init(subscriberID: String, connectionID: String, videoTrack: TrackStatistics,
-                    audioTrack: TrackStatistics, candidatePair: IceCandidatePair?) {
+                    audioTrack: TrackStatistics, candidatePair: ICECandidatePair?) {
             self.subscriberID = subscriberID
             self.connectionID = connectionID
             self.videoTrack = videoTrack

@@ -20,11 +20,11 @@ extension Session: SignalingLinkOwner {
             case .signal(let m):
                 emit(.signalReceived(type: m.type, data: m.data, from: m.from.map { s.sender($0) }))
             case .subscribe(let m): applySubscribeRequest(m, &s)
-            case .unsubscribe(let m): endPublisherSide(subscriberID: m.subscriberId, &s)
+            case .unsubscribe(let m): endPublisherSide(subscriberID: m.subscriberID, &s)
             case .negotiation(let m): applyNegotiation(m, &s)
-            case .muteForced(let m): applyMuteForced(streamID: m.streamId, &s)
-            case .archiveStarted(let m): emit(.archiveStarted(id: m.archiveId, name: m.name))
-            case .archiveStopped(let m): emit(.archiveStopped(id: m.archiveId))
+            case .muteForced(let m): applyMuteForced(streamID: m.streamID, &s)
+            case .archiveStarted(let m): emit(.archiveStarted(id: m.archiveID, name: m.name))
+            case .archiveStopped(let m): emit(.archiveStopped(id: m.archiveID))
             case .ack(let m): applyAck(m, &s)
             case .error(let m): applyError(m, link: link, &s)
             case .pong: s.pongs += 1
@@ -95,7 +95,7 @@ extension Session: SignalingLinkOwner {
         s.resumeToken = m.resumeToken
         s.resumeGrace = .milliseconds(m.resumeGrace)
         s.iceServers = (m.iceServers ?? []).map {
-            IceServer(urls: $0.urls, username: $0.username ?? "", credential: $0.credential ?? "")
+            ICEServer(urls: $0.urls, username: $0.username ?? "", credential: $0.credential ?? "")
         }
         link.established(
             heartbeatInterval: .milliseconds(max(100, m.heartbeatInterval)),
@@ -168,9 +168,9 @@ extension Session: SignalingLinkOwner {
 
     private func applyStreamCreated(_ info: StreamInfo, _ s: inout SessionState) {
         guard s.streams[info.id] == nil else { return applyStreamChanged(info, &s) }
-        let isMine = info.connectionId == s.me?.connectionID
-        guard let owner = s.connection(info.connectionId) else {
-            logger.warning("stream \(info.id) of unknown connection \(info.connectionId)")
+        let isMine = info.connectionID == s.me?.connectionID
+        guard let owner = s.connection(info.connectionID) else {
+            logger.warning("stream \(info.id) of unknown connection \(info.connectionID)")
             return
         }
         let stream = SessionStream(info, connection: owner)
@@ -180,7 +180,7 @@ extension Session: SignalingLinkOwner {
         publisher.setStream(stream)
         emit(.streamCreated(stream), for: publisher)
         if let waiter = s.awaitingStream.removeValue(forKey: info.id) {
-            waiter.resume(returning: .success(ServerMessage.Ack(rid: 0, streamId: info.id)))
+            waiter.resume(returning: .success(ServerMessage.Ack(rid: 0, streamID: info.id)))
         }
     }
 
@@ -229,7 +229,7 @@ extension Session: SignalingLinkOwner {
         guard let p = s.pending.removeValue(forKey: ack.rid) else { return }
         switch p.purpose {
         case .publish(let publisher):
-            guard let streamID = ack.streamId else {
+            guard let streamID = ack.streamID else {
                 return p.continuation.resume(returning: .failure(.internalError("publish ack without a stream id")))
             }
             s.publishers[streamID] = publisher
@@ -242,7 +242,7 @@ extension Session: SignalingLinkOwner {
                 s.awaitingStream[streamID] = p.continuation
             }
         case .subscribe(let subscriber, let streamID):
-            guard let subscriberID = ack.subscriberId, subscriber.accepted(subscriberID: subscriberID),
+            guard let subscriberID = ack.subscriberID, subscriber.accepted(subscriberID: subscriberID),
                 let stream = s.streams[streamID]
             else {
                 return p.continuation.resume(returning: .failure(.streamNotFound("the stream ended while subscribing")))
@@ -279,28 +279,28 @@ extension Session: SignalingLinkOwner {
     // MARK: - Negotiation relay
 
     private func applySubscribeRequest(_ m: ServerMessage.SubscriptionEvent, _ s: inout SessionState) {
-        guard s.publishers[m.streamId] != nil || s.streams[m.streamId]?.connection.connectionID == s.me?.connectionID,
-            s.publisherSides[m.subscriberId] == nil
+        guard s.publishers[m.streamID] != nil || s.streams[m.streamID]?.connection.connectionID == s.me?.connectionID,
+            s.publisherSides[m.subscriberID] == nil
         else { return }
         let context = MediaNegotiationContext(
-            side: .publisher, streamID: m.streamId, subscriberID: m.subscriberId, peerConnectionID: m.from,
+            side: .publisher, streamID: m.streamID, subscriberID: m.subscriberID, peerConnectionID: m.from,
             wantsAudio: m.subscribeToAudio ?? true, wantsVideo: m.subscribeToVideo ?? true)
-        s.publisherSides[m.subscriberId] = context
+        s.publisherSides[m.subscriberID] = context
         let channel = NegotiationChannel(context: context, session: self)
         withNegotiator { $0.negotiationDidStart(context, channel: channel) }
     }
 
     private func applyNegotiation(_ m: ServerMessage.Negotiation, _ s: inout SessionState) {
         // A connection may subscribe to its own stream: then both ends are here, told apart by the sender.
-        let mine = s.subscriberContexts[m.subscriberId]
-        let theirs = s.publisherSides[m.subscriberId]
+        let mine = s.subscriberContexts[m.subscriberID]
+        let theirs = s.publisherSides[m.subscriberID]
         let context: MediaNegotiationContext
         if let mine, let theirs {
             // Loopback: the server keeps order, so this is the oldest message one of our ends sent; it is for
             // the other end.
-            let sender = s.loopbackSenders[m.subscriberId]?.popFirst() ?? .publisher
+            let sender = s.loopbackSenders[m.subscriberID]?.popFirst() ?? .publisher
             context = sender == .publisher ? mine : theirs
-        } else if let c = mine ?? theirs, c.streamID == m.streamId {
+        } else if let c = mine ?? theirs, c.streamID == m.streamID {
             context = c
         } else {
             return  // the subscription already ended

@@ -7,10 +7,10 @@ extension Session {
     /// Publishes `publisher`'s stream and returns once the server created it (``Publisher/stream`` is set and
     /// the publisher's delegate got `streamCreated`). Everyone else sees ``SessionEvent/streamCreated(_:)``.
     ///
-    /// Throws ``SessionError/notConnected`` (1010), ``SessionError/unableToPublish(_:)`` (1500) when the role may
+    /// Throws ``SessionError/notConnected`` (1010), ``SessionError/unableToPublish(_:cause:)`` (1500) when the role may
     /// not publish, the capturer cannot start or ``Publisher/audioBitrate`` is out of range,
     /// ``SessionError/illegalState(_:)`` when the publisher is already published, or what the server answered
-    /// (``SessionError/invalidParameter(_:)`` for a name over 1000 characters). The publisher's delegate and
+    /// (``SessionError/invalidParameter(_:cause:)`` for a name over 1000 characters). The publisher's delegate and
     /// ``Publisher/events`` get ``PublisherEvent/failed(_:)`` too.
     public func publish(_ publisher: Publisher) async throws(SessionError) {
         let (status, caps) = state.withLock { ($0.status, $0.capabilities) }
@@ -45,7 +45,7 @@ extension Session {
     public func unpublish(_ publisher: Publisher) async throws(SessionError) {
         let streamID: String? = state.withLock { s in s.publishers.first { $0.value === publisher }?.key }
         guard let streamID else { throw .publisherNotFound }
-        let result = await request(.unpublish(.init(streamId: streamID)), purpose: .other)
+        let result = await request(.unpublish(.init(streamID: streamID)), purpose: .other)
         // The server's streamDestroyed normally did the rest already; make sure (for example after an error).
         state.withLock { s in
             if s.streams[streamID] != nil { applyStreamDestroyed(streamID, &s) }
@@ -75,7 +75,7 @@ extension Session {
         guard exists else { return try failSubscribe(subscriber, .streamNotFound(subscriber.stream.streamID)) }
         let (streamID, audio, video) = try subscriber.attach(to: self)
         let result = await request(
-            .subscribe(.init(streamId: streamID, subscribeToAudio: audio, subscribeToVideo: video)),
+            .subscribe(.init(streamID: streamID, subscribeToAudio: audio, subscribeToVideo: video)),
             purpose: .subscribe(subscriber, streamID: streamID))
         if case .failure(let error) = result {
             _ = subscriber.end()
@@ -105,7 +105,7 @@ extension Session {
             throw .subscriberNotFound
         }
         subscriber.forgetEndedSession()
-        let result = await request(.unsubscribe(.init(subscriberId: subscriberID)), purpose: .other)
+        let result = await request(.unsubscribe(.init(subscriberID: subscriberID)), purpose: .other)
         if case .failure(let error) = result, error != .subscriberNotFound, error != .notConnected { throw error }
     }
 
@@ -118,7 +118,7 @@ extension Session {
         else { return }
         if let context { withNegotiator { $0.negotiationDidEnd(context) } }
         if notifyServer, s.status == .connected, let link = s.link {
-            link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberId: subscriberID)))))
+            link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberID: subscriberID)))))
         }
         if let failure { emit(.failed(failure), for: subscriber) }
         emit(.disconnected, for: subscriber)
@@ -132,7 +132,7 @@ extension Session {
         guard capabilities.canForceDisconnect else {
             throw .unableToForceDisconnect("the token's role may not force a disconnect")
         }
-        _ = try await request(.forceDisconnect(.init(connectionId: connection.connectionID)), purpose: .other).get()
+        _ = try await request(.forceDisconnect(.init(connectionID: connection.connectionID)), purpose: .other).get()
     }
 
     /// Moderator: ends `stream`. Throws ``SessionError/unableToForceUnpublish(_:)`` (1535) when the role is not
@@ -141,14 +141,14 @@ extension Session {
         guard capabilities.canForceMute else {
             throw .unableToForceUnpublish("the token's role may not force an unpublish")
         }
-        _ = try await request(.forceUnpublish(.init(streamId: stream.streamID)), purpose: .other).get()
+        _ = try await request(.forceUnpublish(.init(streamID: stream.streamID)), purpose: .other).get()
     }
 
     /// Moderator: turns `stream`'s audio off; its publisher gets ``SessionEvent/muteForced(_:)``. Throws
     /// ``SessionError/unableToForceMute(_:)`` (1540) when the role is not moderator.
     public func forceMute(_ stream: SessionStream) async throws(SessionError) {
         guard capabilities.canForceMute else { throw .unableToForceMute("the token's role may not force mute") }
-        _ = try await request(.forceMute(.init(streamId: stream.streamID)), purpose: .other).get()
+        _ = try await request(.forceMute(.init(streamID: stream.streamID)), purpose: .other).get()
     }
 
     // MARK: - Called by Publisher, Subscriber, NegotiationChannel
@@ -156,7 +156,7 @@ extension Session {
     /// A published publisher changed a property: tell the server (everyone hears it back as
     /// `streamPropertyChanged`).
     func publisherChanged(streamID: String, _ change: StreamPropertyChange) {
-        var update = ClientMessage.UpdateStream(streamId: streamID)
+        var update = ClientMessage.UpdateStream(streamID: streamID)
         switch change {
         case .hasAudio(let v): update.hasAudio = v
         case .hasVideo(let v): update.hasVideo = v
@@ -186,7 +186,7 @@ extension Session {
             guard live else { throw .subscriberNotFound }
             guard s.status == .connected, let link = s.link else { throw .notConnected }
             let text = Self.encode(ClientRequest(.negotiation(.init(
-                streamId: context.streamID, subscriberId: context.subscriberID, kind: message.kind.wire,
+                streamID: context.streamID, subscriberID: context.subscriberID, kind: message.kind.wire,
                 payload: message.payload))))
             guard link.send(text) else { throw .internalError("the outgoing queue is full") }
             if s.subscriberContexts[context.subscriberID] != nil, s.publisherSides[context.subscriberID] != nil {

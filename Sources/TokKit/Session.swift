@@ -106,7 +106,7 @@ public final class Session: Sendable {
     /// `base` (the negotiator's host gathering) with the STUN/TURN servers and transport policy this session's
     /// media connections use: the session server's servers from the last `connected` unless
     /// ``SessionICEConfiguration/includeServers`` is `custom`, then the settings' own.
-    func iceConfiguration(base: IceConfiguration) -> IceConfiguration {
+    func iceConfiguration(base: ICEConfiguration) -> ICEConfiguration {
         var ice = base
         if settings.ice.includeServers == .all { ice.servers += state.withLock { $0.iceServers } }
         ice.servers += settings.ice.customServers
@@ -153,13 +153,13 @@ public final class Session: Sendable {
     /// (and the existing connections and streams) are reported before it returns.
     ///
     /// Throws ``SessionError/authorizationFailure(_:)`` (1004) for a refused token,
-    /// ``SessionError/invalidSession(_:)`` (1005), ``SessionError/connectionFailed(_:)`` (1006) when the server
+    /// ``SessionError/invalidSession(_:)`` (1005), ``SessionError/connectionFailed(_:cause:)`` (1006) when the server
     /// cannot be reached, ``SessionError/connectionTimeout`` (1021), or ``SessionError/illegalState(_:)`` when not
     /// `notConnected`/`failed`. A failure is also reported as ``SessionEvent/failed(_:)``.
     public func connect(token: String) async throws(SessionError) {
         guard !token.isEmpty else { throw .invalidParameter("token is empty") }
         let url = try SignalingURL.make(from: serverURL)
-        let hello = Self.encode(ClientRequest(.connect(.init(apiKey: apiKey, sessionId: sessionID, token: token))))
+        let hello = Self.encode(ClientRequest(.connect(.init(apiKey: apiKey, sessionID: sessionID, token: token))))
         let result = await open(hello: hello, url: url, resuming: false)
         if case .failure(let error) = result { throw error }
     }

@@ -5,17 +5,36 @@
 /// ``Session/events`` report it. The server sends the same codes; ``init(code:message:)`` maps them back, so a
 /// rule checked on both sides (signal limits, roles) fails with the same case whichever side caught it.
 /// The associated string is a human-readable detail, never parsed. A plain value, safe on any thread.
+///
+/// ## Underlying errors
+/// When a layer below the session failed (SDP, the peer connection, ICE, DTLS, SRTP, the encoders, the capturer),
+/// the case carries that layer's typed error as its ``Cause``: ``connectionFailed(_:cause:)``,
+/// ``invalidParameter(_:cause:)``, ``unableToPublish(_:cause:)`` and ``internalError(_:cause:)``. ``cause`` reads it
+/// whatever the case, and ``underlyingError`` gives it as a plain `Error`:
+///
+/// ```swift
+/// func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {
+///     if case .dtls(.fingerprintMismatch)? = error.cause { print("the publisher's certificate was not the one offered") }
+/// }
+/// ```
+///
+/// ## Equality
+/// Two errors are equal when their case, message and cause are all equal (the synthesized `Hashable`), so an
+/// error with a cause is not equal to the same case built without one. To ask "which kind of failure", compare
+/// ``code`` or match the case (`case .connectionFailed = error`).
 public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// 1004: the token was refused (forged, expired, for another session or API key).
     case authorizationFailure(String)
     /// 1005: the session id is malformed or unknown to the server.
     case invalidSession(String)
-    /// 1006: the server could not be reached, or the WebSocket handshake failed.
-    case connectionFailed(String)
+    /// 1006: the server could not be reached, or the WebSocket handshake failed; or a subscription's media
+    /// connection failed, with the ICE or DTLS error as `cause` when one is known.
+    case connectionFailed(String, cause: Cause? = nil)
     /// 1010: the operation needs a connected session.
     case notConnected
-    /// 1011: a parameter was empty, malformed or out of range.
-    case invalidParameter(String)
+    /// 1011: a parameter was empty, malformed or out of range (`cause`: the SDP error when the other end's session
+    /// description did not parse).
+    case invalidParameter(String, cause: Cause? = nil)
     /// 1015: the call is not allowed in the current state (for example `connect` twice).
     case illegalState(String)
     /// 1021: the server did not answer in time.
@@ -35,8 +54,9 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// 1461: the signal's type is longer than ``SignalLimits/maxTypeLength`` or contains a character outside
     /// `[A-Za-z0-9-_~]`.
     case invalidSignalType(String)
-    /// 1500: the token's role may not publish.
-    case unableToPublish(String)
+    /// 1500: the token's role may not publish, or the publisher's media could not start (`cause`: the encoder's or
+    /// the capturer's error).
+    case unableToPublish(String, cause: Cause? = nil)
     /// 1520: the token's role may not signal (or the recipient is gone).
     case unableToSignal(String)
     /// 1530: the token's role may not force a disconnect, or the target is gone.
@@ -51,8 +71,9 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     case unableToSubscribe(String)
     /// 1604: the stream does not exist (any more).
     case streamNotFound(String)
-    /// 2000: a bug or a malformed message; the detail says which.
-    case internalError(String)
+    /// 2000: a bug or a malformed message; the detail says which (`cause`: the peer connection's error when it
+    /// refused an offer or answer).
+    case internalError(String, cause: Cause? = nil)
     /// A code this client does not know, passed through as the server sent it.
     case server(code: Int, message: String)
 
@@ -119,17 +140,32 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The human-readable detail ("" for cases without one).
     public var message: String {
         switch self {
-        case .authorizationFailure(let m), .invalidSession(let m), .connectionFailed(let m),
-            .invalidParameter(let m), .illegalState(let m), .resumeFailed(let m), .incompatibleVersion(let m),
-            .signalDataTooLong(let m), .invalidSignalType(let m), .unableToPublish(let m), .unableToSignal(let m),
+        case .authorizationFailure(let m), .invalidSession(let m), .connectionFailed(let m, _),
+            .invalidParameter(let m, _), .illegalState(let m), .resumeFailed(let m), .incompatibleVersion(let m),
+            .signalDataTooLong(let m), .invalidSignalType(let m), .unableToPublish(let m, _), .unableToSignal(let m),
             .unableToForceDisconnect(let m), .unableToForceUnpublish(let m), .unableToForceMute(let m),
-            .unableToSendSignal(let m), .unableToSubscribe(let m), .streamNotFound(let m), .internalError(let m),
+            .unableToSendSignal(let m), .unableToSubscribe(let m), .streamNotFound(let m), .internalError(let m, _),
             .server(_, let m):
             m
         case .notConnected, .connectionTimeout, .connectionDropped, .subscriberNotFound, .publisherNotFound:
             ""
         }
     }
+
+    /// The lower layer's typed error behind this one, if a lower layer failed.
+    public var cause: Cause? {
+        switch self {
+        case .connectionFailed(_, let cause), .invalidParameter(_, let cause), .unableToPublish(_, let cause),
+            .internalError(_, let cause):
+            cause
+        default:
+            nil
+        }
+    }
+
+    /// ``cause``'s error itself (an `SDPError`, `PeerError`, `ICEError`, `DTLSError`, `SRTPError`,
+    /// `StreamingError` or `VideoCaptureError`), for code that handles errors generically.
+    public var underlyingError: (any Error & Sendable)? { cause?.error }
 
     /// `SessionError <code>: <message>`, e.g. `SessionError 1004: token expired`.
     public var description: String {

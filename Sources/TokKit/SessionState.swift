@@ -41,7 +41,7 @@ struct SessionState {
     var resumeToken: String?
     var resumeGrace: Duration = .zero
     /// The STUN/TURN servers of the last `connected` (fresh TURN credentials on every one).
-    var iceServers: [IceServer] = []
+    var iceServers: [ICEServer] = []
     /// The other connections, by id, and the order they joined in.
     var connections: [String: Connection] = [:]
     var connectionOrder: [String] = []

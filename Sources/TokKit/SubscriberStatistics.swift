@@ -19,7 +19,7 @@ public struct SubscriberStatistics: Sendable, Hashable {
     public var audioTrack: TrackStatistics
     /// The path the media takes: host, server-reflexive (through NAT) or relayed (TURN) ends; nil before ICE
     /// selected one.
-    public var candidatePair: IceCandidatePair?
+    public var candidatePair: ICECandidatePair?
 
     /// When the snapshot was taken (seconds since 1970, as OpenTok's stats `timestamp`).
     public var timestamp: Double = Date().timeIntervalSince1970
@@ -51,7 +51,7 @@ public struct SubscriberStatistics: Sendable, Hashable {
     public init(video: VideoReceiveStatistics = VideoReceiveStatistics(),
                 audio: AudioReceiveStatistics = AudioReceiveStatistics(),
                 videoTrack: TrackStatistics = TrackStatistics(), audioTrack: TrackStatistics = TrackStatistics(),
-                candidatePair: IceCandidatePair? = nil) {
+                candidatePair: ICECandidatePair? = nil) {
         self.candidatePair = candidatePair
         self.video = video
         self.audio = audio

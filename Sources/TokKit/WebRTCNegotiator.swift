@@ -18,13 +18,13 @@ import TokKitICE
 /// peer and its description, never wait for ICE.
 public final class WebRTCNegotiator: MediaNegotiator {
     /// How peers gather candidates: every usable interface and loopback by default
-    /// (`IceConfiguration.allInterfaces`), `IceConfiguration.loopback` for tests. The session adds the ICE
+    /// (`ICEConfiguration.allInterfaces`), `ICEConfiguration.loopback` for tests. The session adds the ICE
     /// servers the session server gives and those of its ``SessionSettings/ice``.
-    public let ice: IceConfiguration
+    public let ice: ICEConfiguration
     private let links = Mutex<[MediaNegotiationContext: MediaLink]>([:])
 
     /// A negotiator whose peers gather candidates as `ice` says (every interface and 127.0.0.1 by default).
-    public init(ice: IceConfiguration = .allInterfaces) {
+    public init(ice: ICEConfiguration = .allInterfaces) {
         self.ice = ice
     }
 
@@ -58,8 +58,8 @@ public final class WebRTCNegotiator: MediaNegotiator {
         for link in links.withLock({ Array($0.values) }) { link.reofferNow() }
     }
 
-    /// Negotiations in progress or carrying media.
-    public var activeNegotiations: Int { links.withLock { $0.count } }
+    /// Negotiations in progress or carrying media (tests and the network lab's peers check that none leaks).
+    @_spi(Testing) public var activeNegotiations: Int { links.withLock { $0.count } }
 
     /// The link of one negotiation (tests).
     func link(for context: MediaNegotiationContext) -> MediaLink? { links.withLock { $0[context] } }

@@ -4,7 +4,7 @@ import TokKitSRTP
 /// Why a DTLS-SRTP operation failed.
 ///
 /// Value type, usable from any thread.
-public enum DTLSError: Error, Sendable, Equatable {
+public enum DTLSError: Error, Sendable, Hashable {
     /// OpenSSL failed in `function`; `reason` is the first queued OpenSSL error, if any.
     case openSSL(function: String, reason: String)
     /// A fingerprint attribute that is not `<hash> <hex:hex:…>` with a supported hash.
@@ -22,7 +22,7 @@ public enum DTLSError: Error, Sendable, Equatable {
     /// The transport is closed.
     case closed
     /// The ICE layer failed.
-    case ice(IceError)
+    case ice(ICEError)
     /// The SRTP layer failed.
     case srtp(SRTPError)
 }

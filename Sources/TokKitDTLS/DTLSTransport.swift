@@ -2,12 +2,12 @@ import Synchronization
 import TokKitICE
 import TokKitSRTP
 
-/// DTLS-SRTP over an ``IceAgent`` (RFC 5763/5764): the handshake with the peer's certificate checked against
+/// DTLS-SRTP over an ``ICEAgent`` (RFC 5763/5764): the handshake with the peer's certificate checked against
 /// the fingerprint from its SDP, SRTP keys exported into an outbound and an inbound ``SRTPSession``, and the
 /// media path: ``sendRTP(_:length:)``/``sendRTCP(_:length:)`` protect in place and send; received SRTP/SRTCP
 /// is decrypted and handed to the media handler.
 ///
-/// Use: create it on an ``IceAgent`` (it installs itself as the agent's receive handler and demultiplexes
+/// Use: create it on an ``ICEAgent`` (it installs itself as the agent's receive handler and demultiplexes
 /// DTLS from SRTP per RFC 7983), call ``start()`` once ICE is connected, watch ``events`` for
 /// ``DTLSTransportState/connected``. A fingerprint mismatch or failed handshake ends in
 /// ``DTLSTransportState/failed`` with no keys, so no media is sent or accepted. ``close()`` sends
@@ -28,7 +28,7 @@ public final class DTLSTransport: Sendable {
     /// The DTLS role (from ``DTLSSetup/role(local:remote:)``).
     public let role: DTLSRole
     /// The ICE agent carrying the datagrams.
-    public let ice: IceAgent
+    public let ice: ICEAgent
     /// Our certificate (its fingerprint goes in our SDP).
     public let certificate: DTLSCertificate
     /// State changes, in order. Finishes after ``close()``.
@@ -46,7 +46,7 @@ public final class DTLSTransport: Sendable {
     private let counters = Counters()
 
     /// The media handler in a non-generic struct, so that reading it under the lock once per packet does not wrap
-    /// the stored closure in more reabstraction thunks each time (see `IceAgentCore.Receiver`).
+    /// the stored closure in more reabstraction thunks each time (see `ICEAgentCore.Receiver`).
     private struct MediaReceiver: Sendable {
         let handler: MediaHandler
     }
@@ -58,7 +58,7 @@ public final class DTLSTransport: Sendable {
 
     /// Prepares the DTLS connection over `ice`. `profiles` are offered in preference order in `use_srtp`;
     /// `mtu` bounds each handshake datagram (DTLS fragments larger flights).
-    public init(ice: IceAgent, role: DTLSRole, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint,
+    public init(ice: ICEAgent, role: DTLSRole, certificate: DTLSCertificate, remoteFingerprint: DTLSFingerprint,
                 profiles: [SRTPProfile] = [.aeadAes128Gcm, .aes128CmSha1_80], mtu: Int = 1200) throws(DTLSError) {
         self.ice = ice
         self.role = role
@@ -166,7 +166,7 @@ public final class DTLSTransport: Sendable {
                 throw .srtp(error)
             }
         }
-        do throws(IceError) {
+        do throws(ICEError) {
             try ice.send(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         } catch {
             throw .ice(error)

@@ -2,7 +2,7 @@ import CNice
 import Synchronization
 
 /// A private GLib main context run by `g_main_loop_run` on its own named thread: the network thread of one
-/// ``IceAgent``. libnice's sockets, timers and receive callbacks, and the work passed to ``invoke(_:)`` and
+/// ``ICEAgent``. libnice's sockets, timers and receive callbacks, and the work passed to ``invoke(_:)`` and
 /// ``schedule(after:_:)``, all run there.
 ///
 /// Threading: every method may be called from any thread. The GLib calls used (`g_main_loop_quit`,

@@ -6,7 +6,7 @@ import Glibc
 /// the control plane, at agent creation.
 enum HostResolver {
     /// The first IPv4 address of `host` (IPv6 if it has none); numeric hosts come back unchanged.
-    static func numericAddress(_ host: String) throws(IceError) -> String {
+    static func numericAddress(_ host: String) throws(ICEError) -> String {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

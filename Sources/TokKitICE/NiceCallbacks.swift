@@ -1,11 +1,11 @@
 import CNice
 
-// libnice's C callbacks. File-scope constants that capture nothing: the `IceAgentCore` arrives as the
-// unretained user-data pointer (IceAgent keeps it alive until the loop thread has ended).
+// libnice's C callbacks. File-scope constants that capture nothing: the `ICEAgentCore` arrives as the
+// unretained user-data pointer (ICEAgent keeps it alive until the loop thread has ended).
 
 @inline(__always)
-private func core(_ data: gpointer?) -> IceAgentCore {
-    Unmanaged<IceAgentCore>.fromOpaque(data!).takeUnretainedValue()
+private func core(_ data: gpointer?) -> ICEAgentCore {
+    Unmanaged<ICEAgentCore>.fromOpaque(data!).takeUnretainedValue()
 }
 
 /// Datagrams, on the loop thread (STUN is consumed by libnice and never shows up here).
@@ -17,7 +17,7 @@ let niceReceive: NiceAgentRecvFunc = { _, _, _, length, buffer, data in
 /// `new-candidate-full`: any thread.
 let niceNewCandidate: tk_nice_candidate_fn = { agent, candidate, data in
     guard let agent, let candidate else { return }
-    if let c = IceAgent.describe(candidate, agent: agent) { core(data).gathered(c) }
+    if let c = ICEAgent.describe(candidate, agent: agent) { core(data).gathered(c) }
 }
 
 /// `candidate-gathering-done`: any thread.
@@ -33,7 +33,7 @@ let niceStateChanged: tk_nice_state_fn = { _, _, _, state, data in
 /// `new-selected-pair-full`: any thread.
 let niceSelectedPair: tk_nice_pair_fn = { _, _, _, local, remote, data in
     guard let local, let remote else { return }
-    core(data).select(IceCandidatePair(local: IceAgent.endpoint(local), remote: IceAgent.endpoint(remote)))
+    core(data).select(ICECandidatePair(local: ICEAgent.endpoint(local), remote: ICEAgent.endpoint(remote)))
 }
 
 /// `nice_agent_close_async` completion, on the loop thread: the last step of the teardown.

@@ -4,8 +4,8 @@ import TokKitICE
 ///
 /// Value type, usable from any thread.
 public struct PeerConfiguration: Sendable, Hashable {
-    /// ICE servers, policy and host addresses (``IceConfiguration/loopback`` for tests).
-    public var ice: IceConfiguration
+    /// ICE servers, policy and host addresses (``ICEConfiguration/loopback`` for tests).
+    public var ice: ICEConfiguration
     /// The SSRC of our audio stream, or nil to only receive audio.
     public var audioSSRC: UInt32?
     /// The SSRC of our video stream, or nil to only receive video.
@@ -32,7 +32,7 @@ public struct PeerConfiguration: Sendable, Hashable {
     /// down); the video send pipeline caps its encoder by it.
     public var bandwidthEstimateBounds: ClosedRange<Int> = 50_000 ... 10_000_000
 
-    public init(ice: IceConfiguration = .loopback, audioSSRC: UInt32? = UInt32.random(in: 1...UInt32.max),
+    public init(ice: ICEConfiguration = .loopback, audioSSRC: UInt32? = UInt32.random(in: 1...UInt32.max),
                 videoSSRC: UInt32? = UInt32.random(in: 1...UInt32.max), cname: String = "tokkit",
                 streamID: String = "tokkit", rtcpInterval: Duration? = .seconds(1),
                 transportFeedbackInterval: Duration? = .milliseconds(50), receivesAudio: Bool = true,

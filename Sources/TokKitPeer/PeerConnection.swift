@@ -5,7 +5,7 @@ import TokKitRTP
 import TokKitSDP
 import TokKitSRTP
 
-/// A WebRTC peer connection for TokKit's media: one BUNDLEd, rtcp-muxed DTLS-SRTP transport (``IceAgent`` +
+/// A WebRTC peer connection for TokKit's media: one BUNDLEd, rtcp-muxed DTLS-SRTP transport (``ICEAgent`` +
 /// ``DTLSTransport``) carrying at most one Opus audio and one VP8 video section, negotiated by JSEP offer/answer.
 ///
 /// Signalling: the offerer calls ``createOffer()`` (it becomes ICE controlling, `a=setup:actpass`) and later
@@ -73,7 +73,7 @@ public final class PeerConnection: Sendable {
     private let audioReceive = Mutex<ReceiveTrack?>(nil)
     private let videoReceive = Mutex<ReceiveTrack?>(nil)
     // Handlers sit in non-generic structs: a bare closure in a `Mutex` gained two reabstraction thunks at every
-    // read under the lock, so per-packet reads made each delivery slower than the last (see IceAgentCore.Receiver).
+    // read under the lock, so per-packet reads made each delivery slower than the last (see ICEAgentCore.Receiver).
     private struct RTPReceiver: Sendable { let handler: RTPHandler }
     private struct FeedbackReceiver: Sendable { let handler: FeedbackHandler }
     private let audioHandler = Mutex<RTPReceiver?>(nil)
@@ -112,13 +112,15 @@ public final class PeerConnection: Sendable {
         enum Signaling { case stable, haveLocalOffer, negotiated }
         var state: PeerConnectionState = .new
         var signaling: Signaling = .stable
-        var ice: IceAgent?
+        var ice: ICEAgent?
         var tasks: [Task<Void, Never>] = []
         var localOffer: SessionDescription?
         /// An agent is being made (outside the lock).
         var startingICE = false
         /// ``close()`` ran (the state may already be closed by the peer's close_notify).
         var released = false
+        /// Why the state became failed.
+        var failure: PeerError?
     }
 
     /// Creates an idle connection with a fresh certificate; nothing touches the network before
@@ -147,6 +149,11 @@ public final class PeerConnection: Sendable {
     /// Why DTLS failed, if it did.
     public var transportFailure: DTLSError? { transport.withLock { $0 }?.failure }
 
+    /// Why the connection failed, once ``state`` is ``PeerConnectionState/failed``: ``PeerError/ice(_:)`` with
+    /// ``ICEError/connectivityFailed`` when ICE found no working path, ``PeerError/dtls(_:)`` with the handshake's
+    /// error (a fingerprint mismatch, a failed handshake) when DTLS failed.
+    public var failure: PeerError? { control.withLock { $0.failure } }
+
     /// The negotiated SRTP profile, once connected.
     public var srtpProfile: SRTPProfile? { transport.withLock { $0 }?.srtpProfile }
 
@@ -161,7 +168,7 @@ public final class PeerConnection: Sendable {
     }
 
     /// The path media takes (the ICE pair selected), once connected; nil before.
-    public var selectedCandidatePair: IceCandidatePair? { control.withLock { $0.ice }?.selectedPair }
+    public var selectedCandidatePair: ICECandidatePair? { control.withLock { $0.ice }?.selectedPair }
 
     // MARK: - Signalling
 
@@ -189,13 +196,13 @@ public final class PeerConnection: Sendable {
         do throws(SDPError) {
             answer = try SessionDescription.answer(to: offer, options)
         } catch {
-            fail()
+            fail(.sdp(error))
             throw .sdp(error)
         }
         do throws(PeerError) {
             try apply(remote: offer, answer: answer, local: answer, ice: ice)
         } catch {
-            fail()
+            fail(error)
             throw error
         }
         return answer
@@ -204,7 +211,7 @@ public final class PeerConnection: Sendable {
     /// Applies the peer's answer to our offer. Throws ``PeerError/invalidState(_:)`` without a pending offer,
     /// ``PeerError/invalidRemoteDescription(_:)`` when it lacks credentials, fingerprint or a compatible setup.
     public func setRemoteDescription(_ answer: SessionDescription) throws(PeerError) {
-        let pending: (IceAgent, SessionDescription)? = control.withLock { c in
+        let pending: (ICEAgent, SessionDescription)? = control.withLock { c in
             guard c.signaling == .haveLocalOffer, let ice = c.ice, let offer = c.localOffer else { return nil }
             c.signaling = .negotiated
             return (ice, offer)
@@ -213,7 +220,7 @@ public final class PeerConnection: Sendable {
         do throws(PeerError) {
             try apply(remote: answer, answer: answer, local: offer, ice: ice)
         } catch {
-            fail()
+            fail(error)
             throw error
         }
     }
@@ -221,19 +228,19 @@ public final class PeerConnection: Sendable {
     /// Adds one trickled remote candidate (`candidate:…`, with or without `a=`).
     public func addRemoteCandidate(_ candidate: String) throws(PeerError) {
         guard let ice = control.withLock({ $0.ice }) else { throw .invalidState("no ICE agent yet") }
-        do throws(IceError) { try ice.addRemoteCandidate(candidate) } catch { throw .ice(error) }
+        do throws(ICEError) { try ice.addRemoteCandidate(candidate) } catch { throw .ice(error) }
     }
 
     /// The peer signalled end-of-candidates.
     public func addRemoteEndOfCandidates() throws(PeerError) {
         guard let ice = control.withLock({ $0.ice }) else { throw .invalidState("no ICE agent yet") }
-        do throws(IceError) { try ice.addRemoteEndOfCandidates() } catch { throw .ice(error) }
+        do throws(ICEError) { try ice.addRemoteEndOfCandidates() } catch { throw .ice(error) }
     }
 
     /// Sends close_notify, closes ICE (its network thread is joined, unless called on it), drops keys and
     /// buffers, reports ``PeerConnectionState/closed`` and finishes ``events``. Idempotent.
     public func close() {
-        let taken: (IceAgent?, [Task<Void, Never>], Bool)? = control.withLock { c in
+        let taken: (ICEAgent?, [Task<Void, Never>], Bool)? = control.withLock { c in
             guard !c.released else { return nil }
             c.released = true
             let changed = c.state != .closed
@@ -402,16 +409,16 @@ public final class PeerConnection: Sendable {
 
     /// Makes the ICE agent (it resolves ICE server host names: blocking, so with no lock held) and starts
     /// gathering.
-    private func startICE(role: IceRole) throws(PeerError) -> IceAgent {
+    private func startICE(role: ICERole) throws(PeerError) -> ICEAgent {
         let claimed = control.withLock { c in
             guard c.state == .new, c.ice == nil, !c.startingICE else { return false }
             c.startingICE = true
             return true
         }
         guard claimed else { throw .invalidState("negotiation already started") }
-        let ice: IceAgent
-        do throws(IceError) {
-            ice = try IceAgent(role: role, configuration: configuration.ice)
+        let ice: ICEAgent
+        do throws(ICEError) {
+            ice = try ICEAgent(role: role, configuration: configuration.ice)
         } catch {
             control.withLock { $0.startingICE = false }
             throw .ice(error)
@@ -432,13 +439,13 @@ public final class PeerConnection: Sendable {
             ice.close()
             throw .invalidState("closed during negotiation")
         }
-        do throws(IceError) { try ice.gatherCandidates() } catch { throw .ice(error) }
+        do throws(ICEError) { try ice.gatherCandidates() } catch { throw .ice(error) }
         return ice
     }
 
-    private func localOptions(_ ice: IceAgent) throws(PeerError) -> SDPLocalDescriptionOptions {
-        let credentials: IceCredentials
-        do throws(IceError) { credentials = try ice.localCredentials } catch { throw .ice(error) }
+    private func localOptions(_ ice: ICEAgent) throws(PeerError) -> SDPLocalDescriptionOptions {
+        let credentials: ICECredentials
+        do throws(ICEError) { credentials = try ice.localCredentials } catch { throw .ice(error) }
         let fingerprint = SDPFingerprint(algorithm: certificate.fingerprint.algorithm,
                                          digest: certificate.fingerprint.digest)
         func media(_ ssrc: UInt32?, _ kind: MediaKind, receives: Bool) -> SDPLocalMedia {
@@ -459,7 +466,7 @@ public final class PeerConnection: Sendable {
     /// send/receive tracks and feedback units of every section accepted in `answer` (`local` is our own
     /// description).
     private func apply(remote: SessionDescription, answer: SessionDescription, local: SessionDescription,
-                       ice: IceAgent) throws(PeerError) {
+                       ice: ICEAgent) throws(PeerError) {
         let negotiated = try NegotiatedMedia(remote: remote, answer: answer, local: local,
                                              wantsTransportCC: configuration.transportFeedbackInterval != nil)
         if let id = negotiated.transportWideCCID, let interval = configuration.transportFeedbackInterval {
@@ -511,9 +518,9 @@ public final class PeerConnection: Sendable {
         }
         transition(to: .connecting)
 
-        do throws(IceError) {
+        do throws(ICEError) {
             let credentials = negotiated.remoteCredentials
-            try ice.setRemoteCredentials(IceCredentials(ufrag: credentials.ufrag, pwd: credentials.pwd))
+            try ice.setRemoteCredentials(ICECredentials(ufrag: credentials.ufrag, pwd: credentials.pwd))
             for candidate in negotiated.remoteCandidates { try ice.addRemoteCandidate(candidate) }
             if negotiated.remoteEndOfCandidates { try ice.addRemoteEndOfCandidates() }
         } catch { throw .ice(error) }
@@ -522,12 +529,12 @@ public final class PeerConnection: Sendable {
 
     // MARK: - Events (control plane)
 
-    private func handle(_ event: IceEvent) {
+    private func handle(_ event: ICEEvent) {
         switch event {
         case .localCandidate(let candidate): continuation.yield(.localCandidate(candidate.sdp))
         case .gatheringComplete: continuation.yield(.gatheringComplete)
         case .stateChanged(.connected): transport.withLock { $0 }?.start()
-        case .stateChanged(.failed): fail()
+        case .stateChanged(.failed): fail(.ice(.connectivityFailed))
         case .stateChanged, .selectedPair: break
         }
     }
@@ -538,18 +545,19 @@ public final class PeerConnection: Sendable {
             transition(to: .connected)
             scheduleReports()
             scheduleTransportFeedback()
-        case .failed: fail()
+        case .failed: fail(.dtls(transportFailure ?? .handshakeFailed(reason: "the transport failed")))
         case .closed: transition(to: .closed)
         case .new, .connecting: break
         }
     }
 
-    private func fail() { transition(to: .failed) }
+    private func fail(_ reason: PeerError) { transition(to: .failed, because: reason) }
 
-    private func transition(to next: PeerConnectionState) {
+    private func transition(to next: PeerConnectionState, because reason: PeerError? = nil) {
         let changed = control.withLock { c in
             guard !c.state.isTerminal, c.state != next else { return false }
             c.state = next
+            if next == .failed { c.failure = reason }
             return true
         }
         if changed { continuation.yield(.stateChanged(next)) }

@@ -6,7 +6,7 @@ import TokKitSDP
 /// Why a ``PeerConnection`` operation failed.
 ///
 /// Value type, usable from any thread.
-public enum PeerError: Error, Sendable, Equatable {
+public enum PeerError: Error, Sendable, Hashable {
     /// The call is not valid in the current signalling state (e.g. an answer before an offer, or after close).
     case invalidState(String)
     /// The remote description lacks something TokKit needs (ICE credentials, a fingerprint, a setup role).
@@ -20,7 +20,7 @@ public enum PeerError: Error, Sendable, Equatable {
     /// The SDP layer failed.
     case sdp(SDPError)
     /// The ICE layer failed.
-    case ice(IceError)
+    case ice(ICEError)
     /// The DTLS-SRTP layer failed.
     case dtls(DTLSError)
     /// The RTP/RTCP layer failed.

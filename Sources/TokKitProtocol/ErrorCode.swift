@@ -19,7 +19,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     /// Token invalid: forged, tampered, expired, malformed, wrong API key, wrong session; or bad admin credentials.
     public static let authorizationFailure = ErrorCode(1004)
     /// The session id is malformed or unknown to this server.
-    public static let invalidSessionId = ErrorCode(1005)
+    public static let invalidSessionID = ErrorCode(1005)
     /// The connection could not be established (e.g. connect message missing before the deadline).
     public static let connectFailed = ErrorCode(1006)
     /// A request other than `connect`, `resume` or `ping` arrived before the connection was established.

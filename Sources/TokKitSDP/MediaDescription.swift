@@ -30,7 +30,7 @@ public struct MediaDescription: Hashable, Sendable {
     public var mediaStreamIDs: [SDPMediaStreamID]
     public var sources: [SDPSource]
     public var sourceGroups: [SDPSourceGroup]
-    public var candidates: [ICECandidate]
+    public var candidates: [SDPCandidate]
     public var endOfCandidates: Bool
     public var attributes: [SDPAttribute]
 
@@ -191,7 +191,7 @@ public struct MediaDescription: Hashable, Sendable {
         case "candidate":
             guard let value else { throw .invalidValue(line: n, field: "candidate") }
             do throws(SDPError) {
-                candidates.append(try ICECandidate(parsing: String(value)))
+                candidates.append(try SDPCandidate(parsing: String(value)))
             } catch {
                 throw .invalidValue(line: n, field: "candidate")
             }

@@ -39,7 +39,7 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
     /// Fingerprint of the local DTLS certificate.
     public var fingerprint: SDPFingerprint
     /// Candidates known when the description is made (trickle the rest, RFC 8838).
-    public var candidates: [ICECandidate]
+    public var candidates: [SDPCandidate]
     /// Write `a=end-of-candidates` (gathering finished, RFC 8840 §4.1).
     public var endOfCandidates: Bool
     /// nil rejects every offered section of that kind (and leaves it out of offers).
@@ -56,7 +56,7 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
     public var sessionID: UInt64
     public var sessionVersion: UInt64
 
-    public init(iceUfrag: String, icePassword: String, fingerprint: SDPFingerprint, candidates: [ICECandidate] = [],
+    public init(iceUfrag: String, icePassword: String, fingerprint: SDPFingerprint, candidates: [SDPCandidate] = [],
                 endOfCandidates: Bool = false, audio: SDPLocalMedia?, video: SDPLocalMedia?, remb: Bool = false,
                 transportWideCC: Bool = false, answerSetup: SDPSetupRole = .active, sessionID: UInt64,
                 sessionVersion: UInt64 = 2) {

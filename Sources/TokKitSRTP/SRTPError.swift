@@ -3,7 +3,7 @@ import CSRTP
 /// Why an SRTP operation failed: libsrtp's `srtp_err_status_t` mapped to cases, plus the wrapper's own checks.
 ///
 /// Value type, usable from any thread.
-public enum SRTPError: Error, Sendable, Equatable {
+public enum SRTPError: Error, Sendable, Hashable {
     /// The authentication tag did not verify: the packet was tampered with or keyed differently.
     case authenticationFailed
     /// The packet index was already received (replay protection, RFC 3711 §3.3.2).

@@ -70,7 +70,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// STUN and TURN servers handed to every client in `connected`, for its media connections. A TURN entry
     /// without `username` gets time-limited credentials made with ``turnSecret`` (the TURN REST API scheme of
     /// coturn's `use-auth-secret`); one with `username` and `credential` goes as it is.
-    public var iceServers: [IceServerInfo] = []
+    public var iceServers: [ICEServerInfo] = []
     /// The secret shared with the TURN server (coturn's `static-auth-secret`), or nil.
     public var turnSecret: String? = nil
     /// How long TURN credentials stay valid, in seconds (a client resuming gets fresh ones).
@@ -133,7 +133,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.quickStartRate = try c.decodeIfPresent(Double.self, forKey: .quickStartRate) ?? d.quickStartRate
         d.quickStartBurst = try c.decodeIfPresent(Int.self, forKey: .quickStartBurst) ?? d.quickStartBurst
         d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory) ?? d.staticDirectory
-        d.iceServers = try c.decodeIfPresent([IceServerInfo].self, forKey: .iceServers) ?? d.iceServers
+        d.iceServers = try c.decodeIfPresent([ICEServerInfo].self, forKey: .iceServers) ?? d.iceServers
         d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret) ?? d.turnSecret
         d.turnCredentialLifetime =
             try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime

@@ -160,11 +160,11 @@ public final class TokKitServer: Service, Sendable {
 
     /// Issues a token for an existing session (as `POST …/token`); 1005 if the session is unknown.
     public func issueToken(
-        sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = ""
+        sessionID: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = ""
     ) async throws(ProtocolError) -> IssuedToken {
-        _ = try await registry.session(sessionId)
+        _ = try await registry.session(sessionID)
         return try authority.issue(
-            sessionId: sessionId, role: role, expireTime: expireTime, connectionData: connectionData,
+            sessionID: sessionID, role: role, expireTime: expireTime, connectionData: connectionData,
             now: WallClock.seconds())
     }
 

@@ -56,11 +56,13 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
 
     /// Appends `samples` (`channels` interleaved, stereo averaged to mono); calls `send` with each complete
     /// encoded packet to send, its RTP timestamp and whether it starts a talkspurt (the RTP marker). When
-    /// `enabled` is false the samples only advance the clock.
+    /// `enabled` is false the samples only advance the clock. The capture clock is read once, when the samples are
+    /// handed in: the time spent encoding the first frames of a long write is not a drift of the device.
     mutating func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int, enabled: Bool,
                         send: (UnsafeRawBufferPointer, UInt32, Bool) -> Void) {
         let frames = samples.count / channels
-        if filled == 0 { anchor(pendingFrames: frames) }
+        let now = self.now()
+        if filled == 0 { anchor(pendingFrames: frames, now: now) }
         var i = 0
         while i < frames {
             let n = min(frames - i, Self.frameLength - filled)
@@ -75,7 +77,7 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
             filled += n
             i += n
             if filled == Self.frameLength {
-                let ts = timestamp ?? clockMapping.timestamp(at: now())
+                let ts = timestamp ?? clockMapping.timestamp(at: now)
                 if enabled, let length = encode() {
                     // With DTX, the first silent frame goes out (the receiver learns the pause began), the
                     // rest are held back, and the first frame after them starts a talkspurt.
@@ -90,16 +92,16 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
                 }
                 timestamp = ts &+ UInt32(Self.frameLength)
                 filled = 0
-                if i < frames { anchor(pendingFrames: frames - i) }
+                if i < frames { anchor(pendingFrames: frames - i, now: now) }
             }
         }
     }
 
     /// Checks the running timestamp against the capture clock when a packet starts: the first of the
-    /// `pendingFrames` samples about to be written was captured that long ago.
-    private mutating func anchor(pendingFrames: Int) {
+    /// `pendingFrames` samples about to be written was captured that long before `now` (when they were handed in).
+    private mutating func anchor(pendingFrames: Int, now: Duration) {
         let age = Duration.microseconds(Int64(pendingFrames) * 1_000_000 / 48_000)
-        let actual = clockMapping.timestamp(at: now() - age)
+        let actual = clockMapping.timestamp(at: now - age)
         guard let expected = timestamp else {
             timestamp = actual
             return

@@ -68,8 +68,8 @@ struct TokKitServerCommand: AsyncParsableCommand {
         if let staticDirectory { settings.staticDirectory = staticDirectory }
         if let quickStart { settings.quickStart = quickStart }
         if let secret = turnSecret ?? environment["TOKKIT_TURN_SECRET"] { settings.turnSecret = secret }
-        if !stun.isEmpty { settings.iceServers.append(IceServerInfo(urls: stun)) }
-        if !turn.isEmpty { settings.iceServers.append(IceServerInfo(urls: turn)) }
+        if !stun.isEmpty { settings.iceServers.append(ICEServerInfo(urls: stun)) }
+        if !turn.isEmpty { settings.iceServers.append(ICEServerInfo(urls: turn)) }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }

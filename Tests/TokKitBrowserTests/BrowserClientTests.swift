@@ -12,7 +12,7 @@ import TokKitProtocol
 
     /// The browser routes on a plain router, with one quick-start session (returned) and one an admin created.
     private static func application(quickStart: Bool = true) async throws
-        -> (app: some ApplicationProtocol, sessionId: String, adminSessionId: String)
+        -> (app: some ApplicationProtocol, sessionID: String, adminSessionID: String)
     {
         let configuration = ServerConfiguration(apiKey: "k", apiSecret: "secret-0123456789abcdef")
         let registry = SessionRegistry(authority: Self.authority, configuration: configuration, logger: Logger(label: "test"))
@@ -20,7 +20,7 @@ import TokKitProtocol
         let adminSession = try await registry.createSession(mediaMode: .relayed, archiveMode: .manual)
         let router = Router()
         BrowserClient(registry: registry, authority: Self.authority, quickStart: quickStart).register(on: router)
-        return (Application(router: router), session.sessionId, adminSession.sessionId)
+        return (Application(router: router), session.sessionID, adminSession.sessionID)
     }
 
     @Test func servesThePageAndTheModuleWithTheirContentTypes() async throws {
@@ -51,29 +51,29 @@ import TokKitProtocol
     /// Issue 17, item 6: the route gave a publisher token for any existing session; now only for one created through
     /// quick start (an admin's session is 404 / 1005, as an unknown one).
     @Test func credentialsRouteIssuesATokenForAQuickStartSessionOnly() async throws {
-        let (app, sessionId, adminSessionId) = try await Self.application()
+        let (app, sessionID, adminSessionID) = try await Self.application()
         try await app.test(.router) { client in
-            try await client.execute(uri: "/credentials/\(sessionId)", method: .get) { response in
+            try await client.execute(uri: "/credentials/\(sessionID)", method: .get) { response in
                 #expect(response.status == .ok)
                 let credentials = try WireCodec.decode(SessionCredentials.self, from: Array(response.body.readableBytesView))
-                #expect(credentials.apiKey == "k" && credentials.sessionId == sessionId)
+                #expect(credentials.apiKey == "k" && credentials.sessionID == sessionID)
                 let claims = try Self.authority.verify(credentials.token, now: WallClock.seconds())
-                #expect(claims.sessionId == sessionId && claims.role == .publisher)
+                #expect(claims.sessionID == sessionID && claims.role == .publisher)
             }
-            for other in ["no-such-session", adminSessionId] {
+            for other in ["no-such-session", adminSessionID] {
                 try await client.execute(uri: "/credentials/\(other)", method: .get) { response in
                     #expect(response.status == .notFound)
                     let error = try WireCodec.decode(RestError.self, from: Array(response.body.readableBytesView))
-                    #expect(error.code == .invalidSessionId)
+                    #expect(error.code == .invalidSessionID)
                 }
             }
         }
     }
 
     @Test func credentialsRouteIsOffWithoutQuickStart() async throws {
-        let (app, sessionId, _) = try await Self.application(quickStart: false)
+        let (app, sessionID, _) = try await Self.application(quickStart: false)
         try await app.test(.router) { client in
-            try await client.execute(uri: "/credentials/\(sessionId)", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/credentials/\(sessionID)", method: .get) { #expect($0.status == .notFound) }
             try await client.execute(uri: "/tokkit.js", method: .get) { #expect($0.status == .ok) }
         }
     }

@@ -3,6 +3,7 @@ import Testing
 import TokKit
 import TokKitMedia
 import TokKitAudio
+import TokKitChromiumSupport
 import TokKitTesting
 
 /// Real media between tokkit.js in headless Chromium and a Swift `Session` (default `WebRTCNegotiator`, ICE on
@@ -52,7 +53,9 @@ import TokKitTesting
             + "\(end.report[int: "targetBitrate"] ?? -1) b/s (limited by '\(end.report[string: "limitation"] ?? "?")'), "
             + "Swift renders \(renderer.snapshot.width)x\(renderer.snapshot.height)"
         #expect(reached, "the browser did not send 150 frames within 20 s: \(summary)")
-        #expect(sent > 0 && Double(decoded) >= 0.9 * Double(sent), "\(summary); \(subscriber.statistics.video); \(subscriber.statistics.videoTrack)")
+        // Nearly every frame; under a sanitizer (several times slower) at least half: the decoder may fall behind.
+        let share = Sanitizers.active ? 0.5 : 0.9
+        #expect(sent > 0 && Double(decoded) >= share * Double(sent), "\(summary); \(subscriber.statistics.video); \(subscriber.statistics.videoTrack)")
         #expect(end.report[string: "codec"] == "video/VP8", "\(summary)")
         // Swift decodes whatever size the browser currently sends (read again briefly: a switch may be in flight).
         let sameSize = await eventually(timeout: .seconds(3)) {

@@ -15,7 +15,7 @@ import TokKitServer
         let (swift, events) = try await server.swiftClient()
         let swiftId = try #require(swift.connection?.connectionID)
 
-        let chromium = try await BrowserPage.open("\(server.url)/?sessionId=\(server.sessionId)")
+        let chromium = try await BrowserPage.open("\(server.url)/?sessionId=\(server.sessionID)")
         let joined = try #require(await events.first { $0.connectionCreated },
                                   "Swift saw no connectionCreated; console: \(chromium.console)")
         let stream = try #require(await events.first { $0.streamCreated },
@@ -69,9 +69,9 @@ import TokKitServer
         let room = try await server.server.room("session")
         var settings = SessionSettings()
         settings.logger.logLevel = .error
-        let older = Session(apiKey: BrowserTestServer.apiKey, sessionID: room.sessionId, serverURL: URL(string: server.url)!,
+        let older = Session(apiKey: BrowserTestServer.apiKey, sessionID: room.sessionID, serverURL: URL(string: server.url)!,
                             settings: settings)
-        try await older.connect(token: try await server.server.issueToken(sessionId: room.sessionId).token)
+        try await older.connect(token: try await server.server.issueToken(sessionID: room.sessionID).token)
         let olderId = try #require(older.connection?.connectionID)
         try await older.signal(type: "chat", data: "a plain old line")
         #expect(await page.waitForConsole { $0.contains("a plain old line") } == "tokkit-chat: \(olderId): a plain old line")

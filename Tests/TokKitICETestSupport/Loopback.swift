@@ -29,7 +29,7 @@ public func processThreads() -> [(tid: String, name: String)] {
 
 /// How many of the given agents' network threads exist. Counted by name because Swift Testing runs other
 /// suites (and their agents' threads) concurrently.
-public func liveNetworkThreads(of agents: [IceAgent]) -> Int {
+public func liveNetworkThreads(of agents: [ICEAgent]) -> Int {
     let names = Set(agents.map(\.networkThreadName))
     return processThreads().filter { names.contains($0.name) }.count
 }
@@ -42,11 +42,11 @@ public func glibWorkerCount() -> Int {
 /// Everything an agent reported, for assertions.
 public final class EventLog: Sendable {
     public init() {}
-    public let events = Mutex<[IceEvent]>([])
-    public var states: [IceState] {
+    public let events = Mutex<[ICEEvent]>([])
+    public var states: [ICEState] {
         events.withLock { $0.compactMap { if case .stateChanged(let s) = $0 { s } else { nil } } }
     }
-    public var candidates: [IceCandidate] {
+    public var candidates: [ICECandidate] {
         events.withLock { $0.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } } }
     }
     public var gatheringCompletions: Int {
@@ -66,22 +66,22 @@ public final class Inbox: Sendable {
 
 /// Two agents on 127.0.0.1 whose candidates trickle to each other through their event streams.
 public final class AgentPair: Sendable {
-    public let controlling: IceAgent
-    public let controlled: IceAgent
+    public let controlling: ICEAgent
+    public let controlled: ICEAgent
     public let controllingLog = EventLog()
     public let controlledLog = EventLog()
     private let forwarders: Mutex<[Task<Void, Never>]> = Mutex([])
 
-    public init(configuration: IceConfiguration = .loopback) throws {
-        controlling = try IceAgent(role: .controlling, configuration: configuration)
-        controlled = try IceAgent(role: .controlled, configuration: configuration)
+    public init(configuration: ICEConfiguration = .loopback) throws {
+        controlling = try ICEAgent(role: .controlling, configuration: configuration)
+        controlled = try ICEAgent(role: .controlled, configuration: configuration)
         forwarders.withLock {
             $0 = [Self.forward(controlling, to: controlled, log: controllingLog),
                   Self.forward(controlled, to: controlling, log: controlledLog)]
         }
     }
 
-    private static func forward(_ from: IceAgent, to: IceAgent, log: EventLog) -> Task<Void, Never> {
+    private static func forward(_ from: ICEAgent, to: ICEAgent, log: EventLog) -> Task<Void, Never> {
         Task {
             for await event in from.events {
                 log.events.withLock { $0.append(event) }

@@ -19,7 +19,7 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
-import TokKit
+@_spi(Testing) import TokKit
 import TokKitAudio
 import TokKitCapture
 import TokKitTesting
@@ -158,8 +158,8 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
             ]
             if let pair = stats.candidatePair {
                 fields["pair"] = pair.description
-                fields["local"] = IceCandidatePair.name(pair.local.kind)
-                fields["remote"] = IceCandidatePair.name(pair.remote.kind)
+                fields["local"] = ICECandidatePair.name(pair.local.kind)
+                fields["remote"] = ICECandidatePair.name(pair.remote.kind)
                 fields["localAddress"] = pair.local.address
                 fields["localPort"] = Int(pair.local.port)
                 fields["remotePort"] = Int(pair.remote.port)

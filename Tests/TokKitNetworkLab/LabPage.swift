@@ -89,7 +89,7 @@ public enum LabPage {
 
     public struct Report: Decodable {
         public var event: String
-        public var streamId: String?
+        public var streamID: String?
         public var frames: Int?
         public var audioPackets: Int?
         public var local: String?
@@ -109,6 +109,29 @@ public enum LabPage {
         /// The page's clock (performance.now(), ms) when the line was made.
         public var t: Double?
         public var message: String?
+
+        enum CodingKeys: String, CodingKey {
+            case event
+            case streamID = "streamId"
+            case frames
+            case audioPackets
+            case local
+            case remote
+            case localAddress
+            case remoteAddress
+            case relayProtocol
+            case videoBytes
+            case freezeCount
+            case freezeSeconds
+            case framesSeconds
+            case audioConcealed
+            case audioSamples
+            case nacksSent
+            case videoBytesSent
+            case targetBitrate
+            case t
+            case message
+        }
     }
 
     public static func reports(_ recorder: ConsoleRecorder) -> [Report] {

@@ -27,8 +27,14 @@ public struct LabSessionServer: Sendable {
 
     public struct Credentials: Decodable, Sendable {
         public var apiKey: String
-        public var sessionId: String
+        public var sessionID: String
         public var token: String
+
+        enum CodingKeys: String, CodingKey {
+            case apiKey
+            case sessionID = "sessionId"
+            case token
+        }
     }
 
     /// Starts the server on `host` with quick start on (the lab's peers and pages get their credentials from
@@ -108,7 +114,7 @@ public struct LabPeer: Sendable {
         let credentials = try await server.credentials()
         let process = try lab.spawn(on: host, [
             try Built.path("tokkit-lab-peer"), "--server", server.url, "--api-key", credentials.apiKey,
-            "--session", credentials.sessionId, "--token", credentials.token, "--name", name, "--seconds", "150",
+            "--session", credentials.sessionID, "--token", credentials.token, "--name", name, "--seconds", "150",
         ] + options)
         return LabPeer(host: host, process: process)
     }

@@ -88,7 +88,7 @@ struct BrowserBetweenHostsTests {
         let credentials = try await server.credentials()
         var query = URLComponents()
         query.queryItems = [URLQueryItem(name: "apiKey", value: credentials.apiKey),
-                            URLQueryItem(name: "sessionId", value: credentials.sessionId),
+                            URLQueryItem(name: "sessionId", value: credentials.sessionID),
                             URLQueryItem(name: "token", value: credentials.token)]
         let page = try await browser.newPage()
         let recorder = ConsoleRecorder(page)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 import TokKitPeer
@@ -15,7 +18,7 @@ import TokKitTesting
         let depths = Mutex<[UInt]>([])
         answerer.setReceiveHandler(.audio) { _ in
             var marker = 0
-            let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+            let address = withUnsafeMutablePointer(to: &marker) { Self.stackAddress(of: $0) }
             depths.withLock { $0.append(address) }
         }
         let pumps = try InMemorySignaling.negotiate(offerer, answerer)
@@ -42,4 +45,25 @@ import TokKitTesting
         answerer.close()
         for p in pumps { await p.value }
     }
+
+    /// Where `local` lives on the thread's stack. Under AddressSanitizer (`scripts/test --sanitize address`), whose
+    /// use-after-return check moves locals whose address is taken into a "fake stack" on the heap, the address of the
+    /// real stack frame the fake one stands for (`__asan_addr_is_in_fake_stack`): the depth is measured either way.
+    static func stackAddress(of local: UnsafeMutablePointer<Int>) -> UInt {
+        let raw = UnsafeMutableRawPointer(local)
+        guard let currentFakeStack = asanCurrentFakeStack, let addressIsInFakeStack = asanAddressIsInFakeStack,
+              let fakeStack = currentFakeStack(), let real = addressIsInFakeStack(fakeStack, raw, nil, nil)
+        else { return UInt(bitPattern: raw) }
+        return UInt(bitPattern: real)
+    }
+
+    private typealias CurrentFakeStack = @convention(c) () -> UnsafeMutableRawPointer?
+    private typealias AddressIsInFakeStack = @convention(c) (
+        UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+        UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    ) -> UnsafeMutableRawPointer?
+    private static let asanCurrentFakeStack = dlsym(nil, "__asan_get_current_fake_stack")
+        .map { unsafeBitCast($0, to: CurrentFakeStack.self) }
+    private static let asanAddressIsInFakeStack = dlsym(nil, "__asan_addr_is_in_fake_stack")
+        .map { unsafeBitCast($0, to: AddressIsInFakeStack.self) }
 }

@@ -6,20 +6,20 @@ import TokKitProtocol
 
     @Test func everyClientMessageRoundTrips() throws {
         let messages: [ClientMessage] = [
-            .connect(.init(apiKey: "k", sessionId: "s", token: "t")),
-            .resume(.init(connectionId: "c", resumeToken: "r")),
+            .connect(.init(apiKey: "k", sessionID: "s", token: "t")),
+            .resume(.init(connectionID: "c", resumeToken: "r")),
             .disconnect,
             .ping(.init(seq: 7)),
             .publish(.init(name: "cam", videoType: .screen, videoDimensions: .init(width: 1280, height: 720))),
-            .unpublish(.init(streamId: "s1")),
-            .updateStream(.init(streamId: "s1", hasAudio: false)),
-            .subscribe(.init(streamId: "s1", subscribeToVideo: false)),
-            .unsubscribe(.init(subscriberId: "u1")),
-            .negotiation(.init(streamId: "s1", subscriberId: "u1", kind: .offer, payload: "v=0\r\n")),
+            .unpublish(.init(streamID: "s1")),
+            .updateStream(.init(streamID: "s1", hasAudio: false)),
+            .subscribe(.init(streamID: "s1", subscribeToVideo: false)),
+            .unsubscribe(.init(subscriberID: "u1")),
+            .negotiation(.init(streamID: "s1", subscriberID: "u1", kind: .offer, payload: "v=0\r\n")),
             .signal(.init(type: "chat", data: "hi", to: "c2")),
-            .forceDisconnect(.init(connectionId: "c2")),
-            .forceUnpublish(.init(streamId: "s1")),
-            .forceMute(.init(streamId: "s1")),
+            .forceDisconnect(.init(connectionID: "c2")),
+            .forceUnpublish(.init(streamID: "s1")),
+            .forceMute(.init(streamID: "s1")),
         ]
         for (index, message) in messages.enumerated() {
             let request = ClientRequest(rid: index, message)
@@ -31,12 +31,12 @@ import TokKitProtocol
     @Test func everyServerMessageRoundTrips() {
         let connection = ConnectionInfo(id: "c1", creationTime: 1_732_190_000_000, data: "name=a")
         let stream = StreamInfo(
-            id: "s1", connectionId: "c1", name: "cam", hasAudio: true, hasVideo: true, videoType: .camera,
+            id: "s1", connectionID: "c1", name: "cam", hasAudio: true, hasVideo: true, videoType: .camera,
             videoDimensions: .init(width: 640, height: 480), creationTime: 1_732_190_000_001)
         let messages: [ServerMessage] = [
             .connected(
                 .init(
-                    version: 1, sessionId: "s", connection: connection, role: .moderator, connections: [connection],
+                    version: 1, sessionID: "s", connection: connection, role: .moderator, connections: [connection],
                     streams: [stream], resumed: false, resumeToken: "r", heartbeatInterval: 5_000,
                     heartbeatTimeout: 15_000, resumeGrace: 20_000)),
             .connectionCreated(.init(connection: connection)),
@@ -45,13 +45,13 @@ import TokKitProtocol
             .streamDestroyed(.init(stream: stream, reason: .networkDisconnected)),
             .streamPropertyChanged(.init(stream: stream, changed: [.hasAudio, .videoDimensions], forced: true)),
             .signal(.init(type: "chat", data: "hi", from: "c1", to: nil)),
-            .subscribe(.init(streamId: "s1", subscriberId: "u1", from: "c2")),
-            .unsubscribe(.init(streamId: "s1", subscriberId: "u1", from: "c2")),
-            .negotiation(.init(streamId: "s1", subscriberId: "u1", kind: .candidate, payload: "{}", from: "c2")),
-            .muteForced(.init(streamId: "s1")),
-            .archiveStarted(.init(archiveId: "a", name: "n")),
-            .archiveStopped(.init(archiveId: "a")),
-            .ack(.init(rid: 3, streamId: "s1", subscriberId: nil)),
+            .subscribe(.init(streamID: "s1", subscriberID: "u1", from: "c2")),
+            .unsubscribe(.init(streamID: "s1", subscriberID: "u1", from: "c2")),
+            .negotiation(.init(streamID: "s1", subscriberID: "u1", kind: .candidate, payload: "{}", from: "c2")),
+            .muteForced(.init(streamID: "s1")),
+            .archiveStarted(.init(archiveID: "a", name: "n")),
+            .archiveStopped(.init(archiveID: "a")),
+            .ack(.init(rid: 3, streamID: "s1", subscriberID: nil)),
             .error(.init(rid: nil, code: .invalidSignalType, message: "bad")),
             .pong(.init(seq: 9)),
         ]
@@ -159,7 +159,7 @@ import TokKitProtocol
 
     @Test func tokenClaimsUseJWTNames() {
         let claims = TokenClaims(
-            apiKey: "k", sessionId: "s", role: .subscriber, issuedAt: 1, expiresAt: 2, nonce: "n", connectionData: "d")
+            apiKey: "k", sessionID: "s", role: .subscriber, issuedAt: 1, expiresAt: 2, nonce: "n", connectionData: "d")
         let json = text(claims)
         for name in [#""iss":"k""#, #""session_id":"s""#, #""iat":1"#, #""exp":2"#, #""connection_data":"d""#] {
             #expect(json.contains(name), "\(name)")

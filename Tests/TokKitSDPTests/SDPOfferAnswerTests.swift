@@ -6,7 +6,7 @@ func tokkitOptions(audio: Bool = true, video: Bool = true, remb: Bool = false) -
     SDPLocalDescriptionOptions(
         iceUfrag: "TkKt", icePassword: "tokkit-ice-password-0123",
         fingerprint: SDPFingerprint(digest: Array(0 ..< 32)),
-        candidates: [ICECandidate(foundation: "1", priority: 2_130_706_431, address: "127.0.0.1", port: 50000)],
+        candidates: [SDPCandidate(foundation: "1", priority: 2_130_706_431, address: "127.0.0.1", port: 50000)],
         endOfCandidates: true,
         audio: audio ? SDPLocalMedia(track: .init(streamID: "tokkit", trackID: "tokkit-audio", ssrc: 1111,
                                                   cname: "tokkit-cname")) : nil,

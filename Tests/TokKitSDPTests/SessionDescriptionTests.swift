@@ -42,7 +42,7 @@ import TokKitSDP
         #expect(transport.fingerprints.first?.digest.count == 32)
 
         #expect(audio.candidates.count == 8)
-        #expect(audio.candidates[0] == ICECandidate(
+        #expect(audio.candidates[0] == SDPCandidate(
             foundation: "3533975309", component: 1, transport: "udp", priority: 2_122_194_687, address: "127.0.0.1",
             port: 41391, kind: .host,
             extensions: [.init("generation", "0"), .init("network-id", "3"), .init("network-cost", "50")]))

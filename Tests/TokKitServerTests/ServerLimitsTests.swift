@@ -23,7 +23,7 @@ import TokKitProtocol
             let reader = try await RawTCP.connect(port: server.port, receiveBuffer: 4_096)
             #expect(await reader.upgradeToWebSocket())
             let connect = ClientRequest(
-                .connect(.init(apiKey: TestServer.apiKey, sessionId: session, token: try await server.token(session))))
+                .connect(.init(apiKey: TestServer.apiKey, sessionID: session, token: try await server.token(session))))
             await reader.sendTextFrame(String(decoding: WireCodec.encode(connect), as: UTF8.self))
             guard case let .connectionCreated(created) = await sender.nextMessage() else {
                 Issue.record("the sender did not see the reader join")
@@ -88,19 +88,19 @@ import TokKitProtocol
             // in-process token and the connect, not for a WebSocket handshake too (under load, more than 300 ms).
             let member = try await RawClient(port: server.port)
             let occupied = try await server.session()
-            member.send(.connect(.init(apiKey: TestServer.apiKey, sessionId: occupied, token: try await server.token(occupied))))
+            member.send(.connect(.init(apiKey: TestServer.apiKey, sessionID: occupied, token: try await server.token(occupied))))
             guard case .connected = await member.nextMessage() else { throw TestFailure("no connected reply") }
 
             let afterExpiry = await server.stats { $0.sessions == 1 }
             #expect(afterExpiry.sessions == 1, "\(afterExpiry)")
             try await Task.sleep(for: .milliseconds(400))
-            _ = try await server.server.issueToken(sessionId: occupied)  // still there, well past 300 ms
+            _ = try await server.server.issueToken(sessionID: occupied)  // still there, well past 300 ms
             let late = try await server.open(empty, token: token)
             guard case let .error(error) = await late.nextMessage() else {
                 Issue.record("connect to an expired session did not fail")
                 return
             }
-            #expect(error.code == .invalidSessionId)
+            #expect(error.code == .invalidSessionID)
             #expect(try await Self.roomSession(server, "expiring") != roomBefore)
 
             member.send(.disconnect)  // the occupied session and the new room's expire in turn
@@ -110,6 +110,6 @@ import TokKitProtocol
 
     private static func roomSession(_ server: TestServer, _ name: String) async throws -> String {
         let reply = try await server.http(.get, "/room/\(name)")
-        return try WireCodec.decode(SessionCredentials.self, from: reply.body).sessionId
+        return try WireCodec.decode(SessionCredentials.self, from: reply.body).sessionID
     }
 }

@@ -196,9 +196,12 @@ import TokKitTesting
         #expect(await eventually(within: .seconds(20)) { peers.publisher.bandwidthEstimate != nil })
         let before = sender.statistics.targetBitrate
         #expect(before > 0 && before <= 600_000)
-        // 40 % of the video lost on the way out (over the loss controller's fast 25 % with the retransmissions
-        // counted): the send-side estimate falls and the encoder follows it.
-        peers.publisher.setOutgoingVideoLoss { $0 % 10 < 4 }
+        // 60 % of the video lost on the way out: the send-side estimate falls and the encoder follows it. The loss
+        // controller's fast decrease needs over 25 % reported lost, and the retransmissions count as received: a
+        // gap is NACKed every 20 ms until it fills, so when a round trip takes longer (a loaded machine, a
+        // sanitizer) a packet goes out again more than once (1.75 times under ThreadSanitizer, where 40 % loss was
+        // reported as 24 %). 60 % stays over 25 % up to 2.3 retransmissions per lost packet.
+        peers.publisher.setOutgoingVideoLoss { $0 % 10 < 6 }
         var published = 30, lowered = false
         let deadline = ContinuousClock.now + .seconds(30)
         for _ in 0 ..< 600 where !lowered && ContinuousClock.now < deadline {

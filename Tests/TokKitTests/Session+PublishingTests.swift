@@ -3,7 +3,7 @@ import Testing
 import TokKitProtocol
 import TokKitServer
 
-@testable import TokKit
+@_spi(Testing) @testable import TokKit
 import TokKitTesting
 
 extension LiveServer {
@@ -270,14 +270,14 @@ extension LiveServer {
             #expect(await eventually { po.streams[stream.streamID] != nil })
             await expectCode(1600) { try await po.subscribe(Subscriber(stream: po.streams[stream.streamID]!)) }
             await expectCode(1600) {
-                _ = try await po.request(.subscribe(.init(streamId: stream.streamID)), purpose: .other).get()
+                _ = try await po.request(.subscribe(.init(streamID: stream.streamID)), purpose: .other).get()
             }
 
             // publisher: no moderation.
             await expectCode(1530) { try await owner.forceDisconnect(sub.connection!) }
             await expectCode(1540) { try await owner.forceMute(stream) }
             await expectCode(1530) {
-                _ = try await owner.request(.forceDisconnect(.init(connectionId: sub.connection!.connectionID)),
+                _ = try await owner.request(.forceDisconnect(.init(connectionID: sub.connection!.connectionID)),
                                         purpose: .other).get()
             }
 
@@ -344,10 +344,14 @@ final class PublisherRecorder: PublisherDelegate {
 /// Records subscriber delegate calls.
 final class SubscriberRecorder: SubscriberDelegate {
     private let calls = Mutex<[String]>([])
+    private let failures = Mutex<[SessionError]>([])
     var events: [String] { calls.withLock { $0 } }
+    /// The errors `subscriber(_:didFailWithError:)` reported, in order.
+    var errors: [SessionError] { failures.withLock { $0 } }
     func subscriberDidConnect(toStream subscriber: Subscriber) { calls.withLock { $0.append("connected") } }
     func subscriberDidDisconnect(fromStream subscriber: Subscriber) { calls.withLock { $0.append("disconnected") } }
     func subscriber(_ subscriber: Subscriber, didFailWithError error: SessionError) {
+        failures.withLock { $0.append(error) }
         calls.withLock { $0.append("failed(\(error.code))") }
     }
     func subscriberVideoDisabled(_ subscriber: Subscriber, reason: SubscriberVideoEventReason) {

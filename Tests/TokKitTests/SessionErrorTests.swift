@@ -32,7 +32,7 @@ import TokKitProtocol
     /// The client's codes are the wire protocol's codes.
     @Test func codesMatchTheProtocol() {
         let pairs: [(SessionError, ErrorCode)] = [
-            (.authorizationFailure(""), .authorizationFailure), (.invalidSession(""), .invalidSessionId),
+            (.authorizationFailure(""), .authorizationFailure), (.invalidSession(""), .invalidSessionID),
             (.connectionFailed(""), .connectFailed), (.notConnected, .notConnected),
             (.invalidParameter(""), .invalidParameter), (.illegalState(""), .illegalState),
             (.resumeFailed(""), .resumeFailed), (.incompatibleVersion(""), .incompatibleVersion),

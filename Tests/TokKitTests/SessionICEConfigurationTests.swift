@@ -8,8 +8,8 @@ import TokKitServer
 /// own, and the transport policy.
 extension LiveServer {
     @Suite struct SessionICEConfigurationTests {
-        static let stun = IceServerInfo(urls: ["stun:198.18.9.2:3478"])
-        static let turn = IceServerInfo(urls: ["turn:198.18.9.2:3478?transport=tcp"])
+        static let stun = ICEServerInfo(urls: ["stun:198.18.9.2:3478"])
+        static let turn = ICEServerInfo(urls: ["turn:198.18.9.2:3478?transport=tcp"])
 
         static func server() async throws -> TestServer {
             try await TestServer.start { c in
@@ -39,11 +39,11 @@ extension LiveServer {
             defer { Task { await server.server.stop() } }
             var settings = SessionSettings.quiet
             settings.ice = SessionICEConfiguration(
-                customServers: [IceServer(urls: ["turn:198.18.9.4"], username: "u", credential: "p")],
+                customServers: [ICEServer(urls: ["turn:198.18.9.4"], username: "u", credential: "p")],
                 includeServers: .custom, transportPolicy: .relay)
             let (session, _) = try await server.connected(settings: settings)
             let ice = session.iceConfiguration(base: .allInterfaces)
-            #expect(ice.servers == [IceServer(urls: ["turn:198.18.9.4"], username: "u", credential: "p")])
+            #expect(ice.servers == [ICEServer(urls: ["turn:198.18.9.4"], username: "u", credential: "p")])
             #expect(ice.transportPolicy == .relay)
             #expect(ice.includesLoopback)
             await session.disconnect()

@@ -141,18 +141,18 @@ extension LiveServer { @Suite struct SessionTests {
         defer { Task { await server.stop() } }
         let now = Int64(Date().timeIntervalSince1970)
         let expired = server.server.authority.sign(TokenClaims(
-            apiKey: TestServer.apiKey, sessionId: server.sessionID, role: .publisher, issuedAt: now - 100,
+            apiKey: TestServer.apiKey, sessionID: server.sessionID, role: .publisher, issuedAt: now - 100,
             expiresAt: now - 10, nonce: "n", connectionData: ""))
         #expect(await connectError(server.session(), token: expired)?.code == 1004)
 
         let forged = TokenAuthority(apiKey: TestServer.apiKey, apiSecret: "another-secret-0123456789")
-            .sign(TokenClaims(apiKey: TestServer.apiKey, sessionId: server.sessionID, role: .publisher,
+            .sign(TokenClaims(apiKey: TestServer.apiKey, sessionID: server.sessionID, role: .publisher,
                               issuedAt: now, expiresAt: now + 60, nonce: "n", connectionData: ""))
         #expect(await connectError(server.session(), token: forged)?.code == 1004)
 
         // A valid token for another session of the server.
         let other = try await server.server.createSession()
-        let otherToken = try await server.server.issueToken(sessionId: other.sessionId).token
+        let otherToken = try await server.server.issueToken(sessionID: other.sessionID).token
         #expect(await connectError(server.session(), token: otherToken)?.code == 1004)
     }
 

@@ -4,7 +4,7 @@ import TokKitPeer
 import TokKitProtocol
 import TokKitServer
 
-@testable import TokKit
+@_spi(Testing) @testable import TokKit
 import TokKitTesting
 
 extension LiveServer {
@@ -170,9 +170,66 @@ extension LiveServer {
             let subscriber = Subscriber(stream: try #require(b.streams[streamID]), delegate: delegate)
             try await b.subscribe(subscriber)
             #expect(await eventually { delegate.events == ["failed(1011)", "disconnected"] }, "\(delegate.events)")
+            // The SDP layer's error comes with it, typed.
+            let error = try #require(delegate.errors.first)
+            guard case .sdp? = error.cause else { Issue.record("cause: \(String(describing: error.cause))"); return }
+            #expect(error.underlyingError is SDPError)
             #expect((b.mediaNegotiator as? WebRTCNegotiator)?.activeNegotiations == 0)
             await a.disconnect()
             await b.disconnect()
         }
+
+        /// A DTLS failure reaches the app typed: the offer's certificate fingerprint is altered on its way to the
+        /// subscriber, so the handshake finds that the publisher's certificate is not the one announced. The
+        /// subscriber fails with `connectionFailed` (1006) whose cause is `DTLSError.fingerprintMismatch`.
+        @Test func aForgedFingerprintFailsTheSubscriberWithTheDTLSError() async throws {
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, _) = try await server.connected(media: true)
+            let b = server.session(media: true)
+            b.mediaNegotiator = FingerprintForgingNegotiator(WebRTCNegotiator())
+            try await b.connect(token: try await server.token())
+            let publisher = Publisher(name: "p")
+            try await a.publish(publisher)
+            let streamID = try #require(publisher.stream?.streamID)
+            #expect(await eventually { b.streams[streamID] != nil })
+            let delegate = SubscriberRecorder()
+            let subscriber = Subscriber(stream: try #require(b.streams[streamID]), delegate: delegate)
+            try await b.subscribe(subscriber)
+            #expect(await eventually { delegate.events == ["failed(1006)", "disconnected"] }, "\(delegate.events)")
+            let error = try #require(delegate.errors.first)
+            #expect(error.cause == .dtls(.fingerprintMismatch), "\(error)")
+            #expect(error.underlyingError as? DTLSError == .fingerprintMismatch)
+            #expect(error.code == 1006)
+            await a.disconnect()
+            await b.disconnect()
+        }
+    }
+}
+
+/// A `WebRTCNegotiator` whose subscriber end receives offers with the last hex digit of the certificate
+/// fingerprint changed (a man in the middle, as DTLS-SRTP must detect).
+final class FingerprintForgingNegotiator: MediaNegotiator {
+    private let inner: WebRTCNegotiator
+    init(_ inner: WebRTCNegotiator) { self.inner = inner }
+
+    func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel) {
+        inner.negotiationDidStart(context, channel: channel)
+    }
+
+    func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
+                     channel: NegotiationChannel) {
+        var message = message
+        if message.kind == .offer { message.payload = Self.forge(message.payload) }
+        inner.negotiation(context, didReceive: message, channel: channel)
+    }
+
+    func negotiationDidEnd(_ context: MediaNegotiationContext) { inner.negotiationDidEnd(context) }
+
+    static func forge(_ sdp: String) -> String {
+        sdp.split(separator: "\r\n" as Character, omittingEmptySubsequences: false).map { line in
+            guard line.hasPrefix("a=fingerprint:"), let last = line.last else { return String(line) }
+            return line.dropLast() + (last == "0" ? "1" : "0")
+        }.joined(separator: "\r\n")
     }
 }

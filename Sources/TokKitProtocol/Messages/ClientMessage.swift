@@ -59,25 +59,37 @@ extension ClientMessage {
     public struct Connect: Codable, Hashable, Sendable {
         public var version: Int
         public var apiKey: String
-        public var sessionId: String
+        public var sessionID: String
         public var token: String
-        public init(version: Int = ProtocolVersion.current, apiKey: String, sessionId: String, token: String) {
+        public init(version: Int = ProtocolVersion.current, apiKey: String, sessionID: String, token: String) {
             self.version = version
             self.apiKey = apiKey
-            self.sessionId = sessionId
+            self.sessionID = sessionID
             self.token = token
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version, apiKey
+            case sessionID = "sessionId"
+            case token
         }
     }
 
     /// `resume`: the connection id and the latest resume token the server gave in `connected`.
     public struct Resume: Codable, Hashable, Sendable {
         public var version: Int
-        public var connectionId: String
+        public var connectionID: String
         public var resumeToken: String
-        public init(version: Int = ProtocolVersion.current, connectionId: String, resumeToken: String) {
+        public init(version: Int = ProtocolVersion.current, connectionID: String, resumeToken: String) {
             self.version = version
-            self.connectionId = connectionId
+            self.connectionID = connectionID
             self.resumeToken = resumeToken
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version
+            case connectionID = "connectionId"
+            case resumeToken
         }
     }
 
@@ -126,46 +138,62 @@ extension ClientMessage {
 
     /// `updateStream`: the stream and only the properties that change (absent fields keep their value).
     public struct UpdateStream: Codable, Hashable, Sendable {
-        public var streamId: String
+        public var streamID: String
         public var hasAudio: Bool?
         public var hasVideo: Bool?
         public var videoType: VideoType?
         public var videoDimensions: VideoDimensions?
         public init(
-            streamId: String, hasAudio: Bool? = nil, hasVideo: Bool? = nil, videoType: VideoType? = nil,
+            streamID: String, hasAudio: Bool? = nil, hasVideo: Bool? = nil, videoType: VideoType? = nil,
             videoDimensions: VideoDimensions? = nil
         ) {
-            self.streamId = streamId
+            self.streamID = streamID
             self.hasAudio = hasAudio
             self.hasVideo = hasVideo
             self.videoType = videoType
             self.videoDimensions = videoDimensions
         }
+
+        enum CodingKeys: String, CodingKey {
+            case streamID = "streamId"
+            case hasAudio, hasVideo, videoType, videoDimensions
+        }
     }
 
     /// `subscribe`: the stream to receive, and whether audio / video are wanted (default both).
     public struct Subscribe: Codable, Hashable, Sendable {
-        public var streamId: String
+        public var streamID: String
         public var subscribeToAudio: Bool?
         public var subscribeToVideo: Bool?
-        public init(streamId: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil) {
-            self.streamId = streamId
+        public init(streamID: String, subscribeToAudio: Bool? = nil, subscribeToVideo: Bool? = nil) {
+            self.streamID = streamID
             self.subscribeToAudio = subscribeToAudio
             self.subscribeToVideo = subscribeToVideo
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case streamID = "streamId"
+            case subscribeToAudio, subscribeToVideo
         }
     }
 
     /// `negotiation`: addressed by stream id + subscriber id; the server delivers it to the other end.
     public struct Negotiation: Codable, Hashable, Sendable {
-        public var streamId: String
-        public var subscriberId: String
+        public var streamID: String
+        public var subscriberID: String
         public var kind: NegotiationKind
         public var payload: String
-        public init(streamId: String, subscriberId: String, kind: NegotiationKind, payload: String) {
-            self.streamId = streamId
-            self.subscriberId = subscriberId
+        public init(streamID: String, subscriberID: String, kind: NegotiationKind, payload: String) {
+            self.streamID = streamID
+            self.subscriberID = subscriberID
             self.kind = kind
             self.payload = payload
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case streamID = "streamId"
+            case subscriberID = "subscriberId"
+            case kind, payload
         }
     }
 
@@ -199,18 +227,21 @@ extension ClientMessage {
 
 /// `{ "streamId": … }`: names one stream.
 public struct StreamReference: Codable, Hashable, Sendable {
-    public var streamId: String
-    public init(streamId: String) { self.streamId = streamId }
+    public var streamID: String
+    public init(streamID: String) { self.streamID = streamID }
+    enum CodingKeys: String, CodingKey { case streamID = "streamId" }
 }
 
 /// `{ "subscriberId": … }`: names one subscription.
 public struct SubscriberReference: Codable, Hashable, Sendable {
-    public var subscriberId: String
-    public init(subscriberId: String) { self.subscriberId = subscriberId }
+    public var subscriberID: String
+    public init(subscriberID: String) { self.subscriberID = subscriberID }
+    enum CodingKeys: String, CodingKey { case subscriberID = "subscriberId" }
 }
 
 /// `{ "connectionId": … }`: names one connection.
 public struct ConnectionReference: Codable, Hashable, Sendable {
-    public var connectionId: String
-    public init(connectionId: String) { self.connectionId = connectionId }
+    public var connectionID: String
+    public init(connectionID: String) { self.connectionID = connectionID }
+    enum CodingKeys: String, CodingKey { case connectionID = "connectionId" }
 }

@@ -71,7 +71,7 @@ extension ServerMessage {
     /// time (a resume brings fresh ones).
     public struct Connected: Codable, Hashable, Sendable {
         public var version: Int
-        public var sessionId: String
+        public var sessionID: String
         public var connection: ConnectionInfo
         public var role: Role
         public var connections: [ConnectionInfo]
@@ -81,14 +81,14 @@ extension ServerMessage {
         public var heartbeatInterval: Int
         public var heartbeatTimeout: Int
         public var resumeGrace: Int
-        public var iceServers: [IceServerInfo]?
+        public var iceServers: [ICEServerInfo]?
         public init(
-            version: Int, sessionId: String, connection: ConnectionInfo, role: Role, connections: [ConnectionInfo],
+            version: Int, sessionID: String, connection: ConnectionInfo, role: Role, connections: [ConnectionInfo],
             streams: [StreamInfo], resumed: Bool, resumeToken: String, heartbeatInterval: Int,
-            heartbeatTimeout: Int, resumeGrace: Int, iceServers: [IceServerInfo]? = nil
+            heartbeatTimeout: Int, resumeGrace: Int, iceServers: [ICEServerInfo]? = nil
         ) {
             self.version = version
-            self.sessionId = sessionId
+            self.sessionID = sessionID
             self.connection = connection
             self.role = role
             self.connections = connections
@@ -99,6 +99,21 @@ extension ServerMessage {
             self.heartbeatTimeout = heartbeatTimeout
             self.resumeGrace = resumeGrace
             self.iceServers = iceServers
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case version
+            case sessionID = "sessionId"
+            case connection
+            case role
+            case connections
+            case streams
+            case resumed
+            case resumeToken
+            case heartbeatInterval
+            case heartbeatTimeout
+            case resumeGrace
+            case iceServers
         }
     }
 
@@ -171,65 +186,96 @@ extension ServerMessage {
 
     /// `subscribe` / `unsubscribe` (to a publisher): `from` is the subscriber's connection id.
     public struct SubscriptionEvent: Codable, Hashable, Sendable {
-        public var streamId: String
-        public var subscriberId: String
+        public var streamID: String
+        public var subscriberID: String
         public var from: String
         public var subscribeToAudio: Bool?
         public var subscribeToVideo: Bool?
         public init(
-            streamId: String, subscriberId: String, from: String, subscribeToAudio: Bool? = nil,
+            streamID: String, subscriberID: String, from: String, subscribeToAudio: Bool? = nil,
             subscribeToVideo: Bool? = nil
         ) {
-            self.streamId = streamId
-            self.subscriberId = subscriberId
+            self.streamID = streamID
+            self.subscriberID = subscriberID
             self.from = from
             self.subscribeToAudio = subscribeToAudio
             self.subscribeToVideo = subscribeToVideo
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case streamID = "streamId"
+            case subscriberID = "subscriberId"
+            case from
+            case subscribeToAudio
+            case subscribeToVideo
         }
     }
 
     /// `negotiation`: `from` is the sending connection's id (stamped by the server).
     public struct Negotiation: Codable, Hashable, Sendable {
-        public var streamId: String
-        public var subscriberId: String
+        public var streamID: String
+        public var subscriberID: String
         public var kind: NegotiationKind
         public var payload: String
         public var from: String
-        public init(streamId: String, subscriberId: String, kind: NegotiationKind, payload: String, from: String) {
-            self.streamId = streamId
-            self.subscriberId = subscriberId
+        public init(streamID: String, subscriberID: String, kind: NegotiationKind, payload: String, from: String) {
+            self.streamID = streamID
+            self.subscriberID = subscriberID
             self.kind = kind
             self.payload = payload
             self.from = from
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case streamID = "streamId"
+            case subscriberID = "subscriberId"
+            case kind
+            case payload
+            case from
         }
     }
 
     /// `archiveStarted`.
     public struct ArchiveStarted: Codable, Hashable, Sendable {
-        public var archiveId: String
+        public var archiveID: String
         public var name: String
-        public init(archiveId: String, name: String) {
-            self.archiveId = archiveId
+        public init(archiveID: String, name: String) {
+            self.archiveID = archiveID
             self.name = name
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case archiveID = "archiveId"
+            case name
         }
     }
 
     /// `archiveStopped`.
     public struct ArchiveStopped: Codable, Hashable, Sendable {
-        public var archiveId: String
-        public init(archiveId: String) { self.archiveId = archiveId }
+        public var archiveID: String
+        public init(archiveID: String) { self.archiveID = archiveID }
+
+        enum CodingKeys: String, CodingKey {
+            case archiveID = "archiveId"
+        }
     }
 
-    /// `ack`: the request `rid` succeeded. `streamId` answers `publish`; `subscriberId` (and `streamId`) answer
+    /// `ack`: the request `rid` succeeded. `streamID` answers `publish`; `subscriberID` (and `streamID`) answer
     /// `subscribe`.
     public struct Ack: Codable, Hashable, Sendable {
         public var rid: Int
-        public var streamId: String?
-        public var subscriberId: String?
-        public init(rid: Int, streamId: String? = nil, subscriberId: String? = nil) {
+        public var streamID: String?
+        public var subscriberID: String?
+        public init(rid: Int, streamID: String? = nil, subscriberID: String? = nil) {
             self.rid = rid
-            self.streamId = streamId
-            self.subscriberId = subscriberId
+            self.streamID = streamID
+            self.subscriberID = subscriberID
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case rid
+            case streamID = "streamId"
+            case subscriberID = "subscriberId"
         }
     }
 

@@ -1,10 +1,10 @@
 /// A published stream as every participant sees it (OpenTok's `OTStream`).
 ///
-/// `connectionId` is the owning (publishing) connection; `creationTime` is in milliseconds since the Unix epoch;
+/// `connectionID` is the owning (publishing) connection; `creationTime` is in milliseconds since the Unix epoch;
 /// `videoDimensions` is absent for audio-only streams that never sent a size.
 public struct StreamInfo: Codable, Hashable, Sendable {
     public var id: String
-    public var connectionId: String
+    public var connectionID: String
     public var name: String
     public var hasAudio: Bool
     public var hasVideo: Bool
@@ -13,16 +13,27 @@ public struct StreamInfo: Codable, Hashable, Sendable {
     public var creationTime: Int64
 
     public init(
-        id: String, connectionId: String, name: String, hasAudio: Bool, hasVideo: Bool,
+        id: String, connectionID: String, name: String, hasAudio: Bool, hasVideo: Bool,
         videoType: VideoType, videoDimensions: VideoDimensions?, creationTime: Int64
     ) {
         self.id = id
-        self.connectionId = connectionId
+        self.connectionID = connectionID
         self.name = name
         self.hasAudio = hasAudio
         self.hasVideo = hasVideo
         self.videoType = videoType
         self.videoDimensions = videoDimensions
         self.creationTime = creationTime
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case connectionID = "connectionId"
+        case name
+        case hasAudio
+        case hasVideo
+        case videoType
+        case videoDimensions
+        case creationTime
     }
 }

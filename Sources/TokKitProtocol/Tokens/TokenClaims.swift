@@ -7,7 +7,7 @@ public struct TokenClaims: Codable, Hashable, Sendable {
     /// The API key (project) the token belongs to.
     public var apiKey: String
     /// The session the token admits to.
-    public var sessionId: String
+    public var sessionID: String
     public var role: Role
     /// Issued at.
     public var issuedAt: Int64
@@ -19,11 +19,11 @@ public struct TokenClaims: Codable, Hashable, Sendable {
     public var connectionData: String
 
     public init(
-        apiKey: String, sessionId: String, role: Role, issuedAt: Int64, expiresAt: Int64, nonce: String,
+        apiKey: String, sessionID: String, role: Role, issuedAt: Int64, expiresAt: Int64, nonce: String,
         connectionData: String
     ) {
         self.apiKey = apiKey
-        self.sessionId = sessionId
+        self.sessionID = sessionID
         self.role = role
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
@@ -33,7 +33,7 @@ public struct TokenClaims: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case apiKey = "iss"
-        case sessionId = "session_id"
+        case sessionID = "session_id"
         case role
         case issuedAt = "iat"
         case expiresAt = "exp"

@@ -28,12 +28,12 @@ struct TURNCredentials: Sendable {
     /// `servers` as one connection gets them: TURN entries without static credentials get fresh ones for
     /// `user`; STUN entries and TURN entries with static credentials go as they are. Without a secret (nil
     /// `credentials`) the list is unchanged.
-    static func issue(_ servers: [IceServerInfo], with credentials: TURNCredentials?, user: String,
-                      now: Int64) -> [IceServerInfo] {
+    static func issue(_ servers: [ICEServerInfo], with credentials: TURNCredentials?, user: String,
+                      now: Int64) -> [ICEServerInfo] {
         servers.map { server in
             guard server.isTURN, server.username == nil, let credentials else { return server }
             let (username, credential) = credentials.make(user: user, now: now)
-            return IceServerInfo(urls: server.urls, username: username, credential: credential)
+            return ICEServerInfo(urls: server.urls, username: username, credential: credential)
         }
     }
 }

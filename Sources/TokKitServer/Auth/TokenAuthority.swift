@@ -29,18 +29,18 @@ public struct TokenAuthority: Sendable {
         partnerCredential = Array("\(apiKey):\(apiSecret)".utf8)
     }
 
-    /// Issues a token for `sessionId` after checking the request against the protocol's limits
+    /// Issues a token for `sessionID` after checking the request against the protocol's limits
     /// (lifetime 1 s ... 30 days, connection data at most 1000 characters). Does not check that the session exists.
     public func issue(
-        sessionId: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = "",
+        sessionID: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = "",
         now: Int64
     ) throws(ProtocolError) -> IssuedToken {
         let expiry = try Validation.tokenExpiry(expireTime, now: now)
         try Validation.connectionData(connectionData)
         let claims = TokenClaims(
-            apiKey: apiKey, sessionId: sessionId, role: role, issuedAt: now, expiresAt: expiry,
+            apiKey: apiKey, sessionID: sessionID, role: role, issuedAt: now, expiresAt: expiry,
             nonce: RandomID.make(bytes: 16), connectionData: connectionData)
-        return IssuedToken(token: sign(claims), sessionId: sessionId, role: role, expireTime: expiry)
+        return IssuedToken(token: sign(claims), sessionID: sessionID, role: role, expireTime: expiry)
     }
 
     /// Signs arbitrary claims without any check (for tests and tools that need unusual tokens).

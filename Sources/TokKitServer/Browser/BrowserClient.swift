@@ -42,7 +42,7 @@ struct BrowserClient: Sendable {
         }
         guard quickStart else { return }
         router.get("credentials/:sessionId") { _, context in
-            await self.credentials(sessionId: context.parameters.get("sessionId") ?? "", for: context.peerAddress)
+            await self.credentials(sessionID: context.parameters.get("sessionId") ?? "", for: context.peerAddress)
         }
     }
 
@@ -52,16 +52,16 @@ struct BrowserClient: Sendable {
             body: .init(byteBuffer: file.body))
     }
 
-    private func credentials(sessionId: String, for address: String?) async -> Response {
+    private func credentials(sessionID: String, for address: String?) async -> Response {
         let failure: RESTFailure
         if let limiter, !limiter.allow(address) {
             failure = .tooManyQuickStartCalls
         } else {
             do throws(ProtocolError) {
-                _ = try await registry.quickStartSession(sessionId)
-                let token = try authority.issue(sessionId: sessionId, role: .publisher, now: WallClock.seconds())
+                _ = try await registry.quickStartSession(sessionID)
+                let token = try authority.issue(sessionID: sessionID, role: .publisher, now: WallClock.seconds())
                 return JSONResponse.make(
-                    SessionCredentials(apiKey: authority.apiKey, sessionId: sessionId, token: token.token))
+                    SessionCredentials(apiKey: authority.apiKey, sessionID: sessionID, token: token.token))
             } catch {
                 failure = RESTFailure(error)
             }

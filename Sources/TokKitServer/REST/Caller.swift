@@ -10,10 +10,10 @@ enum Caller: Sendable {
     static let partnerHeader = HTTPFields.Element.Name("X-TB-PARTNER-AUTH")!
     static let tokenHeader = HTTPFields.Element.Name("X-TB-TOKEN-AUTH")!
 
-    /// Authenticates a request (Docs/Protocol.md, 5.1). `sessionId`, when given, is the session in the path: a client
+    /// Authenticates a request (Docs/Protocol.md, 5.1). `sessionID`, when given, is the session in the path: a client
     /// token must be for it. Admin credentials are required when `allowClientToken` is false.
     static func authenticate(
-        _ request: Request, authority: TokenAuthority, sessionId: String?, allowClientToken: Bool
+        _ request: Request, authority: TokenAuthority, sessionID: String?, allowClientToken: Bool
     ) throws(RESTFailure) -> Caller {
         let now = WallClock.seconds()
         do throws(ProtocolError) {
@@ -27,7 +27,7 @@ enum Caller: Sendable {
             }
             if allowClientToken, let token = request.headers[tokenHeader] {
                 let claims = try authority.verify(token, now: now)
-                guard let sessionId, claims.sessionId.isSameBytes(as: sessionId) else {
+                guard let sessionID, claims.sessionID.isSameBytes(as: sessionID) else {
                     throw ProtocolError(.authorizationFailure, "token is for another session")
                 }
                 return .client(claims)

@@ -13,7 +13,7 @@ struct MetricsRoute: Sendable {
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("metrics") { request, _ in
             do throws(RESTFailure) {
-                _ = try Caller.authenticate(request, authority: self.authority, sessionId: nil, allowClientToken: false)
+                _ = try Caller.authenticate(request, authority: self.authority, sessionID: nil, allowClientToken: false)
             } catch {
                 self.metrics.refused(error.error.code, via: .rest)
                 return error.response

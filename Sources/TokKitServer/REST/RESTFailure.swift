@@ -20,7 +20,7 @@ struct RESTFailure: Error, Sendable {
             case .unableToPublish, .unableToSignal, .unableToForceDisconnect, .unableToForceUnpublish,
                  .unableToForceMute, .unableToSubscribe:
                 .forbidden
-            case .invalidSessionId, .streamNotFound: .notFound
+            case .invalidSessionID, .streamNotFound: .notFound
             case .signalDataTooLong: .contentTooLarge
             case .limitReached: .serviceUnavailable
             case .internalError: .internalServerError

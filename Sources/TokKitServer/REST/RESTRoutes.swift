@@ -30,7 +30,7 @@ struct RESTRoutes: Sendable {
         }
         router.post("session/create") { request, _ in
             await self.handle { () async throws(RESTFailure) -> Response in
-                _ = try Caller.authenticate(request, authority: self.authority, sessionId: nil, allowClientToken: false)
+                _ = try Caller.authenticate(request, authority: self.authority, sessionID: nil, allowClientToken: false)
                 var request = request
                 let body = try await Self.decodeBody(CreateSessionRequest.self, from: &request, emptyAllowed: true)
                 do throws(ProtocolError) {
@@ -45,12 +45,12 @@ struct RESTRoutes: Sendable {
         let project = router.group("v2/project/:apiKey/session/:sessionId")
         project.post("token") { request, context in
             await self.handle { () async throws(RESTFailure) -> Response in
-                let sessionId = try await self.authorize(request, context, allowClientToken: false).sessionId
+                let sessionID = try await self.authorize(request, context, allowClientToken: false).sessionID
                 var request = request
                 let body = try await Self.decodeBody(TokenRequest.self, from: &request, emptyAllowed: true)
                 do throws(ProtocolError) {
                     let issued = try self.authority.issue(
-                        sessionId: sessionId, role: body?.role ?? .publisher, expireTime: body?.expireTime,
+                        sessionID: sessionID, role: body?.role ?? .publisher, expireTime: body?.expireTime,
                         connectionData: body?.data ?? "", now: WallClock.seconds())
                     return JSONResponse.make(issued)
                 } catch {
@@ -60,9 +60,9 @@ struct RESTRoutes: Sendable {
         }
         project.get("stream") { request, context in
             await self.handle { () async throws(RESTFailure) -> Response in
-                let sessionId = try await self.authorize(request, context, allowClientToken: true).sessionId
+                let sessionID = try await self.authorize(request, context, allowClientToken: true).sessionID
                 do throws(ProtocolError) {
-                    return JSONResponse.make(StreamList(items: try await self.registry.streamList(sessionId)))
+                    return JSONResponse.make(StreamList(items: try await self.registry.streamList(sessionID)))
                 } catch {
                     throw RESTFailure(error)
                 }
@@ -78,11 +78,11 @@ struct RESTRoutes: Sendable {
         }
         project.delete("connection/:connectionId") { request, context in
             await self.handle { () async throws(RESTFailure) -> Response in
-                let (sessionId, caller) = try await self.authorize(request, context, allowClientToken: true)
+                let (sessionID, caller) = try await self.authorize(request, context, allowClientToken: true)
                 try caller.require(\.mayModerate, else: .unableToForceDisconnect)
-                let connectionId = context.parameters.get("connectionId") ?? ""
+                let connectionID = context.parameters.get("connectionId") ?? ""
                 do throws(ProtocolError) {
-                    try await self.registry.forceDisconnect(connectionId, in: sessionId)
+                    try await self.registry.forceDisconnect(connectionID, in: sessionID)
                 } catch {
                     throw Self.notFoundIfUnknown(error)
                 }
@@ -91,10 +91,10 @@ struct RESTRoutes: Sendable {
         }
         project.post("stream/:streamId/mute") { request, context in
             await self.handle { () async throws(RESTFailure) -> Response in
-                let (sessionId, caller) = try await self.authorize(request, context, allowClientToken: true)
+                let (sessionID, caller) = try await self.authorize(request, context, allowClientToken: true)
                 try caller.require(\.mayModerate, else: .unableToForceMute)
                 do throws(ProtocolError) {
-                    try await self.registry.forceMute(context.parameters.get("streamId") ?? "", in: sessionId)
+                    try await self.registry.forceMute(context.parameters.get("streamId") ?? "", in: sessionID)
                 } catch {
                     throw RESTFailure(error)
                 }
@@ -103,10 +103,10 @@ struct RESTRoutes: Sendable {
         }
         project.delete("stream/:streamId") { request, context in
             await self.handle { () async throws(RESTFailure) -> Response in
-                let (sessionId, caller) = try await self.authorize(request, context, allowClientToken: true)
+                let (sessionID, caller) = try await self.authorize(request, context, allowClientToken: true)
                 try caller.require(\.mayModerate, else: .unableToForceUnpublish)
                 do throws(ProtocolError) {
-                    try await self.registry.forceUnpublish(context.parameters.get("streamId") ?? "", in: sessionId)
+                    try await self.registry.forceUnpublish(context.parameters.get("streamId") ?? "", in: sessionID)
                 } catch {
                     throw RESTFailure(error)
                 }
@@ -121,9 +121,9 @@ struct RESTRoutes: Sendable {
         if let limiter, !limiter.allow(address) { throw RESTFailure.tooManyQuickStartCalls }
         do throws(ProtocolError) {
             let session = try await registry.room(room)
-            let token = try authority.issue(sessionId: session.sessionId, role: .publisher, now: WallClock.seconds())
+            let token = try authority.issue(sessionID: session.sessionID, role: .publisher, now: WallClock.seconds())
             return JSONResponse.make(
-                SessionCredentials(apiKey: authority.apiKey, sessionId: session.sessionId, token: token.token))
+                SessionCredentials(apiKey: authority.apiKey, sessionID: session.sessionID, token: token.token))
         } catch {
             throw RESTFailure(error)
         }
@@ -132,7 +132,7 @@ struct RESTRoutes: Sendable {
     private func signal(_ request: Request, _ context: some RequestContext, to target: String?) async throws(RESTFailure)
         -> Response
     {
-        let (sessionId, caller) = try await authorize(request, context, allowClientToken: true)
+        let (sessionID, caller) = try await authorize(request, context, allowClientToken: true)
         try caller.require(\.maySignal, else: .unableToSignal)
         var request = request
         let body: RestSignal?
@@ -143,7 +143,7 @@ struct RESTRoutes: Sendable {
         }
         do throws(ProtocolError) {
             try await registry.deliverSignal(
-                in: sessionId, from: nil, to: target, type: body?.type ?? "", data: body?.data ?? "")
+                in: sessionID, from: nil, to: target, type: body?.type ?? "", data: body?.data ?? "")
         } catch {
             throw Self.notFoundIfUnknown(error)
         }
@@ -152,20 +152,20 @@ struct RESTRoutes: Sendable {
 
     /// Checks the path's API key, the credentials and the session; returns the session id and the caller.
     private func authorize(_ request: Request, _ context: some RequestContext, allowClientToken: Bool)
-        async throws(RESTFailure) -> (sessionId: String, caller: Caller)
+        async throws(RESTFailure) -> (sessionID: String, caller: Caller)
     {
-        let sessionId = context.parameters.get("sessionId") ?? ""
+        let sessionID = context.parameters.get("sessionId") ?? ""
         let caller = try Caller.authenticate(
-            request, authority: authority, sessionId: sessionId, allowClientToken: allowClientToken)
+            request, authority: authority, sessionID: sessionID, allowClientToken: allowClientToken)
         guard let apiKey = context.parameters.get("apiKey"), authority.isAPIKey(apiKey) else {
             throw RESTFailure(.unauthorized, ProtocolError(.authorizationFailure, "wrong API key in path"))
         }
         do throws(ProtocolError) {
-            _ = try await registry.session(sessionId)
+            _ = try await registry.session(sessionID)
         } catch {
             throw RESTFailure(error)
         }
-        return (sessionId, caller)
+        return (sessionID, caller)
     }
 
     // MARK: Helpers

@@ -5,7 +5,7 @@ import TokKitProtocol
 struct ConnectionRecord: Sendable {
     /// Session membership, established by `connect`.
     struct Membership: Sendable {
-        let sessionId: String
+        let sessionID: String
         let role: Role
         let info: ConnectionInfo
         var resumeToken: String
@@ -24,9 +24,9 @@ struct ConnectionRecord: Sendable {
     var activity: SocketActivity?
     var membership: Membership?
     /// Streams this connection publishes, oldest first.
-    var streamIds: [String] = []
+    var streamIDs: [String] = []
     /// Subscriptions this connection holds as subscriber, oldest first.
-    var subscriberIds: [String] = []
+    var subscriberIDs: [String] = []
 
     /// The last sign of life: the later of the last message handled and the last bytes received.
     var lastHeard: ContinuousClock.Instant {

@@ -3,8 +3,8 @@ import TokKitProtocol
 /// A session in the registry: its description, its member connections and its streams, both in creation order.
 struct SessionRecord: Sendable {
     let description: SessionDescription
-    var connectionIds: [String] = []
-    var streamIds: [String] = []
+    var connectionIDs: [String] = []
+    var streamIDs: [String] = []
     /// The quick-start room name it was created for (`GET /room/{name}`), or nil for a session created by an admin.
     var room: String?
     /// Since when the session has had no member (its creation, or the sweep that found it empty); nil while it has

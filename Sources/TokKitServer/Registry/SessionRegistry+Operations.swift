@@ -17,9 +17,9 @@ extension SessionRegistry {
             throw ProtocolError(.limitReached, "too many sessions")
         }
         let description = SessionDescription(
-            sessionId: RandomID.session(), apiKey: authority.apiKey, mediaMode: mediaMode, archiveMode: archiveMode,
+            sessionID: RandomID.session(), apiKey: authority.apiKey, mediaMode: mediaMode, archiveMode: archiveMode,
             createdAt: WallClock.milliseconds())
-        sessions[description.sessionId] = SessionRecord(description: description, emptySince: now)
+        sessions[description.sessionID] = SessionRecord(description: description, emptySince: now)
         metrics.sessionCreated()
         return description
     }
@@ -38,47 +38,47 @@ extension SessionRegistry {
         guard allowed else { throw ProtocolError(.invalidParameter, "room name must be 1-128 of A-Z a-z 0-9 - _ ~ .") }
         if let id = rooms[name], let session = sessions[id] { return session.description }
         let description = try createSession(mediaMode: .relayed, archiveMode: .manual)
-        rooms[name] = description.sessionId
-        sessions[description.sessionId]?.room = name
+        rooms[name] = description.sessionID
+        sessions[description.sessionID]?.room = name
         return description
     }
 
     /// A session created through quick start (``room(_:)``): the only ones the development route
     /// `GET /credentials/{id}` hands tokens for. 1005 for any other, as for an unknown one.
-    func quickStartSession(_ sessionId: String) throws(ProtocolError) -> SessionDescription {
-        guard let session = sessions[exactly: sessionId], session.room != nil else {
-            throw ProtocolError(.invalidSessionId, "unknown session id")
+    func quickStartSession(_ sessionID: String) throws(ProtocolError) -> SessionDescription {
+        guard let session = sessions[exactly: sessionID], session.room != nil else {
+            throw ProtocolError(.invalidSessionID, "unknown session id")
         }
         return session.description
     }
 
-    func session(_ sessionId: String) throws(ProtocolError) -> SessionDescription {
-        guard let session = sessions[exactly: sessionId] else { throw ProtocolError(.invalidSessionId, "unknown session id") }
+    func session(_ sessionID: String) throws(ProtocolError) -> SessionDescription {
+        guard let session = sessions[exactly: sessionID] else { throw ProtocolError(.invalidSessionID, "unknown session id") }
         return session.description
     }
 
-    func streamList(_ sessionId: String) throws(ProtocolError) -> [StreamInfo] {
-        guard let session = sessions[exactly: sessionId] else { throw ProtocolError(.invalidSessionId, "unknown session id") }
-        return session.streamIds.compactMap { streams[$0]?.info }
+    func streamList(_ sessionID: String) throws(ProtocolError) -> [StreamInfo] {
+        guard let session = sessions[exactly: sessionID] else { throw ProtocolError(.invalidSessionID, "unknown session id") }
+        return session.streamIDs.compactMap { streams[$0]?.info }
     }
 
     /// Ids of the session's member connections in join order (connected or awaiting resume).
-    func connectionIds(in sessionId: String) -> [String] {
-        sessions[sessionId]?.connectionIds ?? []
+    func connectionIDs(in sessionID: String) -> [String] {
+        sessions[sessionID]?.connectionIDs ?? []
     }
 
     // MARK: Shared operations
 
-    func liveStream(_ streamId: String, in sessionId: String) throws(ProtocolError) -> StreamInfo {
-        guard let stream = streams[exactly: streamId], stream.sessionId.isSameBytes(as: sessionId) else {
+    func liveStream(_ streamID: String, in sessionID: String) throws(ProtocolError) -> StreamInfo {
+        guard let stream = streams[exactly: streamID], stream.sessionID.isSameBytes(as: sessionID) else {
             throw ProtocolError(.streamNotFound, "no such stream in this session")
         }
         return stream.info
     }
 
-    private func member(_ connectionId: String, in sessionId: String) throws(ProtocolError) {
-        guard let connection = connections[exactly: connectionId],
-              connection.membership?.sessionId.isSameBytes(as: sessionId) == true
+    private func member(_ connectionID: String, in sessionID: String) throws(ProtocolError) {
+        guard let connection = connections[exactly: connectionID],
+              connection.membership?.sessionID.isSameBytes(as: sessionID) == true
         else {
             throw ProtocolError(.invalidParameter, "no such connection in this session")
         }
@@ -87,42 +87,42 @@ extension SessionRegistry {
     /// Delivers a signal (`from` nil for REST) to one member or to every member, after validating type, data and
     /// target.
     func deliverSignal(
-        in sessionId: String, from: String?, to target: String?, type: String, data: String,
+        in sessionID: String, from: String?, to target: String?, type: String, data: String,
         accepted: () -> Void = {}
     ) throws(ProtocolError) {
         try Validation.signalType(type)
         try Validation.signalData(data)
-        if let target { try member(target, in: sessionId) }
+        if let target { try member(target, in: sessionID) }
         accepted()
         let message = ServerMessage.signal(.init(type: type, data: data, from: from, to: target))
         let deliveries: Int
         if let target {
             deliveries = send(message, to: target) ? 1 : 0
         } else {
-            deliveries = broadcast(message, in: sessionId)
+            deliveries = broadcast(message, in: sessionID)
         }
         metrics.signal(via: from == nil ? .rest : .websocket, deliveries: deliveries)
     }
 
-    func forceDisconnect(_ connectionId: String, in sessionId: String, accepted: () -> Void = {}) throws(ProtocolError) {
-        try member(connectionId, in: sessionId)
+    func forceDisconnect(_ connectionID: String, in sessionID: String, accepted: () -> Void = {}) throws(ProtocolError) {
+        try member(connectionID, in: sessionID)
         accepted()
-        destroy(connectionId, reason: .forceDisconnected)
+        destroy(connectionID, reason: .forceDisconnected)
     }
 
-    func forceUnpublish(_ streamId: String, in sessionId: String, accepted: () -> Void = {}) throws(ProtocolError) {
-        _ = try liveStream(streamId, in: sessionId)
+    func forceUnpublish(_ streamID: String, in sessionID: String, accepted: () -> Void = {}) throws(ProtocolError) {
+        _ = try liveStream(streamID, in: sessionID)
         accepted()
-        removeStream(streamId, reason: .forceUnpublished)
+        removeStream(streamID, reason: .forceUnpublished)
     }
 
-    func forceMute(_ streamId: String, in sessionId: String, accepted: () -> Void = {}) throws(ProtocolError) {
-        var info = try liveStream(streamId, in: sessionId)
+    func forceMute(_ streamID: String, in sessionID: String, accepted: () -> Void = {}) throws(ProtocolError) {
+        var info = try liveStream(streamID, in: sessionID)
         accepted()
-        send(.muteForced(.init(streamId: streamId)), to: info.connectionId)
+        send(.muteForced(.init(streamID: streamID)), to: info.connectionID)
         guard info.hasAudio else { return }
         info.hasAudio = false
-        streams[streamId]?.info = info
-        broadcast(.streamPropertyChanged(.init(stream: info, changed: [.hasAudio], forced: true)), in: sessionId)
+        streams[streamID]?.info = info
+        broadcast(.streamPropertyChanged(.init(stream: info, changed: [.hasAudio], forced: true)), in: sessionID)
     }
 }

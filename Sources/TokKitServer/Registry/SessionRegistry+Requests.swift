@@ -49,31 +49,31 @@ extension SessionRegistry {
                 throw ProtocolError(.incompatibleVersion, "protocol version \(connect.version) is not supported")
             }
             guard authority.isAPIKey(connect.apiKey) else { throw ProtocolError(.authorizationFailure, "unknown API key") }
-            guard sessions[exactly: connect.sessionId] != nil else { throw ProtocolError(.invalidSessionId, "unknown session id") }
+            guard sessions[exactly: connect.sessionID] != nil else { throw ProtocolError(.invalidSessionID, "unknown session id") }
             let claims = try authority.verify(connect.token, now: WallClock.seconds())
-            guard claims.sessionId.isSameBytes(as: connect.sessionId) else {
+            guard claims.sessionID.isSameBytes(as: connect.sessionID) else {
                 throw ProtocolError(.authorizationFailure, "token is for another session")
             }
-            guard sessions[connect.sessionId]?.connectionIds.count ?? 0 < configuration.maxConnectionsPerSession else {
+            guard sessions[connect.sessionID]?.connectionIDs.count ?? 0 < configuration.maxConnectionsPerSession else {
                 throw ProtocolError(.limitReached, "session is full")
             }
             let info = ConnectionInfo(id: id, creationTime: WallClock.milliseconds(), data: claims.connectionData)
             let membership = ConnectionRecord.Membership(
-                sessionId: connect.sessionId, role: claims.role, info: info, resumeToken: RandomID.make(bytes: 32))
+                sessionID: connect.sessionID, role: claims.role, info: info, resumeToken: RandomID.make(bytes: 32))
             connections[id]?.membership = membership
             connections[id]?.state = .connected
-            connections[id]?.label?.set(connection: id, session: connect.sessionId)
+            connections[id]?.label?.set(connection: id, session: connect.sessionID)
             sendConnected(id, resumed: false)
             ack(rid, to: id)
-            broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionId, except: id)
-            sessions[connect.sessionId]?.connectionIds.append(id)
+            broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionID, except: id)
+            sessions[connect.sessionID]?.connectionIDs.append(id)
             metrics.connected()
             logger.debug("connected", metadata: logMetadata(id, ["role": "\(claims.role.rawValue)"]))
         } catch {
             // The session asked for, when it exists (a client's string is not echoed into the log otherwise).
             var metadata = logMetadata(id, ["code": "\(error.code.rawValue)", "reason": "\(error.message)"])
-            if sessions[exactly: connect.sessionId] != nil {
-                metadata[ConnectionLabel.sessionKey] = .string(connect.sessionId)
+            if sessions[exactly: connect.sessionID] != nil {
+                metadata[ConnectionLabel.sessionKey] = .string(connect.sessionID)
             }
             logger.debug("connect refused", metadata: metadata)
             reply(rid, error: error, to: id)
@@ -88,7 +88,7 @@ extension SessionRegistry {
             reply(rid, error: ProtocolError(.incompatibleVersion, "protocol version not supported"), to: provisional)
             return reject(provisional, code: .policyViolation)
         }
-        guard let target = connections[exactly: resume.connectionId], let membership = target.membership,
+        guard let target = connections[exactly: resume.connectionID], let membership = target.membership,
               authority.secretsMatch(resume.resumeToken, membership.resumeToken)
         else {
             reply(rid, error: ProtocolError(.resumeFailed, "cannot resume this connection"), to: provisional)
@@ -111,7 +111,7 @@ extension SessionRegistry {
         connections[target.id]?.outbox = fresh.outbox
         connections[target.id]?.label = fresh.label
         connections[target.id]?.activity = fresh.activity
-        fresh.label?.set(connection: target.id, session: membership.sessionId)
+        fresh.label?.set(connection: target.id, session: membership.sessionID)
         connections[target.id]?.state = .connected
         connections[target.id]?.lastSeen = now
         connections[target.id]?.membership?.resumeToken = RandomID.make(bytes: 32)
@@ -123,14 +123,14 @@ extension SessionRegistry {
 
     private func sendConnected(_ id: String, resumed: Bool) {
         guard let connection = connections[id], let membership = connection.membership,
-              let session = sessions[membership.sessionId]
+              let session = sessions[membership.sessionID]
         else { return }
-        let others = session.connectionIds.filter { $0 != id }.compactMap { connections[$0]?.membership?.info }
-        let streamInfos = session.streamIds.compactMap { streams[$0]?.info }
+        let others = session.connectionIDs.filter { $0 != id }.compactMap { connections[$0]?.membership?.info }
+        let streamInfos = session.streamIDs.compactMap { streams[$0]?.info }
         send(
             .connected(
                 .init(
-                    version: ProtocolVersion.current, sessionId: membership.sessionId, connection: membership.info,
+                    version: ProtocolVersion.current, sessionID: membership.sessionID, connection: membership.info,
                     role: membership.role, connections: others, streams: streamInfos, resumed: resumed,
                     resumeToken: membership.resumeToken, heartbeatInterval: configuration.heartbeatIntervalMs,
                     heartbeatTimeout: configuration.heartbeatTimeoutMs, resumeGrace: configuration.resumeGraceMs,
@@ -139,7 +139,7 @@ extension SessionRegistry {
     }
 
     /// The configured ICE servers with TURN credentials for connection `id`, or nil when none are configured.
-    private func iceServers(for id: String) -> [IceServerInfo]? {
+    private func iceServers(for id: String) -> [ICEServerInfo]? {
         guard !configuration.iceServers.isEmpty else { return nil }
         return TURNCredentials.issue(configuration.iceServers, with: turnCredentials, user: id,
                                      now: WallClock.seconds())
@@ -149,7 +149,7 @@ extension SessionRegistry {
         _ message: ClientMessage, rid: Int?, id: String, membership: ConnectionRecord.Membership
     ) throws(ProtocolError) {
         let role = membership.role
-        let sessionId = membership.sessionId
+        let sessionID = membership.sessionID
         switch message {
         case .connect, .resume, .disconnect, .ping:
             return  // handled by `receive`
@@ -158,22 +158,22 @@ extension SessionRegistry {
             try Validation.streamName(publish.name)
             try Validation.videoDimensions(publish.videoDimensions)
             let info = StreamInfo(
-                id: RandomID.object(), connectionId: id, name: publish.name, hasAudio: publish.hasAudio,
+                id: RandomID.object(), connectionID: id, name: publish.name, hasAudio: publish.hasAudio,
                 hasVideo: publish.hasVideo, videoType: publish.videoType, videoDimensions: publish.videoDimensions,
                 creationTime: WallClock.milliseconds())
-            streams[info.id] = StreamRecord(info: info, sessionId: sessionId)
-            sessions[sessionId]?.streamIds.append(info.id)
-            connections[id]?.streamIds.append(info.id)
+            streams[info.id] = StreamRecord(info: info, sessionID: sessionID)
+            sessions[sessionID]?.streamIDs.append(info.id)
+            connections[id]?.streamIDs.append(info.id)
             metrics.streamPublished()
             logger.debug("stream published", metadata: logMetadata(id, ["stream_id": "\(info.id)"]))
-            ack(rid, to: id, streamId: info.id)
-            broadcast(.streamCreated(.init(stream: info)), in: sessionId)
+            ack(rid, to: id, streamID: info.id)
+            broadcast(.streamCreated(.init(stream: info)), in: sessionID)
         case let .unpublish(reference):
-            _ = try ownedStream(reference.streamId, by: id, in: sessionId)
+            _ = try ownedStream(reference.streamID, by: id, in: sessionID)
             ack(rid, to: id)
-            removeStream(reference.streamId, reason: .unpublished)
+            removeStream(reference.streamID, reason: .unpublished)
         case let .updateStream(update):
-            var info = try ownedStream(update.streamId, by: id, in: sessionId)
+            var info = try ownedStream(update.streamID, by: id, in: sessionID)
             try Validation.videoDimensions(update.videoDimensions)
             var changed: [StreamProperty] = []
             if let value = update.hasAudio, value != info.hasAudio { info.hasAudio = value; changed.append(.hasAudio) }
@@ -186,36 +186,36 @@ extension SessionRegistry {
             ack(rid, to: id)
             if !changed.isEmpty {
                 streams[info.id]?.info = info
-                broadcast(.streamPropertyChanged(.init(stream: info, changed: changed)), in: sessionId)
+                broadcast(.streamPropertyChanged(.init(stream: info, changed: changed)), in: sessionID)
             }
         case let .subscribe(subscribe):
             guard role.maySubscribe else { throw ProtocolError(.unableToSubscribe, "role \(role.rawValue) may not subscribe") }
-            let stream = try liveStream(subscribe.streamId, in: sessionId)
+            let stream = try liveStream(subscribe.streamID, in: sessionID)
             let subscription = SubscriptionRecord(
-                id: RandomID.object(), streamId: stream.id, subscriber: id, publisher: stream.connectionId,
+                id: RandomID.object(), streamID: stream.id, subscriber: id, publisher: stream.connectionID,
                 subscribeToAudio: subscribe.subscribeToAudio, subscribeToVideo: subscribe.subscribeToVideo)
             subscriptions[subscription.id] = subscription
-            streams[stream.id]?.subscriberIds.append(subscription.id)
-            connections[id]?.subscriberIds.append(subscription.id)
+            streams[stream.id]?.subscriberIDs.append(subscription.id)
+            connections[id]?.subscriberIDs.append(subscription.id)
             metrics.subscribed()
             logger.debug("subscribed", metadata: logMetadata(
                 id, ["stream_id": "\(stream.id)", "subscriber_id": "\(subscription.id)"]))
-            ack(rid, to: id, streamId: stream.id, subscriberId: subscription.id)
+            ack(rid, to: id, streamID: stream.id, subscriberID: subscription.id)
             send(
                 .subscribe(
                     .init(
-                        streamId: stream.id, subscriberId: subscription.id, from: id,
+                        streamID: stream.id, subscriberID: subscription.id, from: id,
                         subscribeToAudio: subscribe.subscribeToAudio, subscribeToVideo: subscribe.subscribeToVideo)),
-                to: stream.connectionId)
+                to: stream.connectionID)
         case let .unsubscribe(reference):
-            guard let subscription = subscriptions[exactly: reference.subscriberId], subscription.subscriber == id else {
+            guard let subscription = subscriptions[exactly: reference.subscriberID], subscription.subscriber == id else {
                 throw ProtocolError(.subscriberNotFound, "no such subscription of this connection")
             }
             ack(rid, to: id)
             removeSubscription(subscription.id, notifyPublisher: true)
         case let .negotiation(negotiation):
-            guard let subscription = subscriptions[exactly: negotiation.subscriberId],
-                  subscription.streamId.isSameBytes(as: negotiation.streamId),
+            guard let subscription = subscriptions[exactly: negotiation.subscriberID],
+                  subscription.streamID.isSameBytes(as: negotiation.streamID),
                   subscription.subscriber == id || subscription.publisher == id
             else { throw ProtocolError(.subscriberNotFound, "no such subscription for this connection and stream") }
             try Validation.negotiationPayload(negotiation.payload)
@@ -224,29 +224,29 @@ extension SessionRegistry {
             send(
                 .negotiation(
                     .init(
-                        streamId: negotiation.streamId, subscriberId: negotiation.subscriberId, kind: negotiation.kind,
+                        streamID: negotiation.streamID, subscriberID: negotiation.subscriberID, kind: negotiation.kind,
                         payload: negotiation.payload, from: id)),
                 to: target)
         case let .signal(signal):
             guard role.maySignal else { throw ProtocolError(.unableToSignal, "role \(role.rawValue) may not signal") }
-            try deliverSignal(in: sessionId, from: id, to: signal.to, type: signal.type, data: signal.data) {
+            try deliverSignal(in: sessionID, from: id, to: signal.to, type: signal.type, data: signal.data) {
                 self.ack(rid, to: id)
             }
         case let .forceDisconnect(reference):
             guard role.mayModerate else { throw ProtocolError(.unableToForceDisconnect, "only a moderator may do this") }
-            try forceDisconnect(reference.connectionId, in: sessionId) { self.ack(rid, to: id) }
+            try forceDisconnect(reference.connectionID, in: sessionID) { self.ack(rid, to: id) }
         case let .forceUnpublish(reference):
             guard role.mayModerate else { throw ProtocolError(.unableToForceUnpublish, "only a moderator may do this") }
-            try forceUnpublish(reference.streamId, in: sessionId) { self.ack(rid, to: id) }
+            try forceUnpublish(reference.streamID, in: sessionID) { self.ack(rid, to: id) }
         case let .forceMute(reference):
             guard role.mayModerate else { throw ProtocolError(.unableToForceMute, "only a moderator may do this") }
-            try forceMute(reference.streamId, in: sessionId) { self.ack(rid, to: id) }
+            try forceMute(reference.streamID, in: sessionID) { self.ack(rid, to: id) }
         }
     }
 
-    private func ownedStream(_ streamId: String, by id: String, in sessionId: String) throws(ProtocolError) -> StreamInfo {
-        let info = try liveStream(streamId, in: sessionId)
-        guard info.connectionId == id else { throw ProtocolError(.illegalState, "stream belongs to another connection") }
+    private func ownedStream(_ streamID: String, by id: String, in sessionID: String) throws(ProtocolError) -> StreamInfo {
+        let info = try liveStream(streamID, in: sessionID)
+        guard info.connectionID == id else { throw ProtocolError(.illegalState, "stream belongs to another connection") }
         return info
     }
 }

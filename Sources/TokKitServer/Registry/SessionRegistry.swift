@@ -138,7 +138,7 @@ actor SessionRegistry {
         let timeout = Duration.milliseconds(configuration.emptySessionTimeoutMs)
         var expired = Set<String>()
         for (id, session) in sessions {
-            if !session.connectionIds.isEmpty {
+            if !session.connectionIDs.isEmpty {
                 if session.emptySince != nil { sessions[id]?.emptySince = nil }
             } else if let since = session.emptySince {
                 if now - since >= timeout { expired.insert(id) }
@@ -197,11 +197,11 @@ actor SessionRegistry {
     /// Sends one message (encoded once) to every member of a session with a socket, except `excluded`. How many
     /// queued it.
     @discardableResult
-    func broadcast(_ message: ServerMessage, in sessionId: String, except excluded: String? = nil) -> Int {
-        guard let session = sessions[sessionId] else { return 0 }
+    func broadcast(_ message: ServerMessage, in sessionID: String, except excluded: String? = nil) -> Int {
+        guard let session = sessions[sessionID] else { return 0 }
         let bytes = ByteBuffer(bytes: WireCodec.encode(message))  // one copy shared by every outbox
         var queued = 0
-        for id in session.connectionIds where id != excluded {
+        for id in session.connectionIDs where id != excluded {
             if connections[id]?.outbox?.send(bytes) == true { queued += 1 }
         }
         return queued
@@ -216,9 +216,9 @@ actor SessionRegistry {
         send(.error(.init(rid: rid, error)), to: id)
     }
 
-    func ack(_ rid: Int?, to id: String, streamId: String? = nil, subscriberId: String? = nil) {
+    func ack(_ rid: Int?, to id: String, streamID: String? = nil, subscriberID: String? = nil) {
         guard let rid else { return }
-        send(.ack(.init(rid: rid, streamId: streamId, subscriberId: subscriberId)), to: id)
+        send(.ack(.init(rid: rid, streamID: streamID, subscriberID: subscriberID)), to: id)
     }
 
     // MARK: Logs
@@ -226,7 +226,7 @@ actor SessionRegistry {
     /// The metadata of a line about connection `id` (Docs/Server.md): its id (``ConnectionLabel/connectionKey``),
     /// its session's once it joined (``ConnectionLabel/sessionKey``), and `extra`.
     func logMetadata(_ id: String, _ extra: Logger.Metadata = [:]) -> Logger.Metadata {
-        ConnectionLabel.metadata((id, connections[id]?.membership?.sessionId)).merging(extra) { $1 }
+        ConnectionLabel.metadata((id, connections[id]?.membership?.sessionID)).merging(extra) { $1 }
     }
 
     // MARK: Removal
@@ -241,15 +241,15 @@ actor SessionRegistry {
             return
         }
         let metadata = logMetadata(id, ["reason": "\(reason.rawValue)"])
-        for streamId in connection.streamIds {
-            removeStream(streamId, reason: StreamDestroyedReason(reason), except: id)
+        for streamID in connection.streamIDs {
+            removeStream(streamID, reason: StreamDestroyedReason(reason), except: id)
         }
-        for subscriberId in connections[id]?.subscriberIds ?? [] {
-            removeSubscription(subscriberId, notifyPublisher: true)
+        for subscriberID in connections[id]?.subscriberIDs ?? [] {
+            removeSubscription(subscriberID, notifyPublisher: true)
         }
-        sessions[membership.sessionId]?.connectionIds.removeAll { $0 == id }
+        sessions[membership.sessionID]?.connectionIDs.removeAll { $0 == id }
         let event = ServerMessage.connectionDestroyed(.init(connection: membership.info, reason: reason))
-        broadcast(event, in: membership.sessionId)
+        broadcast(event, in: membership.sessionID)
         if reason != .networkDisconnected, let outbox = connection.outbox {
             outbox.send(WireCodec.encode(event))
         }
@@ -261,25 +261,25 @@ actor SessionRegistry {
     }
 
     /// Ends a stream: its subscriptions go away silently, members get `streamDestroyed` (except `excluded`).
-    func removeStream(_ streamId: String, reason: StreamDestroyedReason, except excluded: String? = nil) {
-        guard let stream = streams.removeValue(forKey: streamId) else { return }
-        for subscriberId in stream.subscriberIds {
-            guard let subscription = subscriptions.removeValue(forKey: subscriberId) else { continue }
-            connections[subscription.subscriber]?.subscriberIds.removeAll { $0 == subscriberId }
+    func removeStream(_ streamID: String, reason: StreamDestroyedReason, except excluded: String? = nil) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        for subscriberID in stream.subscriberIDs {
+            guard let subscription = subscriptions.removeValue(forKey: subscriberID) else { continue }
+            connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }
         }
-        sessions[stream.sessionId]?.streamIds.removeAll { $0 == streamId }
-        connections[stream.info.connectionId]?.streamIds.removeAll { $0 == streamId }
-        broadcast(.streamDestroyed(.init(stream: stream.info, reason: reason)), in: stream.sessionId, except: excluded)
+        sessions[stream.sessionID]?.streamIDs.removeAll { $0 == streamID }
+        connections[stream.info.connectionID]?.streamIDs.removeAll { $0 == streamID }
+        broadcast(.streamDestroyed(.init(stream: stream.info, reason: reason)), in: stream.sessionID, except: excluded)
     }
 
     /// Ends a subscription; optionally tells the publisher (`unsubscribe`).
-    func removeSubscription(_ subscriberId: String, notifyPublisher: Bool) {
-        guard let subscription = subscriptions.removeValue(forKey: subscriberId) else { return }
-        streams[subscription.streamId]?.subscriberIds.removeAll { $0 == subscriberId }
-        connections[subscription.subscriber]?.subscriberIds.removeAll { $0 == subscriberId }
+    func removeSubscription(_ subscriberID: String, notifyPublisher: Bool) {
+        guard let subscription = subscriptions.removeValue(forKey: subscriberID) else { return }
+        streams[subscription.streamID]?.subscriberIDs.removeAll { $0 == subscriberID }
+        connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }
         if notifyPublisher, subscription.publisher != subscription.subscriber {
             send(
-                .unsubscribe(.init(streamId: subscription.streamId, subscriberId: subscriberId, from: subscription.subscriber)),
+                .unsubscribe(.init(streamID: subscription.streamID, subscriberID: subscriberID, from: subscription.subscriber)),
                 to: subscription.publisher)
         }
     }

@@ -3,6 +3,6 @@ import TokKitProtocol
 /// A live stream: its public description, its session and its subscriptions (oldest first).
 struct StreamRecord: Sendable {
     var info: StreamInfo
-    let sessionId: String
-    var subscriberIds: [String] = []
+    let sessionID: String
+    var subscriberIDs: [String] = []
 }

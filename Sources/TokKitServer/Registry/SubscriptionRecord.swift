@@ -1,7 +1,7 @@
-/// A subscription: `subscriber` receives stream `streamId` published by `publisher` (connection ids).
+/// A subscription: `subscriber` receives stream `streamID` published by `publisher` (connection ids).
 struct SubscriptionRecord: Hashable, Sendable {
     let id: String
-    let streamId: String
+    let streamID: String
     let subscriber: String
     let publisher: String
     let subscribeToAudio: Bool?

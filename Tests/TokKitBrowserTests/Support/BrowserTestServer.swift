@@ -10,7 +10,7 @@ import TokKitServer
 struct BrowserTestServer {
     let server: TokKitServer
     let port: Int
-    let sessionId: String
+    let sessionID: String
     let directory: String
     static let apiKey = "browser-test-key"
     static let apiSecret = "browser-test-secret-0123456789"
@@ -31,16 +31,16 @@ struct BrowserTestServer {
         let server = try TokKitServer(configuration: configuration, logger: logger)
         let port = try await server.start()
         let session = try await server.room("browser-tests")
-        return BrowserTestServer(server: server, port: port, sessionId: session.sessionId, directory: directory)
+        return BrowserTestServer(server: server, port: port, sessionID: session.sessionID, directory: directory)
     }
 
     func token(data: String = "") async throws -> String {
-        try await server.issueToken(sessionId: sessionId, role: .publisher, connectionData: data).token
+        try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: data).token
     }
 
     /// `path` on this server with the session's credentials (and `extra` parameters) in the query string.
     func pageURL(_ path: String, tokens: [String: String], extra: [String: String] = [:]) -> String {
-        var items = [URLQueryItem(name: "apiKey", value: Self.apiKey), URLQueryItem(name: "sessionId", value: sessionId)]
+        var items = [URLQueryItem(name: "apiKey", value: Self.apiKey), URLQueryItem(name: "sessionId", value: sessionID)]
         for (name, value) in tokens.merging(extra, uniquingKeysWith: { a, _ in a }).sorted(by: { $0.key < $1.key }) {
             items.append(URLQueryItem(name: name, value: value))
         }
@@ -53,7 +53,7 @@ struct BrowserTestServer {
     func swiftClient() async throws -> (Session, EventLog) {
         var settings = SessionSettings()
         settings.logger.logLevel = .error
-        let session = Session(apiKey: Self.apiKey, sessionID: sessionId, serverURL: URL(string: url)!, settings: settings)
+        let session = Session(apiKey: Self.apiKey, sessionID: sessionID, serverURL: URL(string: url)!, settings: settings)
         let log = EventLog(session)
         try await session.connect(token: try await token(data: "swift"))
         return (session, log)

@@ -18,9 +18,9 @@ import TokKitProtocol
     }
 
     @Test func onlyTURNServersWithoutStaticCredentialsGetMintedOnes() {
-        let servers = [IceServerInfo(urls: ["stun:198.18.9.2:3478"]),
-                       IceServerInfo(urls: ["turn:198.18.9.2:3478", "turns:198.18.9.2:5349"]),
-                       IceServerInfo(urls: ["turn:198.18.9.3"], username: "static", credential: "pw")]
+        let servers = [ICEServerInfo(urls: ["stun:198.18.9.2:3478"]),
+                       ICEServerInfo(urls: ["turn:198.18.9.2:3478", "turns:198.18.9.2:5349"]),
+                       ICEServerInfo(urls: ["turn:198.18.9.3"], username: "static", credential: "pw")]
         let issued = TURNCredentials.issue(servers, with: TURNCredentials(secret: "k", lifetimeSeconds: 60),
                                            user: "conn", now: 100)
         #expect(issued[0] == servers[0])
@@ -32,8 +32,8 @@ import TokKitProtocol
     @Test func connectedCarriesTheServersWithFreshCredentials() async throws {
         let secret = "coturn-static-auth-secret"
         try await TestServer.with({ c in
-            c.iceServers = [IceServerInfo(urls: ["stun:198.18.9.2:3478"]),
-                            IceServerInfo(urls: ["turn:198.18.9.2:3478?transport=udp", "turns:198.18.9.2:5349"])]
+            c.iceServers = [ICEServerInfo(urls: ["stun:198.18.9.2:3478"]),
+                            ICEServerInfo(urls: ["turn:198.18.9.2:3478?transport=udp", "turns:198.18.9.2:5349"])]
             c.turnSecret = secret
             c.turnCredentialLifetime = 3_600
         }) { server in
@@ -43,7 +43,7 @@ import TokKitProtocol
             let after = Int64(Date().timeIntervalSince1970)
             let servers = try #require(connected.iceServers)
             #expect(servers.count == 2)
-            #expect(servers[0] == IceServerInfo(urls: ["stun:198.18.9.2:3478"]))
+            #expect(servers[0] == ICEServerInfo(urls: ["stun:198.18.9.2:3478"]))
             let turn = servers[1]
             #expect(turn.urls == ["turn:198.18.9.2:3478?transport=udp", "turns:198.18.9.2:5349"])
             let username = try #require(turn.username)
@@ -73,20 +73,20 @@ import TokKitProtocol
             change(&c)
             do { try c.validate(); return false } catch { return true }
         }
-        #expect(refused { $0.iceServers = [IceServerInfo(urls: ["turn:198.18.9.2"])] }, "TURN without credentials or secret")
-        #expect(refused { $0.iceServers = [IceServerInfo(urls: ["http://198.18.9.2"])] })
-        #expect(refused { $0.iceServers = [IceServerInfo(urls: [])] })
-        #expect(refused { $0.iceServers = [IceServerInfo(urls: ["turn:h"], username: "u")] })
+        #expect(refused { $0.iceServers = [ICEServerInfo(urls: ["turn:198.18.9.2"])] }, "TURN without credentials or secret")
+        #expect(refused { $0.iceServers = [ICEServerInfo(urls: ["http://198.18.9.2"])] })
+        #expect(refused { $0.iceServers = [ICEServerInfo(urls: [])] })
+        #expect(refused { $0.iceServers = [ICEServerInfo(urls: ["turn:h"], username: "u")] })
         #expect(refused { $0.turnSecret = "" })
         #expect(refused { $0.turnCredentialLifetime = 10 })
-        #expect(!refused { $0.iceServers = [IceServerInfo(urls: ["stun:h"]), IceServerInfo(urls: ["turn:h"], username: "u", credential: "p")] })
-        #expect(!refused { $0.iceServers = [IceServerInfo(urls: ["turns:h:5349"])]; $0.turnSecret = "s" })
+        #expect(!refused { $0.iceServers = [ICEServerInfo(urls: ["stun:h"]), ICEServerInfo(urls: ["turn:h"], username: "u", credential: "p")] })
+        #expect(!refused { $0.iceServers = [ICEServerInfo(urls: ["turns:h:5349"])]; $0.turnSecret = "s" })
     }
 
     @Test func theConfigFileReadsTheICEFields() throws {
         let json = #"{"apiKey":"k","apiSecret":"0123456789abcdef","iceServers":[{"urls":["stun:h"]},{"urls":["turn:h"]}],"turnSecret":"s","turnCredentialLifetime":600}"#
         let c = try JSONDecoder().decode(ServerConfiguration.self, from: Data(json.utf8))
-        #expect(c.iceServers == [IceServerInfo(urls: ["stun:h"]), IceServerInfo(urls: ["turn:h"])])
+        #expect(c.iceServers == [ICEServerInfo(urls: ["stun:h"]), ICEServerInfo(urls: ["turn:h"])])
         #expect(c.turnSecret == "s" && c.turnCredentialLifetime == 600)
         try c.validate()
     }

@@ -11,7 +11,7 @@ import TokKitProtocol
         session: String = "2_s", role: Role = .publisher, iat: Int64? = nil, exp: Int64? = nil, key: String = "key"
     ) -> TokenClaims {
         TokenClaims(
-            apiKey: key, sessionId: session, role: role, issuedAt: iat ?? now, expiresAt: exp ?? now + 3_600,
+            apiKey: key, sessionID: session, role: role, issuedAt: iat ?? now, expiresAt: exp ?? now + 3_600,
             nonce: "n", connectionData: "d")
     }
 
@@ -25,28 +25,28 @@ import TokKitProtocol
     }
 
     @Test func issuedTokensVerifyWithTheirClaims() throws {
-        let issued = try authority.issue(sessionId: "2_s", role: .moderator, connectionData: "name=ann", now: now)
+        let issued = try authority.issue(sessionID: "2_s", role: .moderator, connectionData: "name=ann", now: now)
         #expect(issued.expireTime == now + 86_400)
         let verified = try authority.verify(issued.token, now: now)
-        #expect(verified.sessionId == "2_s" && verified.role == .moderator && verified.connectionData == "name=ann")
+        #expect(verified.sessionID == "2_s" && verified.role == .moderator && verified.connectionData == "name=ann")
         #expect(verified.apiKey == "key" && verified.issuedAt == now && !verified.nonce.isEmpty)
-        let other = try authority.issue(sessionId: "2_s", role: .moderator, connectionData: "name=ann", now: now)
+        let other = try authority.issue(sessionID: "2_s", role: .moderator, connectionData: "name=ann", now: now)
         #expect(other.token != issued.token, "nonce makes tokens unique")
     }
 
     @Test func issueEnforcesLifetimeAndDataLimits() {
-        #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: now, now: now) }
+        #expect(throws: ProtocolError.self) { try authority.issue(sessionID: "s", expireTime: now, now: now) }
         #expect(throws: ProtocolError.self) {
-            try authority.issue(sessionId: "s", expireTime: now + 30 * 86_400 + 1, now: now)
+            try authority.issue(sessionID: "s", expireTime: now + 30 * 86_400 + 1, now: now)
         }
         #expect(throws: ProtocolError.self) {
-            try authority.issue(sessionId: "s", connectionData: String(repeating: "a", count: 1_001), now: now)
+            try authority.issue(sessionID: "s", connectionData: String(repeating: "a", count: 1_001), now: now)
         }
-        #expect((try? authority.issue(sessionId: "s", expireTime: now + 30 * 86_400, now: now)) != nil)
+        #expect((try? authority.issue(sessionID: "s", expireTime: now + 30 * 86_400, now: now)) != nil)
     }
 
     @Test func everySingleBitFlipIsRefused() throws {
-        let token = try authority.issue(sessionId: "2_s", now: now).token
+        let token = try authority.issue(sessionID: "2_s", now: now).token
         let bytes = Array(token.utf8)
         var refused = 0
         for index in bytes.indices {
@@ -107,11 +107,11 @@ import TokKitProtocol
         for extremeNow in [Int64.max, .min] {
             #expect(throws: ProtocolError.self) { try authority.verify(authority.sign(claims(iat: .min, exp: .max)), now: extremeNow) }
             #expect(throws: ProtocolError.self) { try authority.verifyAdmin(authority.adminToken(now: extremeNow), now: now) }
-            #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: .max, now: extremeNow) }
-            #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: .min, now: extremeNow) }
+            #expect(throws: ProtocolError.self) { try authority.issue(sessionID: "s", expireTime: .max, now: extremeNow) }
+            #expect(throws: ProtocolError.self) { try authority.issue(sessionID: "s", expireTime: .min, now: extremeNow) }
         }
-        #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", expireTime: .max, now: -1) }
-        #expect(throws: ProtocolError.self) { try authority.issue(sessionId: "s", now: .max) }
+        #expect(throws: ProtocolError.self) { try authority.issue(sessionID: "s", expireTime: .max, now: -1) }
+        #expect(throws: ProtocolError.self) { try authority.issue(sessionID: "s", now: .max) }
         #expect(throws: ProtocolError.self) { try authority.verifyAdmin(authority.adminToken(now: now), now: .max) }
     }
 

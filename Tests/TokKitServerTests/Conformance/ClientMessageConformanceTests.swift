@@ -72,12 +72,12 @@ import TokKitProtocol
     /// One value of each ``ClientMessage`` case (the switch makes a new case a compile error here).
     static let everyClientMessage: [ClientMessage] = {
         let all: [ClientMessage] = [
-            .connect(.init(apiKey: "k", sessionId: "s", token: "t")), .resume(.init(connectionId: "c", resumeToken: "r")),
-            .disconnect, .ping(.init()), .publish(.init()), .unpublish(.init(streamId: "s")),
-            .updateStream(.init(streamId: "s")), .subscribe(.init(streamId: "s")), .unsubscribe(.init(subscriberId: "s")),
-            .negotiation(.init(streamId: "s", subscriberId: "s", kind: .offer, payload: "")), .signal(.init()),
-            .forceDisconnect(.init(connectionId: "c")), .forceUnpublish(.init(streamId: "s")),
-            .forceMute(.init(streamId: "s")),
+            .connect(.init(apiKey: "k", sessionID: "s", token: "t")), .resume(.init(connectionID: "c", resumeToken: "r")),
+            .disconnect, .ping(.init()), .publish(.init()), .unpublish(.init(streamID: "s")),
+            .updateStream(.init(streamID: "s")), .subscribe(.init(streamID: "s")), .unsubscribe(.init(subscriberID: "s")),
+            .negotiation(.init(streamID: "s", subscriberID: "s", kind: .offer, payload: "")), .signal(.init()),
+            .forceDisconnect(.init(connectionID: "c")), .forceUnpublish(.init(streamID: "s")),
+            .forceMute(.init(streamID: "s")),
         ]
         for message in all {
             switch message {

@@ -10,7 +10,7 @@ import TokKitProtocol
 @Suite(.timeLimit(.minutes(3))) struct ErrorCodeConformanceTests {
     /// Every ``ErrorCode`` constant by its name in the table.
     static let constants: [String: ErrorCode] = [
-        "authorizationFailure": .authorizationFailure, "invalidSessionId": .invalidSessionId,
+        "authorizationFailure": .authorizationFailure, "invalidSessionId": .invalidSessionID,
         "connectFailed": .connectFailed, "notConnected": .notConnected, "invalidParameter": .invalidParameter,
         "illegalState": .illegalState, "resumeFailed": .resumeFailed, "incompatibleVersion": .incompatibleVersion,
         "subscriberNotFound": .subscriberNotFound, "signalDataTooLong": .signalDataTooLong,
@@ -25,7 +25,7 @@ import TokKitProtocol
 
     static let scenarios: [Int: Scenario] = [
         1004: { try await connect { $0.token = "not.a.token" } },
-        1005: { try await connect { $0.sessionId = "2_unknown" } },
+        1005: { try await connect { $0.sessionID = "2_unknown" } },
         1006: {
             try await TestServer.with({ $0.connectTimeoutMs = 1_000 }) { server in
                 let silent = try await ConformanceMember.open(server)  // sends nothing
@@ -101,7 +101,7 @@ import TokKitProtocol
 
     struct ConnectFields {
         var version = ProtocolVersion.current
-        var sessionId: String
+        var sessionID: String
         var token: String
     }
 
@@ -109,11 +109,11 @@ import TokKitProtocol
     static func connect(_ change: @Sendable (inout ConnectFields) -> Void) async throws -> Int? {
         try await TestServer.with { server in
             let session = try await server.session()
-            var fields = ConnectFields(sessionId: session, token: try await server.token(session))
+            var fields = ConnectFields(sessionID: session, token: try await server.token(session))
             change(&fields)
             let socket = try await ConformanceMember.open(server)
             return try await request(socket, ["type": "connect", "version": fields.version, "apiKey": TestServer.apiKey,
-                                              "sessionId": fields.sessionId, "token": fields.token])
+                                              "sessionId": fields.sessionID, "token": fields.token])
         }
     }
 

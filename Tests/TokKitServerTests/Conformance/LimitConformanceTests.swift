@@ -68,17 +68,17 @@ import TokKitProtocol
             let owner = try await ConformanceMember.join(server, session, role: .publisher)
             let publish = owner.fresh()
             owner.send(["type": "publish", "rid": publish])
-            guard case let .ack(published) = await owner.reply(to: publish), let streamId = published.streamId else {
+            guard case let .ack(published) = await owner.reply(to: publish), let streamID = published.streamID else {
                 throw TestFailure("publish")
             }
             let subscribe = owner.fresh()
-            owner.send(["type": "subscribe", "rid": subscribe, "streamId": streamId])
-            guard case let .ack(subscribed) = await owner.reply(to: subscribe), let subscriberId = subscribed.subscriberId else {
+            owner.send(["type": "subscribe", "rid": subscribe, "streamId": streamID])
+            guard case let .ack(subscribed) = await owner.reply(to: subscribe), let subscriberID = subscribed.subscriberID else {
                 throw TestFailure("subscribe")
             }
             for (size, code) in [(limit, nil as Int?), (limit + 1, row.codes.first)] {
                 let answered = try await ErrorCodeConformanceTests.request(
-                    owner, ["type": "negotiation", "streamId": streamId, "subscriberId": subscriberId, "kind": "offer",
+                    owner, ["type": "negotiation", "streamId": streamID, "subscriberId": subscriberID, "kind": "offer",
                             "payload": String(repeating: "v", count: size)])
                 #expect(answered == code, "payload of \(size) bytes")
             }
@@ -120,7 +120,7 @@ import TokKitProtocol
             var above: String?
             for padding in 2_000..<3_200 {
                 let token = authority.sign(TokenClaims(
-                    apiKey: TestServer.apiKey, sessionId: session, role: .publisher, issuedAt: WallClock.seconds(),
+                    apiKey: TestServer.apiKey, sessionID: session, role: .publisher, issuedAt: WallClock.seconds(),
                     expiresAt: WallClock.seconds() + 3_600, nonce: String(repeating: "n", count: padding), connectionData: ""))
                 if token.utf8.count <= limit { below = token } else if above == nil { above = token }
             }

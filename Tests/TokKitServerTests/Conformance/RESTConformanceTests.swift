@@ -30,18 +30,18 @@ import TokKitProtocol
                 let object = try Self.object(body)
                 #expect(Set(object.keys) == expectedKeys, "\(path): \(object.keys.sorted())")
                 let credentials = try WireCodec.decode(SessionCredentials.self, from: body)
-                quickStartSession = quickStartSession ?? credentials.sessionId
+                quickStartSession = quickStartSession ?? credentials.sessionID
                 let claims = try server.server.authority.verify(credentials.token, now: WallClock.seconds())
-                #expect(claims.role == .publisher && claims.connectionData.isEmpty && claims.sessionId == credentials.sessionId)
+                #expect(claims.role == .publisher && claims.connectionData.isEmpty && claims.sessionID == credentials.sessionID)
 
                 // What the reply cell promises beyond the fields.
                 if let range = reply.range(of: "room named "), let room = ProtocolCell.backticked(String(reply[range.upperBound...])).first {
                     let named = try WireCodec.decode(SessionCredentials.self, from: try await server.http(.get, "/room/\(room)").body)
-                    #expect(named.sessionId == credentials.sessionId, "\(path) is the room \(room)")
+                    #expect(named.sessionID == credentials.sessionID, "\(path) is the room \(room)")
                 }
                 if reply.contains("reused after") {
                     let again = try WireCodec.decode(SessionCredentials.self, from: try await server.http(.get, path).body)
-                    #expect(again.sessionId == credentials.sessionId, "\(path) reused")
+                    #expect(again.sessionID == credentials.sessionID, "\(path) reused")
                 }
                 if let range = reply.range(of: "characters of `") {
                     let limit = try #require(ProtocolCell.numbers(String(reply[..<range.lowerBound])).last)
@@ -211,8 +211,8 @@ import TokKitProtocol
                 #expect(anonymous.status == .unauthorized && TestServer.restError(anonymous.body)?.code == .authorizationFailure)
                 let wrongKey = try await server.http(Self.method(method), Self.path(template, fixture, apiKey: "other-key"), headers: admin, body: body)
                 #expect(wrongKey.status == .unauthorized && TestServer.restError(wrongKey.body)?.code == .authorizationFailure)
-                let unknownSession = try await server.http(Self.method(method), Self.path(template, fixture, sessionId: "2_none"), headers: admin, body: body)
-                #expect(unknownSession.status == .notFound && TestServer.restError(unknownSession.body)?.code == .invalidSessionId)
+                let unknownSession = try await server.http(Self.method(method), Self.path(template, fixture, sessionID: "2_none"), headers: admin, body: body)
+                #expect(unknownSession.status == .notFound && TestServer.restError(unknownSession.body)?.code == .invalidSessionID)
                 if reply.contains("404") {
                     let error = try Self.statusAndCode(after: "(", in: reply.replacingOccurrences(of: "force unpublish;", with: ""))
                     let unknown = try await server.http(Self.method(method), Self.path(template, fixture, unknownLast: true), headers: admin, body: body)
@@ -341,21 +341,21 @@ import TokKitProtocol
 
     /// `template` with the fixture's ids: `{connectionId}` is the peer, `{streamId}` the owner's stream.
     static func path(_ template: String, _ fixture: ConformanceFixture, apiKey: String = TestServer.apiKey,
-                     sessionId: String? = nil, unknownLast: Bool = false) -> String {
+                     sessionID: String? = nil, unknownLast: Bool = false) -> String {
         var parts = template.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if unknownLast, let index = parts.lastIndex(where: { $0.hasPrefix("{") }) { parts[index] = "no-such-id" }
         return parts.map { part in
             switch part {
             case "{apiKey}": apiKey
-            case "{sessionId}": sessionId ?? fixture.session
+            case "{sessionId}": sessionID ?? fixture.session
             case "{connectionId}": fixture.peer.id
-            case "{streamId}": fixture.streamId
+            case "{streamId}": fixture.streamID
             default: part
             }
         }.joined(separator: "/")
     }
 
-    /// The quoted names of the first `{...}` of a cell (`{"apiKey", "sessionId"}` → [apiKey, sessionId]); nil without one.
+    /// The quoted names of the first `{...}` of a cell (`{"apiKey", "sessionId"}` → [apiKey, sessionID]); nil without one.
     static func quoted(_ cell: String) -> [String]? {
         guard let open = cell.firstIndex(of: "{"), let close = cell[open...].firstIndex(of: "}") else { return nil }
         return cell[open...close].matches(of: /"(\w+)"/).map { String($0.output.1) }

@@ -117,8 +117,8 @@ import TokKitProtocol
     /// on a server that hands out STUN and TURN servers.
     static func everyMessage() async throws -> [[String: Any]] {
         try await TestServer.with({ configuration in
-            configuration.iceServers = [IceServerInfo(urls: ["stun:127.0.0.1:3478"]),
-                                        IceServerInfo(urls: ["turn:127.0.0.1:3478?transport=udp"])]
+            configuration.iceServers = [ICEServerInfo(urls: ["stun:127.0.0.1:3478"]),
+                                        ICEServerInfo(urls: ["turn:127.0.0.1:3478?transport=udp"])]
             configuration.turnSecret = "turn-secret"
         }) { server in
             let session = try await server.session()
@@ -132,23 +132,23 @@ import TokKitProtocol
                 return await member.reply(to: rid)
             }
             guard case let .ack(published) = await request(a, ["type": "publish", "name": "cam", "videoDimensions": ["width": 640, "height": 480]]),
-                  let streamId = published.streamId
+                  let streamID = published.streamID
             else { throw TestFailure("publish") }
-            guard case let .ack(subscribed) = await request(b, ["type": "subscribe", "streamId": streamId, "subscribeToVideo": false]),
-                  let subscriberId = subscribed.subscriberId
+            guard case let .ack(subscribed) = await request(b, ["type": "subscribe", "streamId": streamID, "subscribeToVideo": false]),
+                  let subscriberID = subscribed.subscriberID
             else { throw TestFailure("subscribe") }
-            _ = await request(a, ["type": "negotiation", "streamId": streamId, "subscriberId": subscriberId, "kind": "offer", "payload": "v=0"])
+            _ = await request(a, ["type": "negotiation", "streamId": streamID, "subscriberId": subscriberID, "kind": "offer", "payload": "v=0"])
             _ = await request(b, ["type": "signal", "signalType": "chat", "data": "hi", "to": a.id])
             var admin = HTTPFields()
             admin[Caller.adminJWTHeader] = server.server.authority.adminToken(now: WallClock.seconds())
             _ = try await server.http(.post, "/v2/project/\(TestServer.apiKey)/session/\(session)/signal", headers: admin,
                                       body: #"{"type":"rest","data":"x"}"#)
-            _ = await request(a, ["type": "updateStream", "streamId": streamId, "hasVideo": false])
-            _ = await request(b, ["type": "forceMute", "streamId": streamId])  // refused: an error
-            _ = await request(a, ["type": "forceMute", "streamId": streamId])
-            _ = await request(b, ["type": "unsubscribe", "subscriberId": subscriberId])
+            _ = await request(a, ["type": "updateStream", "streamId": streamID, "hasVideo": false])
+            _ = await request(b, ["type": "forceMute", "streamId": streamID])  // refused: an error
+            _ = await request(a, ["type": "forceMute", "streamId": streamID])
+            _ = await request(b, ["type": "unsubscribe", "subscriberId": subscriberID])
             _ = await request(b, ["type": "ping", "seq": 1])
-            _ = await request(a, ["type": "unpublish", "streamId": streamId])
+            _ = await request(a, ["type": "unpublish", "streamId": streamID])
             _ = await request(b, ["type": "disconnect"])
             await a.sync()
             return (a.received(since: 0) + b.received(since: 0))

@@ -108,7 +108,7 @@ import TokKitProtocol
             let reader = try await RawTCP.connect(port: server.port, receiveBuffer: 4_096)
             #expect(await reader.upgradeToWebSocket())
             let connect = ClientRequest(
-                .connect(.init(apiKey: TestServer.apiKey, sessionId: session, token: try await server.token(session))))
+                .connect(.init(apiKey: TestServer.apiKey, sessionID: session, token: try await server.token(session))))
             await reader.sendTextFrame(String(decoding: WireCodec.encode(connect), as: UTF8.self))
             guard case let .connectionCreated(created) = await sender.nextMessage() else {
                 throw TestFailure("the sender did not see the reader join")

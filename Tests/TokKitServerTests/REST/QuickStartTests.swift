@@ -14,13 +14,13 @@ import TokKitProtocol
             $0.quickStartBurst = 3
             $0.quickStartRate = 0.001
         }) { server in
-            var sessionId = ""
+            var sessionID = ""
             for name in ["a", "b", "c"] {
                 let reply = try await server.http(.get, "/room/\(name)")
                 #expect(reply.status == .ok)
-                sessionId = try WireCodec.decode(SessionCredentials.self, from: reply.body).sessionId
+                sessionID = try WireCodec.decode(SessionCredentials.self, from: reply.body).sessionID
             }
-            for path in ["/room/d", "/session", "/credentials/\(sessionId)"] {
+            for path in ["/room/d", "/session", "/credentials/\(sessionID)"] {
                 let reply = try await server.http(.get, path)
                 #expect(reply.status == .tooManyRequests, "\(path)")
                 #expect(TestServer.restError(reply.body)?.code == .limitReached, "\(path)")

@@ -20,12 +20,12 @@ import TokKitProtocol
             let credentials = try WireCodec.decode(SessionCredentials.self, from: body)
             #expect(credentials.apiKey == TestServer.apiKey)
             let again = try WireCodec.decode(SessionCredentials.self, from: try await server.http(.get, "/session").body)
-            #expect(again.sessionId == credentials.sessionId && again.token != credentials.token)
+            #expect(again.sessionID == credentials.sessionID && again.token != credentials.token)
             let room = try WireCodec.decode(SessionCredentials.self, from: try await server.http(.get, "/room/blue-room").body)
-            #expect(room.sessionId != credentials.sessionId)
+            #expect(room.sessionID != credentials.sessionID)
             #expect(try await server.http(.get, "/room/bad%20name").status == .badRequest)
 
-            let client = try await server.open(credentials.sessionId, token: credentials.token)
+            let client = try await server.open(credentials.sessionID, token: credentials.token)
             guard case let .connected(connected) = await client.nextMessage() else { throw TestFailure("connect") }
             #expect(connected.role == .publisher)
         }
@@ -46,7 +46,7 @@ import TokKitProtocol
             #expect(try await server.http(.get, "/").status == .ok)
             let admin: HTTPFields = [Caller.adminJWTHeader: server.server.authority.adminToken(now: WallClock.seconds())]
             let unknown = try await server.http(.get, "/v2/project/\(TestServer.apiKey)/session/2_nope/stream", headers: admin)
-            #expect(unknown.status == .notFound && TestServer.restError(unknown.body)?.code == .invalidSessionId)
+            #expect(unknown.status == .notFound && TestServer.restError(unknown.body)?.code == .invalidSessionID)
         }
     }
 
@@ -80,14 +80,14 @@ import TokKitProtocol
             #expect(invalid.status == .badRequest && TestServer.restError(invalid.body)?.code == .invalidParameter)
             #expect(try await server.http(.post, "/session/create", headers: admin(server), body: "{").status == .badRequest)
 
-            let path = "/v2/project/\(TestServer.apiKey)/session/\(session.sessionId)/token"
+            let path = "/v2/project/\(TestServer.apiKey)/session/\(session.sessionID)/token"
             let issued = try await server.http(
                 .post, path, headers: admin(server), body: #"{"role":"moderator","data":"name=mod"}"#)
             #expect(issued.status == .ok)
             let token = try WireCodec.decode(IssuedToken.self, from: issued.body)
             #expect(token.role == .moderator && token.expireTime > WallClock.seconds() + 86_000)
             let claims = try server.server.authority.verify(token.token, now: WallClock.seconds())
-            #expect(claims.connectionData == "name=mod" && claims.sessionId == session.sessionId)
+            #expect(claims.connectionData == "name=mod" && claims.sessionID == session.sessionID)
 
             let tooLong = try await server.http(
                 .post, path, headers: admin(server), body: #"{"expireTime":\#(WallClock.seconds() + 31 * 86_400)}"#)
@@ -101,9 +101,9 @@ import TokKitProtocol
             #expect(try await server.http(.post, path, headers: tokenAuth(token.token)).status == .unauthorized)
             let unknown = try await server.http(
                 .post, "/v2/project/\(TestServer.apiKey)/session/2_nope/token", headers: admin(server))
-            #expect(unknown.status == .notFound && TestServer.restError(unknown.body)?.code == .invalidSessionId)
+            #expect(unknown.status == .notFound && TestServer.restError(unknown.body)?.code == .invalidSessionID)
             let wrongKey = try await server.http(
-                .post, "/v2/project/other/session/\(session.sessionId)/token", headers: admin(server))
+                .post, "/v2/project/other/session/\(session.sessionID)/token", headers: admin(server))
             #expect(wrongKey.status == .unauthorized)
         }
     }
@@ -175,7 +175,7 @@ import TokKitProtocol
             let now = WallClock.seconds()
             for (iat, exp) in [(Int64.min, now + 600), (.min, .max), (-1, .max)] {
                 let token = server.server.authority.sign(
-                    TokenClaims(apiKey: TestServer.apiKey, sessionId: session, role: .moderator, issuedAt: iat,
+                    TokenClaims(apiKey: TestServer.apiKey, sessionID: session, role: .moderator, issuedAt: iat,
                                 expiresAt: exp, nonce: "n", connectionData: ""))
                 let reply = try await server.http(.get, "\(base)/stream", headers: tokenAuth(token))
                 #expect(reply.status == .unauthorized && TestServer.restError(reply.body)?.code == .authorizationFailure,

@@ -31,7 +31,7 @@ import TokKitProtocol
             let session = try await server.session()
             let (owner, _) = try await server.join(session, role: .moderator)
             guard case let .ack(published) = await request(owner, .publish(.init(name: "target")), rid: 1),
-                  let target = published.streamId
+                  let target = published.streamID
             else { throw TestFailure("publish") }
 
             for role in Role.allCases {
@@ -46,7 +46,7 @@ import TokKitProtocol
                 #expect((publish == nil) == role.mayPublish, "\(role) publish")
                 if role.mayPublish == false { #expect(publish == .unableToPublish) }
 
-                let subscribe = await attempt(.subscribe(.init(streamId: target)))
+                let subscribe = await attempt(.subscribe(.init(streamID: target)))
                 #expect((subscribe == nil) == role.maySubscribe, "\(role) subscribe")
                 if !role.maySubscribe { #expect(subscribe == .unableToSubscribe) }
 
@@ -54,14 +54,14 @@ import TokKitProtocol
                 #expect((signal == nil) == role.maySignal, "\(role) signal")
                 if !role.maySignal { #expect(signal == .unableToSignal) }
 
-                let mute = await attempt(.forceMute(.init(streamId: target)))
+                let mute = await attempt(.forceMute(.init(streamID: target)))
                 #expect((mute == nil) == role.mayModerate, "\(role) forceMute")
                 if !role.mayModerate { #expect(mute == .unableToForceMute) }
 
-                let unpublish = await attempt(.forceUnpublish(.init(streamId: "no-such-stream")))
+                let unpublish = await attempt(.forceUnpublish(.init(streamID: "no-such-stream")))
                 #expect(unpublish == (role.mayModerate ? .streamNotFound : .unableToForceUnpublish), "\(role)")
 
-                let disconnect = await attempt(.forceDisconnect(.init(connectionId: me)))
+                let disconnect = await attempt(.forceDisconnect(.init(connectionID: me)))
                 #expect((disconnect == nil) == role.mayModerate, "\(role) forceDisconnect")
                 if !role.mayModerate {
                     #expect(disconnect == .unableToForceDisconnect)
@@ -109,11 +109,11 @@ import TokKitProtocol
             let session = try await server.session()
             let (client, connected) = try await server.join(session)
             client.sendRaw(#"{"type":"publish","rid":1}"#)
-            guard case let .ack(ack) = await client.nextMessage(), ack.rid == 1, let streamId = ack.streamId else {
+            guard case let .ack(ack) = await client.nextMessage(), ack.rid == 1, let streamID = ack.streamID else {
                 throw TestFailure("no ack for a bare publish")
             }
             guard case let .streamCreated(created) = await client.nextMessage() else { throw TestFailure("streamCreated") }
-            #expect(created.stream.id == streamId && created.stream.connectionId == connected.connection.id)
+            #expect(created.stream.id == streamID && created.stream.connectionID == connected.connection.id)
             #expect(created.stream.name == "" && created.stream.hasAudio && created.stream.hasVideo)
             #expect(created.stream.videoType == .camera && created.stream.videoDimensions == nil)
 
@@ -163,7 +163,7 @@ import TokKitProtocol
         try await TestServer.with { server in
             let session = try await server.session()
             let client = try await RawClient(port: server.port)
-            client.send(.connect(.init(apiKey: TestServer.apiKey, sessionId: session, token: try await server.token(session))), rid: 31)
+            client.send(.connect(.init(apiKey: TestServer.apiKey, sessionID: session, token: try await server.token(session))), rid: 31)
             guard case let .connected(connected) = await client.nextMessage() else { throw TestFailure("connect") }
             #expect(await client.nextMessage() == .ack(.init(rid: 31)))
 
@@ -171,7 +171,7 @@ import TokKitProtocol
             #expect(await client.waitForClose().closed)
             _ = await server.stats { $0.awaitingResume == 1 }
             let resumed = try await RawClient(port: server.port)
-            resumed.send(.resume(.init(connectionId: connected.connection.id, resumeToken: connected.resumeToken)), rid: 32)
+            resumed.send(.resume(.init(connectionID: connected.connection.id, resumeToken: connected.resumeToken)), rid: 32)
             guard case let .connected(again) = await resumed.nextMessage(), again.resumed else { throw TestFailure("resume") }
             #expect(await resumed.nextMessage() == .ack(.init(rid: 32)))
 
@@ -212,42 +212,42 @@ import TokKitProtocol
             let session = try await server.session()
             let (publisher, publisherConnected) = try await server.join(session)
             guard case let .ack(published) = await request(publisher, .publish(.init(name: "cam")), rid: 1),
-                  let streamId = published.streamId
+                  let streamID = published.streamID
             else { throw TestFailure("publish") }
             guard case .streamCreated = await publisher.nextMessage() else { throw TestFailure("streamCreated") }
             let (subscriber, subscriberConnected) = try await server.join(session, role: .subscriber)
             guard case .connectionCreated = await publisher.nextMessage() else { throw TestFailure("connectionCreated") }
 
-            guard case let .ack(subscribed) = await request(subscriber, .subscribe(.init(streamId: streamId)), rid: 2),
-                  let subscriberId = subscribed.subscriberId
+            guard case let .ack(subscribed) = await request(subscriber, .subscribe(.init(streamID: streamID)), rid: 2),
+                  let subscriberID = subscribed.subscriberID
             else { throw TestFailure("subscribe") }
-            #expect(subscribed.streamId == streamId)
+            #expect(subscribed.streamID == streamID)
             guard case let .subscribe(asked) = await publisher.nextMessage() else { throw TestFailure("forwarded") }
-            #expect(asked.streamId == streamId && asked.subscriberId == subscriberId)
+            #expect(asked.streamID == streamID && asked.subscriberID == subscriberID)
             #expect(asked.from == subscriberConnected.connection.id)
 
-            publisher.send(.negotiation(.init(streamId: streamId, subscriberId: subscriberId, kind: .offer, payload: "v=0 offer")))
+            publisher.send(.negotiation(.init(streamID: streamID, subscriberID: subscriberID, kind: .offer, payload: "v=0 offer")))
             guard case let .negotiation(offer) = await subscriber.nextMessage() else { throw TestFailure("offer") }
             #expect(offer.kind == .offer && offer.payload == "v=0 offer" && offer.from == publisherConnected.connection.id)
-            subscriber.send(.negotiation(.init(streamId: streamId, subscriberId: subscriberId, kind: .answer, payload: "v=0 answer")))
+            subscriber.send(.negotiation(.init(streamID: streamID, subscriberID: subscriberID, kind: .answer, payload: "v=0 answer")))
             guard case let .negotiation(answer) = await publisher.nextMessage() else { throw TestFailure("answer") }
             #expect(answer.kind == .answer && answer.from == subscriberConnected.connection.id)
 
             // A third party cannot inject into the subscription.
             let (intruder, _) = try await server.join(session)
             let injected = await request(
-                intruder, .negotiation(.init(streamId: streamId, subscriberId: subscriberId, kind: .candidate, payload: "x")),
+                intruder, .negotiation(.init(streamID: streamID, subscriberID: subscriberID, kind: .candidate, payload: "x")),
                 rid: 3)
             #expect(errorCode(injected) == .subscriberNotFound)
             // Only the subscriber can unsubscribe; the publisher is told.
-            #expect(errorCode(await request(publisher, .unsubscribe(.init(subscriberId: subscriberId)), rid: 4)) == .subscriberNotFound)
-            guard case .ack = await request(subscriber, .unsubscribe(.init(subscriberId: subscriberId)), rid: 5) else {
+            #expect(errorCode(await request(publisher, .unsubscribe(.init(subscriberID: subscriberID)), rid: 4)) == .subscriberNotFound)
+            guard case .ack = await request(subscriber, .unsubscribe(.init(subscriberID: subscriberID)), rid: 5) else {
                 throw TestFailure("unsubscribe")
             }
             var told = false
             for _ in 0..<5 where !told {
                 if case let .unsubscribe(event) = await publisher.nextMessage() {
-                    #expect(event.subscriberId == subscriberId && event.from == subscriberConnected.connection.id)
+                    #expect(event.subscriberID == subscriberID && event.from == subscriberConnected.connection.id)
                     told = true
                 }
             }
@@ -262,26 +262,26 @@ import TokKitProtocol
             let session = try await server.session()
             let (publisher, publisherConnected) = try await server.join(session)
             guard case let .ack(published) = await request(publisher, .publish(.init(name: "cam")), rid: 1),
-                  let streamId = published.streamId
+                  let streamID = published.streamID
             else { throw TestFailure("publish") }
             let (moderator, _) = try await server.join(session, role: .moderator)
 
-            guard case .ack = await request(publisher, .updateStream(.init(streamId: streamId, hasVideo: false)), rid: 2) else {
+            guard case .ack = await request(publisher, .updateStream(.init(streamID: streamID, hasVideo: false)), rid: 2) else {
                 throw TestFailure("update")
             }
             guard case let .streamPropertyChanged(changed) = await moderator.nextMessage() else { throw TestFailure("changed") }
             #expect(changed.changed == [.hasVideo] && !changed.stream.hasVideo && !changed.forced)
             // Someone else's stream cannot be updated or unpublished.
-            #expect(errorCode(await request(moderator, .unpublish(.init(streamId: streamId)), rid: 3)) == .illegalState)
+            #expect(errorCode(await request(moderator, .unpublish(.init(streamID: streamID)), rid: 3)) == .illegalState)
 
-            guard case .ack = await request(moderator, .forceMute(.init(streamId: streamId)), rid: 4) else {
+            guard case .ack = await request(moderator, .forceMute(.init(streamID: streamID)), rid: 4) else {
                 throw TestFailure("mute")
             }
             var sawMute = false
             var sawChange = false
             for _ in 0..<6 where !(sawMute && sawChange) {
                 switch await publisher.nextMessage() {
-                case let .muteForced(muted): sawMute = muted.streamId == streamId
+                case let .muteForced(muted): sawMute = muted.streamID == streamID
                 case let .streamPropertyChanged(event) where event.forced:
                     sawChange = event.changed == [.hasAudio] && !event.stream.hasAudio
                 default: continue
@@ -289,7 +289,7 @@ import TokKitProtocol
             }
             #expect(sawMute && sawChange)
 
-            guard case .ack = await request(moderator, .forceDisconnect(.init(connectionId: publisherConnected.connection.id)), rid: 5)
+            guard case .ack = await request(moderator, .forceDisconnect(.init(connectionID: publisherConnected.connection.id)), rid: 5)
             else { throw TestFailure("force disconnect") }
             var ownDestroyed = false
             for _ in 0..<6 where !ownDestroyed {
@@ -309,7 +309,7 @@ import TokKitProtocol
             let session = try await server.session()
             let (client, _) = try await server.join(session)
             let token = try await server.token(session)
-            let again = await request(client, .connect(.init(apiKey: TestServer.apiKey, sessionId: session, token: token)), rid: 1)
+            let again = await request(client, .connect(.init(apiKey: TestServer.apiKey, sessionID: session, token: token)), rid: 1)
             #expect(errorCode(again) == .illegalState)
         }
     }

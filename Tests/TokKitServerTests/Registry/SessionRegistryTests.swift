@@ -12,7 +12,7 @@ import TokKitProtocol
         _ comment: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let client = try await RawClient(port: server.port)
-        client.send(.connect(.init(apiKey: apiKey, sessionId: session, token: token)), rid: 1)
+        client.send(.connect(.init(apiKey: apiKey, sessionID: session, token: token)), rid: 1)
         guard case let .error(error) = await client.nextMessage(sourceLocation: sourceLocation) else {
             Issue.record("\(comment): no error reply", sourceLocation: sourceLocation)
             return
@@ -31,7 +31,7 @@ import TokKitProtocol
             let wall = Int64(Date().timeIntervalSince1970)
             for (iat, exp) in [(Int64.min, wall + 600), (.min, .max), (-1, .max), (wall, .max)] {
                 let token = server.server.authority.sign(
-                    TokenClaims(apiKey: TestServer.apiKey, sessionId: session, role: .moderator, issuedAt: iat,
+                    TokenClaims(apiKey: TestServer.apiKey, sessionID: session, role: .moderator, issuedAt: iat,
                                 expiresAt: exp, nonce: "n", connectionData: ""))
                 try await expectRefused(server, session: session, token: token, code: .authorizationFailure, "iat \(iat) exp \(exp)")
             }
@@ -51,7 +51,7 @@ import TokKitProtocol
             let wall = try server.server.authority.verify(good, now: Int64(Date().timeIntervalSince1970)).issuedAt
             func signed(_ edit: (inout TokenClaims) -> Void) -> String {
                 var claims = TokenClaims(
-                    apiKey: TestServer.apiKey, sessionId: session, role: .moderator, issuedAt: wall,
+                    apiKey: TestServer.apiKey, sessionID: session, role: .moderator, issuedAt: wall,
                     expiresAt: wall + 600, nonce: "n", connectionData: "")
                 edit(&claims)
                 return server.server.authority.sign(claims)
@@ -64,7 +64,7 @@ import TokKitProtocol
                 cases.append(("bit flip at \(index)", String(decoding: bytes, as: UTF8.self), .authorizationFailure))
             }
             let wrongSecret = TokenAuthority(apiKey: TestServer.apiKey, apiSecret: "not-the-secret-0123456")
-            cases.append(("wrong secret", try wrongSecret.issue(sessionId: session, now: wall).token, .authorizationFailure))
+            cases.append(("wrong secret", try wrongSecret.issue(sessionID: session, now: wall).token, .authorizationFailure))
             cases.append(("wrong session", try await server.token(other), .authorizationFailure))
             cases.append(("expired", signed { $0.issuedAt = wall - 7_200; $0.expiresAt = wall - 60 }, .authorizationFailure))
             cases.append(("wrong api key", signed { $0.apiKey = "other-key" }, .authorizationFailure))
@@ -78,13 +78,13 @@ import TokKitProtocol
             for (comment, token, code) in cases {
                 try await expectRefused(server, session: session, token: token, code: code, comment)
             }
-            try await expectRefused(server, session: "2_unknown", token: good, code: .invalidSessionId, "unknown session")
-            try await expectRefused(server, session: "", token: good, code: .invalidSessionId, "empty session id")
+            try await expectRefused(server, session: "2_unknown", token: good, code: .invalidSessionID, "unknown session")
+            try await expectRefused(server, session: "", token: good, code: .invalidSessionID, "empty session id")
             try await expectRefused(
                 server, session: session, token: good, apiKey: "other-key", code: .authorizationFailure, "wrong apiKey")
 
             let client = try await RawClient(port: server.port)
-            client.send(.connect(.init(version: 99, apiKey: TestServer.apiKey, sessionId: session, token: good)), rid: 4)
+            client.send(.connect(.init(version: 99, apiKey: TestServer.apiKey, sessionID: session, token: good)), rid: 4)
             guard case let .error(error) = await client.nextMessage() else { throw TestFailure("no error") }
             #expect(error.code == .incompatibleVersion)
             await client.finished()
@@ -111,9 +111,9 @@ import TokKitProtocol
             let kelvinSession = session.replacingOccurrences(of: "K", with: "\u{212A}")
             let token = try await server.token(session)
             let wall = Int64(Date().timeIntervalSince1970)
-            func signed(iss: String = key, sessionId: String = session) -> String {
+            func signed(iss: String = key, sessionID: String = session) -> String {
                 server.server.authority.sign(
-                    TokenClaims(apiKey: iss, sessionId: sessionId, role: .moderator, issuedAt: wall, expiresAt: wall + 600,
+                    TokenClaims(apiKey: iss, sessionID: sessionID, role: .moderator, issuedAt: wall, expiresAt: wall + 600,
                                 nonce: "n", connectionData: ""))
             }
             try await expectRefused(
@@ -122,11 +122,11 @@ import TokKitProtocol
                 server, session: session, token: signed(iss: kelvinKey), apiKey: key, code: .authorizationFailure,
                 "Kelvin iss")
             try await expectRefused(
-                server, session: session, token: signed(sessionId: kelvinSession), apiKey: key,
+                server, session: session, token: signed(sessionID: kelvinSession), apiKey: key,
                 code: .authorizationFailure, "Kelvin session_id in the token")
             try await expectRefused(
-                server, session: kelvinSession, token: signed(sessionId: kelvinSession), apiKey: key,
-                code: .invalidSessionId, "Kelvin session id in connect and token")
+                server, session: kelvinSession, token: signed(sessionID: kelvinSession), apiKey: key,
+                code: .invalidSessionID, "Kelvin session id in connect and token")
             let doubled = server.server.authority.sign(payload: Array(
                 #"{"iss":"\#(key)","session_id":"\#(session)","role":"subscriber","iat":\#(wall),"exp":\#(wall + 600),"nonce":"n","connection_data":"","role":"moderator"}"#
                     .utf8))
@@ -137,7 +137,7 @@ import TokKitProtocol
 
             // The exact spellings still connect.
             let client = try await RawClient(port: server.port)
-            client.send(.connect(.init(apiKey: key, sessionId: session, token: signed())), rid: 1)
+            client.send(.connect(.init(apiKey: key, sessionID: session, token: signed())), rid: 1)
             guard case let .connected(connected) = await client.nextMessage() else { throw TestFailure("no connected") }
             #expect(connected.role == .moderator)
         }
@@ -151,9 +151,9 @@ import TokKitProtocol
             #expect(aConnected.connection.data == "name=a" && aConnected.heartbeatInterval == 5_000)
 
             a.send(.publish(.init(name: "a-cam", videoDimensions: .init(width: 640, height: 480))), rid: 1)
-            guard case let .ack(ack) = await a.nextMessage(), let streamA = ack.streamId else { throw TestFailure("ack") }
+            guard case let .ack(ack) = await a.nextMessage(), let streamA = ack.streamID else { throw TestFailure("ack") }
             guard case let .streamCreated(created) = await a.nextMessage() else { throw TestFailure("streamCreated") }
-            #expect(created.stream.id == streamA && created.stream.connectionId == aConnected.connection.id)
+            #expect(created.stream.id == streamA && created.stream.connectionID == aConnected.connection.id)
             #expect(created.stream.name == "a-cam" && created.stream.videoType == .camera && created.stream.creationTime > 0)
 
             let (b, bConnected) = try await server.join(session, data: "name=b")
@@ -246,10 +246,10 @@ import TokKitProtocol
             #expect(waiting.awaitingResume == 1 && waiting.streams == 1, "\(waiting)")
 
             let resumed = try await RawClient(port: server.port)
-            resumed.send(.resume(.init(connectionId: aConnected.connection.id, resumeToken: aConnected.resumeToken)), rid: 2)
+            resumed.send(.resume(.init(connectionID: aConnected.connection.id, resumeToken: aConnected.resumeToken)), rid: 2)
             guard case let .connected(again) = await resumed.nextMessage() else { throw TestFailure("resumed") }
             #expect(again.resumed && again.connection == aConnected.connection)
-            #expect(again.streams.map(\.id) == [ack.streamId] && again.connections.count == 1)
+            #expect(again.streams.map(\.id) == [ack.streamID] && again.connections.count == 1)
             #expect(again.resumeToken != aConnected.resumeToken)
             #expect(await resumed.nextMessage() == .ack(.init(rid: 2)), "the resume's rid is acknowledged (6.1)")
 
@@ -263,7 +263,7 @@ import TokKitProtocol
 
             // The old resume token is spent.
             let replay = try await RawClient(port: server.port)
-            replay.send(.resume(.init(connectionId: aConnected.connection.id, resumeToken: aConnected.resumeToken)), rid: 4)
+            replay.send(.resume(.init(connectionID: aConnected.connection.id, resumeToken: aConnected.resumeToken)), rid: 4)
             guard case let .error(error) = await replay.nextMessage() else { throw TestFailure("replay") }
             #expect(error.code == .resumeFailed)
             await replay.finished()
@@ -286,7 +286,7 @@ import TokKitProtocol
             #expect(gone.connection.id == aConnected.connection.id && gone.reason == .networkDisconnected)
 
             let late = try await RawClient(port: server.port)
-            late.send(.resume(.init(connectionId: aConnected.connection.id, resumeToken: aConnected.resumeToken)))
+            late.send(.resume(.init(connectionID: aConnected.connection.id, resumeToken: aConnected.resumeToken)))
             guard case let .error(error) = await late.nextMessage() else { throw TestFailure("late resume") }
             #expect(error.code == .resumeFailed)
             #expect(await late.waitForClose().code == .policyViolation)

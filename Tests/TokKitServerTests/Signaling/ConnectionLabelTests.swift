@@ -37,7 +37,7 @@ import TokKitProtocol
         _ = await test.stats { $0.awaitingResume == 1 }
         // Bob resumes on a new socket (opened with a provisional id), then leaves: that socket's lines name Bob.
         let resumed = try await RawClient(port: test.port)
-        resumed.send(.resume(.init(connectionId: bobId, resumeToken: bobConnected.resumeToken)), rid: 2)
+        resumed.send(.resume(.init(connectionID: bobId, resumeToken: bobConnected.resumeToken)), rid: 2)
         guard case let .connected(again) = await resumed.nextMessage(), again.resumed else {
             throw TestFailure("bob did not resume")
         }

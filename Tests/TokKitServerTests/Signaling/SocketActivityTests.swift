@@ -27,13 +27,13 @@ import TokKitProtocol
         let session = try await registry.createSession(mediaMode: .relayed, archiveMode: .manual, now: start)
         let wall = Int64(Date().timeIntervalSince1970)
         let token = authority.sign(TokenClaims(
-            apiKey: "key", sessionId: session.sessionId, role: .publisher, issuedAt: wall, expiresAt: wall + 600,
+            apiKey: "key", sessionID: session.sessionID, role: .publisher, issuedAt: wall, expiresAt: wall + 600,
             nonce: "n", connectionData: ""))
         let outbox = Outbox(capacity: 100)
         let activity = SocketActivity(now: start)
         let socket = await registry.open(outbox: outbox, activity: activity, now: start)
         await registry.receive(
-            ClientRequest(rid: 1, .connect(.init(apiKey: "key", sessionId: session.sessionId, token: token))),
+            ClientRequest(rid: 1, .connect(.init(apiKey: "key", sessionID: session.sessionID, token: token))),
             on: socket, now: start)
         #expect(await registry.stats().connected == 1)
 

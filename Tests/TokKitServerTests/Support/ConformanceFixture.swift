@@ -4,7 +4,7 @@ import TokKitProtocol
 import TokKitServer
 
 /// A session in the state every client message of Docs/Protocol.md, 6.3 can act on: a moderator `owner`
-/// publishing `streamId`, a publisher `peer` subscribed to it (`subscriberId`), a moderator `bystander` part of
+/// publishing `streamID`, a publisher `peer` subscribed to it (`subscriberID`), a moderator `bystander` part of
 /// neither, and a publisher `lost` whose socket is gone (awaiting resume). Fresh per use: a message may end any of it.
 struct ConformanceFixture: Sendable {
     let server: TestServer
@@ -13,8 +13,8 @@ struct ConformanceFixture: Sendable {
     let peer: ConformanceMember
     let bystander: ConformanceMember
     let lost: ServerMessage.Connected
-    let streamId: String
-    let subscriberId: String
+    let streamID: String
+    let subscriberID: String
 
     /// The members with a socket.
     var members: [ConformanceMember] { [owner, peer, bystander] }
@@ -34,17 +34,17 @@ struct ConformanceFixture: Sendable {
 
         let publish = owner.fresh()
         owner.send(["type": "publish", "rid": publish, "name": "fixture"])
-        guard case let .ack(published) = await owner.reply(to: publish), let streamId = published.streamId else {
+        guard case let .ack(published) = await owner.reply(to: publish), let streamID = published.streamID else {
             throw TestFailure("fixture publish")
         }
         let subscribe = peer.fresh()
-        peer.send(["type": "subscribe", "rid": subscribe, "streamId": streamId])
-        guard case let .ack(subscribed) = await peer.reply(to: subscribe), let subscriberId = subscribed.subscriberId else {
+        peer.send(["type": "subscribe", "rid": subscribe, "streamId": streamID])
+        guard case let .ack(subscribed) = await peer.reply(to: subscribe), let subscriberID = subscribed.subscriberID else {
             throw TestFailure("fixture subscribe")
         }
         let fixture = ConformanceFixture(
             server: server, session: session, owner: owner, peer: peer, bystander: bystander, lost: lost,
-            streamId: streamId, subscriberId: subscriberId)
+            streamID: streamID, subscriberID: subscriberID)
         for member in fixture.members { guard await member.sync() else { throw TestFailure("fixture sync") } }
         return fixture
     }
@@ -65,18 +65,18 @@ struct ConformanceFixture: Sendable {
         case "publish":
             return (owner, ["name": "cam", "hasAudio": false, "hasVideo": false, "videoType": "screen",
                             "videoDimensions": ["width": 640, "height": 480]])
-        case "unpublish": return (owner, ["streamId": streamId])
+        case "unpublish": return (owner, ["streamId": streamID])
         case "updateStream":
-            return (owner, ["streamId": streamId, "hasAudio": false, "hasVideo": false, "videoType": "custom",
+            return (owner, ["streamId": streamID, "hasAudio": false, "hasVideo": false, "videoType": "custom",
                             "videoDimensions": ["width": 1280, "height": 720]])
-        case "subscribe": return (peer, ["streamId": streamId, "subscribeToAudio": false, "subscribeToVideo": true])
-        case "unsubscribe": return (peer, ["subscriberId": subscriberId])
+        case "subscribe": return (peer, ["streamId": streamID, "subscribeToAudio": false, "subscribeToVideo": true])
+        case "unsubscribe": return (peer, ["subscriberId": subscriberID])
         case "negotiation":
-            return (owner, ["streamId": streamId, "subscriberId": subscriberId, "kind": "offer", "payload": "v=0\r\n"])
+            return (owner, ["streamId": streamID, "subscriberId": subscriberID, "kind": "offer", "payload": "v=0\r\n"])
         case "signal": return (peer, ["signalType": "chat", "data": "hi", "to": owner.id])
         case "forceDisconnect": return (bystander, ["connectionId": peer.id])
-        case "forceUnpublish": return (bystander, ["streamId": streamId])
-        case "forceMute": return (bystander, ["streamId": streamId])
+        case "forceUnpublish": return (bystander, ["streamId": streamID])
+        case "forceMute": return (bystander, ["streamId": streamID])
         default: return nil
         }
     }

@@ -39,25 +39,25 @@ struct TestServer: Sendable {
     }
 
     func session() async throws -> String {
-        try await server.createSession().sessionId
+        try await server.createSession().sessionID
     }
 
-    func token(_ sessionId: String, role: Role = .publisher, data: String = "") async throws -> String {
-        try await server.issueToken(sessionId: sessionId, role: role, connectionData: data).token
+    func token(_ sessionID: String, role: Role = .publisher, data: String = "") async throws -> String {
+        try await server.issueToken(sessionID: sessionID, role: role, connectionData: data).token
     }
 
     /// Opens a socket and sends `connect`; does not wait for the reply.
-    func open(_ sessionId: String, token: String) async throws -> RawClient {
+    func open(_ sessionID: String, token: String) async throws -> RawClient {
         let client = try await RawClient(port: port)
-        client.send(.connect(.init(apiKey: Self.apiKey, sessionId: sessionId, token: token)))
+        client.send(.connect(.init(apiKey: Self.apiKey, sessionID: sessionID, token: token)))
         return client
     }
 
     /// Opens a socket, connects with a fresh token of `role` and returns the client with its `connected` reply.
-    func join(_ sessionId: String, role: Role = .publisher, data: String = "", sourceLocation: SourceLocation = #_sourceLocation)
+    func join(_ sessionID: String, role: Role = .publisher, data: String = "", sourceLocation: SourceLocation = #_sourceLocation)
         async throws -> (client: RawClient, connected: ServerMessage.Connected)
     {
-        let client = try await open(sessionId, token: try await token(sessionId, role: role, data: data))
+        let client = try await open(sessionID, token: try await token(sessionID, role: role, data: data))
         guard case let .connected(connected) = await client.nextMessage(sourceLocation: sourceLocation) else {
             throw TestFailure("no connected reply")
         }

@@ -1,5 +1,5 @@
 import Synchronization
-import TokKit
+@_spi(Testing) import TokKit
 
 /// A `MediaNegotiator` that behaves like `PlaceholderNegotiator` and records every call.
 final class RecordingNegotiator: MediaNegotiator {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Logging
 import Testing
-import TokKit
+@_spi(Testing) import TokKit
 import TokKitProtocol
 import TokKitServer
 
@@ -29,11 +29,11 @@ struct TestServer {
         let server = try TokKitServer(configuration: configuration, logger: logger)
         let port = try await server.start()
         let session = try await server.createSession()
-        return TestServer(server: server, port: port, sessionID: session.sessionId)
+        return TestServer(server: server, port: port, sessionID: session.sessionID)
     }
 
     func token(role: Role = .publisher, data: String = "") async throws -> String {
-        try await server.issueToken(sessionId: sessionID, role: role, connectionData: data).token
+        try await server.issueToken(sessionID: sessionID, role: role, connectionData: data).token
     }
 
     /// A client session for this server's session (not connected yet). Signaling-only (a

@@ -3,7 +3,7 @@ import Testing
 import TokKitICE
 import TokKitICETestSupport
 
-@Suite(.serialized) struct IceAgentTests {
+@Suite(.serialized) struct ICEAgentTests {
     @Test func agentsConnectOnLoopbackAndExchangeDatagrams() async throws {
         let pair = try AgentPair()
         let agents = [pair.controlling, pair.controlled]
@@ -38,7 +38,7 @@ import TokKitICETestSupport
         #expect(await eventually { liveNetworkThreads(of: agents) == 0 },
                 "network threads end on close: \(processThreads().map(\.name))")
         #expect(glibWorkerCount() <= 1, "GLib's worker is a singleton")
-        #expect(throws: IceError.closed) { try [1, 2, 3].withUnsafeBytes { try pair.controlling.send($0) } }
+        #expect(throws: ICEError.closed) { try [1, 2, 3].withUnsafeBytes { try pair.controlling.send($0) } }
     }
 
     @Test func restartGivesNewCredentialsAndReconnects() async throws {
@@ -68,29 +68,29 @@ import TokKitICETestSupport
     }
 
     @Test func sendingBeforeConnectivityFails() throws {
-        let agent = try IceAgent(role: .controlling)
-        #expect(throws: IceError.sendFailed) { try [1, 2, 3].withUnsafeBytes { try agent.send($0) } }
+        let agent = try ICEAgent(role: .controlling)
+        #expect(throws: ICEError.sendFailed) { try [1, 2, 3].withUnsafeBytes { try agent.send($0) } }
         agent.close()
     }
 
     @Test func badRemoteCandidatesGetTypedErrors() throws {
-        let agent = try IceAgent(role: .controlled)
+        let agent = try ICEAgent(role: .controlled)
         defer { agent.close() }
-        #expect(throws: IceError.self) { try agent.addRemoteCandidate("candidate:garbage") }
-        #expect(throws: IceError.unsupportedComponent(2)) {
+        #expect(throws: ICEError.self) { try agent.addRemoteCandidate("candidate:garbage") }
+        #expect(throws: ICEError.unsupportedComponent(2)) {
             try agent.addRemoteCandidate("candidate:1 2 UDP 2013266431 127.0.0.1 40000 typ host")
         }
-        #expect(throws: IceError.unsupportedTransport("candidate:1 1 TCP 1010827775 127.0.0.1 9 typ host tcptype active")) {
+        #expect(throws: ICEError.unsupportedTransport("candidate:1 1 TCP 1010827775 127.0.0.1 9 typ host tcptype active")) {
             try agent.addRemoteCandidate("candidate:1 1 TCP 1010827775 127.0.0.1 9 typ host tcptype active")
         }
         try agent.addRemoteCandidate("a=candidate:1 1 UDP 2013266431 127.0.0.1 40000 typ host\r\n")
     }
 
     @Test func configuredLocalCredentialsAreUsed() throws {
-        let creds = try IceCredentials(ufrag: "abcd", pwd: "0123456789abcdefghijkl")
-        var config = IceConfiguration.loopback
+        let creds = try ICECredentials(ufrag: "abcd", pwd: "0123456789abcdefghijkl")
+        var config = ICEConfiguration.loopback
         config.localCredentials = creds
-        let agent = try IceAgent(role: .controlling, configuration: config)
+        let agent = try ICEAgent(role: .controlling, configuration: config)
         defer { agent.close() }
         #expect(try agent.localCredentials == creds)
     }
@@ -98,8 +98,8 @@ import TokKitICETestSupport
     /// The default gathers on every interface that is up plus 127.0.0.1. The suite's namespace holds only `lo`,
     /// so here that is 127.0.0.1 alone (never `::1`); the network lab tests show real interfaces being used.
     @Test func theDefaultGathersOnEveryInterfaceAndLoopback() async throws {
-        #expect(IceConfiguration() == .allInterfaces)
-        #expect(IceConfiguration.allInterfaces.localAddresses.isEmpty && IceConfiguration.allInterfaces.includesLoopback)
+        #expect(ICEConfiguration() == .allInterfaces)
+        #expect(ICEConfiguration.allInterfaces.localAddresses.isEmpty && ICEConfiguration.allInterfaces.includesLoopback)
         let pair = try AgentPair(configuration: .allInterfaces)
         try pair.start()
         #expect(await eventually { pair.bothConnected() })
@@ -122,13 +122,13 @@ import TokKitICETestSupport
     }
 
     @Test func relayOnlyWithoutATURNServerIsRefused() {
-        var config = IceConfiguration.loopback
+        var config = ICEConfiguration.loopback
         config.transportPolicy = .relay
-        #expect(throws: IceError.noRelayServer) { try IceAgent(role: .controlling, configuration: config) }
-        config.servers = [IceServer(urls: ["stun:127.0.0.1:3478"])]
-        #expect(throws: IceError.noRelayServer) { try IceAgent(role: .controlling, configuration: config) }
-        config.servers.append(IceServer(urls: ["turn:127.0.0.1:3478"], username: "u", credential: "p"))
-        let agent = try? IceAgent(role: .controlling, configuration: config)
+        #expect(throws: ICEError.noRelayServer) { try ICEAgent(role: .controlling, configuration: config) }
+        config.servers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        #expect(throws: ICEError.noRelayServer) { try ICEAgent(role: .controlling, configuration: config) }
+        config.servers.append(ICEServer(urls: ["turn:127.0.0.1:3478"], username: "u", credential: "p"))
+        let agent = try? ICEAgent(role: .controlling, configuration: config)
         #expect(agent != nil)
         agent?.close()
     }
@@ -136,11 +136,11 @@ import TokKitICETestSupport
     /// Relay-only with a TURN server that refuses the connection: gathering ends without a single candidate, so
     /// no pair can ever form; the agent fails instead of waiting forever.
     @Test func gatheringNothingFailsTheAgent() async throws {
-        var config = IceConfiguration.loopback
+        var config = ICEConfiguration.loopback
         config.transportPolicy = .relay
         // TCP to a port nobody listens on: refused at once.
-        config.servers = [IceServer(urls: ["turn:127.0.0.1:9?transport=tcp"], username: "u", credential: "p")]
-        let agent = try IceAgent(role: .controlling, configuration: config)
+        config.servers = [ICEServer(urls: ["turn:127.0.0.1:9?transport=tcp"], username: "u", credential: "p")]
+        let agent = try ICEAgent(role: .controlling, configuration: config)
         let log = EventLog()
         let follower = Task { for await event in agent.events { log.events.withLock { $0.append(event) } } }
         try agent.gatherCandidates()
@@ -152,25 +152,25 @@ import TokKitICETestSupport
     }
 
     @Test func invalidConfigurationIsRejected() {
-        var config = IceConfiguration.loopback
+        var config = ICEConfiguration.loopback
         config.localAddresses = ["not-an-ip"]
-        #expect(throws: IceError.invalidAddress("not-an-ip")) { try IceAgent(role: .controlling, configuration: config) }
+        #expect(throws: ICEError.invalidAddress("not-an-ip")) { try ICEAgent(role: .controlling, configuration: config) }
         config = .loopback
         config.interfaces = ["no-such-if0"]
-        #expect(throws: IceError.unknownInterface("no-such-if0")) { try IceAgent(role: .controlling, configuration: config) }
+        #expect(throws: ICEError.unknownInterface("no-such-if0")) { try ICEAgent(role: .controlling, configuration: config) }
     }
 
     @Test func serversAreAccepted() throws {
-        var config = IceConfiguration.loopback
-        config.servers = [IceServer(urls: ["stun:127.0.0.1:3478"]),
-                          IceServer(urls: ["turn:127.0.0.1:3478?transport=udp", "turns:localhost"],
+        var config = ICEConfiguration.loopback
+        config.servers = [ICEServer(urls: ["stun:127.0.0.1:3478"]),
+                          ICEServer(urls: ["turn:127.0.0.1:3478?transport=udp", "turns:localhost"],
                                     username: "u", credential: "p")]
-        let agent = try IceAgent(role: .controlling, configuration: config)
+        let agent = try ICEAgent(role: .controlling, configuration: config)
         agent.close()
     }
 
     @Test func timersRunOnTheNetworkThread() async throws {
-        let agent = try IceAgent(role: .controlling)
+        let agent = try ICEAgent(role: .controlling)
         let ranOnNetworkThread = Mutex<Bool?>(nil)
         agent.schedule(after: .milliseconds(5)) { ranOnNetworkThread.withLock { $0 = agent.isOnNetworkThread } }
         #expect(await eventually { ranOnNetworkThread.withLock { $0 } != nil })
@@ -180,7 +180,7 @@ import TokKitICETestSupport
     }
 
     @Test func aRepeatingTimerRunsUntilItSaysStopAndEndsWithTheAgent() async throws {
-        let agent = try IceAgent(role: .controlling)
+        let agent = try ICEAgent(role: .controlling)
         let runs = Mutex<(count: Int, offThread: Int)>((0, 0))
         agent.schedule(every: .milliseconds(2)) {
             runs.withLock { r in

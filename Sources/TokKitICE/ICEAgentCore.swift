@@ -4,12 +4,12 @@ import Synchronization
 /// The state libnice's C callbacks reach through their `Unmanaged` user-data pointer. Every member is
 /// immutable or Mutex-guarded: callbacks arrive on the loop thread or on whichever thread called into
 /// libnice.
-final class IceAgentCore: Sendable {
+final class ICEAgentCore: Sendable {
     /// A receive handler: called on the loop thread with a datagram valid only during the call.
     typealias ReceiveHandler = @Sendable (UnsafeRawBufferPointer) -> Void
 
     struct Control {
-        var state: IceState = .new
+        var state: ICEState = .new
         var wasConnected = false
         var signalHandlers: [UInt] = []
         /// Local candidates gathered (reported as events).
@@ -29,12 +29,12 @@ final class IceAgentCore: Sendable {
     let control = Mutex(Control())
     let receiver = Mutex<Receiver?>(nil)
     /// The last pair libnice selected.
-    let selectedPair = Mutex<IceCandidatePair?>(nil)
-    let continuation: AsyncStream<IceEvent>.Continuation
+    let selectedPair = Mutex<ICECandidatePair?>(nil)
+    let continuation: AsyncStream<ICEEvent>.Continuation
     /// The agent while it may be used for sending; `nil` once closing started.
     let sendPath: Mutex<NiceAgentHandle?>
 
-    init(agent: NiceAgentHandle, streamID: UInt32, continuation: AsyncStream<IceEvent>.Continuation) {
+    init(agent: NiceAgentHandle, streamID: UInt32, continuation: AsyncStream<ICEEvent>.Continuation) {
         self.streamID = streamID
         self.continuation = continuation
         self.sendPath = Mutex(agent)
@@ -49,9 +49,9 @@ final class IceAgentCore: Sendable {
 
     /// Maps a libnice component state and reports a change.
     func componentStateChanged(_ nice: NiceComponentState) {
-        let changed: IceState? = control.withLock { c in
+        let changed: ICEState? = control.withLock { c in
             guard c.state != .closed else { return nil }
-            let next: IceState
+            let next: ICEState
             switch nice {
             case NICE_COMPONENT_STATE_CONNECTING: next = .checking
             case NICE_COMPONENT_STATE_CONNECTED, NICE_COMPONENT_STATE_READY: next = .connected
@@ -68,7 +68,7 @@ final class IceAgentCore: Sendable {
     }
 
     /// Reports a local candidate and counts it.
-    func gathered(_ candidate: IceCandidate) {
+    func gathered(_ candidate: ICECandidate) {
         control.withLock { $0.localCandidates += 1 }
         emit(.localCandidate(candidate))
     }
@@ -86,13 +86,13 @@ final class IceAgentCore: Sendable {
     }
 
     /// Remembers and reports the pair libnice selected.
-    func select(_ pair: IceCandidatePair) {
+    func select(_ pair: ICECandidatePair) {
         selectedPair.withLock { $0 = pair }
         emit(.selectedPair(pair))
     }
 
     /// Reports an event unless the agent is closed.
-    func emit(_ event: IceEvent) {
+    func emit(_ event: ICEEvent) {
         let open = control.withLock { $0.state != .closed }
         if open { continuation.yield(event) }
     }

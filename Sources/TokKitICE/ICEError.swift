@@ -1,7 +1,7 @@
-/// Why an ``IceAgent`` operation failed.
+/// Why an ``ICEAgent`` operation failed.
 ///
 /// Value type, usable from any thread.
-public enum IceError: Error, Sendable, Equatable {
+public enum ICEError: Error, Sendable, Hashable {
     /// libnice could not create the agent or its stream.
     case agentCreationFailed
     /// An address in the configuration is not a numeric IPv4/IPv6 address.
@@ -14,7 +14,7 @@ public enum IceError: Error, Sendable, Equatable {
     case unresolvableHost(String)
     /// libnice refused the TURN server settings.
     case relayRejected(String)
-    /// The transport policy is ``IceTransportPolicy/relay`` but no TURN server is configured: no candidate
+    /// The transport policy is ``ICETransportPolicy/relay`` but no TURN server is configured: no candidate
     /// could ever be used.
     case noRelayServer
     /// Credentials outside RFC 8839 limits (ufrag 4–256, pwd 22–256 ice-chars).
@@ -33,4 +33,7 @@ public enum IceError: Error, Sendable, Equatable {
     case datagramTooLarge(Int)
     /// The agent is closed.
     case closed
+    /// Connectivity failed: every candidate pair failed after the peer's end-of-candidates, consent expired, or
+    /// gathering ended without a usable local candidate (the agent's ``ICEState/failed``).
+    case connectivityFailed
 }

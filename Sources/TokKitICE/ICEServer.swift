@@ -3,7 +3,7 @@
 /// URLs follow RFC 7064/7065: `stun:host[:port]`, `turn:host[:port][?transport=udp|tcp]`,
 /// `turns:host[:port]` (TURN over TLS). Host names are resolved when the agent is created.
 /// Value type, usable from any thread.
-public struct IceServer: Sendable, Hashable {
+public struct ICEServer: Sendable, Hashable {
     /// One or more URLs for the same server.
     public var urls: [String]
     /// TURN username (unused for STUN).
@@ -20,7 +20,7 @@ public struct IceServer: Sendable, Hashable {
 }
 
 /// One parsed ICE server URL.
-struct IceServerURL: Sendable, Hashable {
+struct ICEServerURL: Sendable, Hashable {
     enum Kind: Sendable, Hashable {
         case stun
         case turnUDP
@@ -33,7 +33,7 @@ struct IceServerURL: Sendable, Hashable {
     let port: UInt16
 
     /// Parses `url` per RFC 7064/7065. `stuns:` is refused: libnice has no STUN-over-TLS.
-    init(parsing url: String) throws(IceError) {
+    init(parsing url: String) throws(ICEError) {
         guard let colon = url.firstIndex(of: ":") else { throw .invalidServerURL(url) }
         let scheme = url[..<colon].lowercased()
         var rest = Substring(url[url.index(after: colon)...])

@@ -2,7 +2,7 @@
 /// unless it is ICE-lite.
 ///
 /// Value type, usable from any thread.
-public enum IceRole: Sendable, Hashable {
+public enum ICERole: Sendable, Hashable {
     /// Nominates candidate pairs (usually the offerer).
     case controlling
     /// Follows the peer's nomination (usually the answerer).

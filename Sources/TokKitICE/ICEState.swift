@@ -1,7 +1,7 @@
-/// The state of an ``IceAgent``'s single component, named as in `RTCIceConnectionState`.
+/// The state of an ``ICEAgent``'s single component, named as in `RTCIceConnectionState`.
 ///
 /// Value type, usable from any thread.
-public enum IceState: Sendable, Hashable {
+public enum ICEState: Sendable, Hashable {
     /// Created; gathering or waiting for remote candidates.
     case new
     /// Connectivity checks are running.
@@ -13,6 +13,6 @@ public enum IceState: Sendable, Hashable {
     /// Every pair failed after the peer's end-of-candidates, consent expired, or gathering ended without a single
     /// local candidate (relay-only with every TURN server refusing or unreachable).
     case failed
-    /// ``IceAgent/close()`` was called. Terminal.
+    /// ``ICEAgent/close()`` was called. Terminal.
     case closed
 }

@@ -1,11 +1,11 @@
-/// An ICE candidate, the value of `a=candidate:` (RFC 8839 §5.1) or of a trickled candidate string.
+/// An ICE candidate as SDP writes it: the value of `a=candidate:` (RFC 8839 §5.1) or of a trickled candidate string.
 ///
 /// ```
 /// candidate:<foundation> <component-id> <transport> <priority> <connection-address> <port> typ <cand-type>
 ///           [raddr <rel-addr>] [rport <rel-port>] *(<extension-att-name> <extension-att-value>)
 /// ```
 /// Extensions browsers add (`generation`, `ufrag`, `network-id`, `network-cost`, `tcptype`) are kept in order.
-public struct ICECandidate: Hashable, Sendable, CustomStringConvertible {
+public struct SDPCandidate: Hashable, Sendable, CustomStringConvertible {
     /// Candidate types (RFC 8445 §5.1.1).
     public enum Kind: Hashable, Sendable {
         case host, serverReflexive, peerReflexive, relayed

@@ -1,12 +1,12 @@
-/// How an ``IceAgent`` gathers and checks candidates: the SDK's custom ICE configuration plus the host
+/// How an ``ICEAgent`` gathers and checks candidates: the SDK's custom ICE configuration plus the host
 /// addresses to use.
 ///
 /// Value type, usable from any thread.
-public struct IceConfiguration: Sendable, Hashable {
+public struct ICEConfiguration: Sendable, Hashable {
     /// STUN and TURN servers. libnice uses the first STUN URL and every TURN URL.
-    public var servers: [IceServer]
+    public var servers: [ICEServer]
     /// Which candidates may be used.
-    public var transportPolicy: IceTransportPolicy
+    public var transportPolicy: ICETransportPolicy
     /// Numeric addresses to gather host candidates on, and only those. With no addresses and no
     /// ``interfaces``, the agent gathers on every usable interface (see ``includesLoopback``).
     public var localAddresses: [String]
@@ -20,7 +20,7 @@ public struct IceConfiguration: Sendable, Hashable {
     /// Local ports to bind, or `nil` for any.
     public var portRange: ClosedRange<UInt16>?
     /// Local ufrag/pwd to use instead of random ones.
-    public var localCredentials: IceCredentials?
+    public var localCredentials: ICECredentials?
     /// libnice's RFC 7675 consent freshness, off by default. Measured in the network lab (libnice 0.1.21): under 5 %
     /// random loss it declared working paths failed (media still arriving) about every 30 s. TokKit's media links
     /// watch the path themselves instead: no packet from the peer for 2.5 s begins an outage and a restart, 30 s
@@ -29,9 +29,9 @@ public struct IceConfiguration: Sendable, Hashable {
     public var consentFreshness: Bool
 
     /// A configuration; the defaults gather on every usable interface and loopback, with no servers.
-    public init(servers: [IceServer] = [], transportPolicy: IceTransportPolicy = .all,
+    public init(servers: [ICEServer] = [], transportPolicy: ICETransportPolicy = .all,
                 localAddresses: [String] = [], interfaces: [String] = [], includesLoopback: Bool = true,
-                portRange: ClosedRange<UInt16>? = nil, localCredentials: IceCredentials? = nil,
+                portRange: ClosedRange<UInt16>? = nil, localCredentials: ICECredentials? = nil,
                 consentFreshness: Bool = false) {
         self.servers = servers
         self.transportPolicy = transportPolicy
@@ -45,8 +45,8 @@ public struct IceConfiguration: Sendable, Hashable {
 
     /// Host candidates on every usable interface (IPv4, and global IPv6) and on 127.0.0.1, no servers: what
     /// works between machines and on one. The default of every ``WebRTCNegotiator``.
-    public static var allInterfaces: IceConfiguration { IceConfiguration() }
+    public static var allInterfaces: ICEConfiguration { ICEConfiguration() }
 
     /// Host candidates on 127.0.0.1 only: what tests and same-machine peers use.
-    public static var loopback: IceConfiguration { IceConfiguration(localAddresses: ["127.0.0.1"]) }
+    public static var loopback: ICEConfiguration { ICEConfiguration(localAddresses: ["127.0.0.1"]) }
 }

@@ -2,16 +2,16 @@
 /// `RTCIceCandidatePairStats` names its ends.
 ///
 /// Value type, usable from any thread.
-public struct IceCandidatePair: Sendable, Hashable, CustomStringConvertible {
+public struct ICECandidatePair: Sendable, Hashable, CustomStringConvertible {
     /// One end of the pair.
     public struct Endpoint: Sendable, Hashable {
         /// Host, server-reflexive (through NAT, learnt by STUN), peer-reflexive, or relayed (TURN).
-        public var kind: IceCandidate.Kind
+        public var kind: ICECandidate.Kind
         /// The transport address, numeric (for a relayed local end, the address on the TURN server).
         public var address: String
         public var port: UInt16
 
-        public init(kind: IceCandidate.Kind, address: String, port: UInt16) {
+        public init(kind: ICECandidate.Kind, address: String, port: UInt16) {
             self.kind = kind
             self.address = address
             self.port = port
@@ -37,7 +37,7 @@ public struct IceCandidatePair: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The SDP `typ` name of a kind (RFC 8839).
-    public static func name(_ kind: IceCandidate.Kind) -> String {
+    public static func name(_ kind: ICECandidate.Kind) -> String {
         switch kind {
         case .host: "host"
         case .serverReflexive: "srflx"

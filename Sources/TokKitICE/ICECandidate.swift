@@ -1,7 +1,7 @@
-/// A local ICE candidate as delivered by ``IceEvent/localCandidate(_:)``.
+/// A local ICE candidate as delivered by ``ICEEvent/localCandidate(_:)``.
 ///
 /// Value type, usable from any thread.
-public struct IceCandidate: Sendable, Hashable {
+public struct ICECandidate: Sendable, Hashable {
     /// The kind of candidate (RFC 8445 §5.1.1).
     public enum Kind: Sendable, Hashable {
         /// An address of a local interface.

@@ -1,14 +1,14 @@
 /// An ICE username fragment and password (`a=ice-ufrag`, `a=ice-pwd`, RFC 8839 §5.4).
 ///
 /// Value type, usable from any thread.
-public struct IceCredentials: Sendable, Hashable {
+public struct ICECredentials: Sendable, Hashable {
     /// The username fragment: 4 to 256 ice-chars.
     public let ufrag: String
     /// The password: 22 to 256 ice-chars.
     public let pwd: String
 
     /// Validates the lengths and the ice-char alphabet (`ALPHA / DIGIT / "+" / "/"`).
-    public init(ufrag: String, pwd: String) throws(IceError) {
+    public init(ufrag: String, pwd: String) throws(ICEError) {
         guard Self.isValid(ufrag, 4...256), Self.isValid(pwd, 22...256) else { throw .invalidCredentials }
         self.ufrag = ufrag
         self.pwd = pwd

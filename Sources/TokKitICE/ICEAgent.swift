@@ -5,9 +5,9 @@ import Synchronization
 /// component, UDP only, trickle ICE (RFC 8838) and consent freshness (RFC 7675).
 ///
 /// Use: create with a role and a configuration, read ``localCredentials``, start ``gatherCandidates()`` and
-/// trickle each ``IceEvent/localCandidate(_:)`` from ``events`` to the peer; give the peer's credentials to
+/// trickle each ``ICEEvent/localCandidate(_:)`` from ``events`` to the peer; give the peer's credentials to
 /// ``setRemoteCredentials(_:)`` and its candidates to ``addRemoteCandidate(_:)`` as they arrive, then
-/// ``addRemoteEndOfCandidates()``. Once ``state`` is ``IceState/connected``, ``send(_:)`` datagrams;
+/// ``addRemoteEndOfCandidates()``. Once ``state`` is ``ICEState/connected``, ``send(_:)`` datagrams;
 /// received ones go to the handler set with ``setReceiveHandler(_:)``.
 ///
 /// Threading: every method may be called from any thread. Each agent runs libnice's GLib main context on its
@@ -15,23 +15,23 @@ import Synchronization
 /// handler there, one call per datagram, with no task or allocation in between, and work passed to
 /// ``schedule(after:_:)`` and ``schedule(every:_:)`` runs there too. ``events`` is a control-plane stream.
 /// ``close()`` (or deinit) stops the thread and waits for it, except when called on the network thread itself.
-public final class IceAgent: Sendable {
+public final class ICEAgent: Sendable {
     /// The role given at creation.
-    public let role: IceRole
+    public let role: ICERole
     /// The name of this agent's network thread, `tk-ice-<n>` with `n` counting agents in the process (as
     /// shown by `top -H`, `gdb` and `/proc/self/task/*/comm`).
     public let networkThreadName: String
     /// Candidates, end of gathering, state changes and selected pairs, in order. Finishes after
     /// ``close()``.
-    public let events: AsyncStream<IceEvent>
+    public let events: AsyncStream<ICEEvent>
 
     private let loop: GLibLoop
-    private let core: IceAgentCore
+    private let core: ICEAgentCore
     private let agent: NiceAgentHandle
     private let streamID: UInt32
 
     /// Creates the agent and its network thread. Host names of ICE servers are resolved here (blocking).
-    public init(role: IceRole, configuration: IceConfiguration = .loopback) throws(IceError) {
+    public init(role: ICERole, configuration: ICEConfiguration = .loopback) throws(ICEError) {
         let plan = try AgentPlan(configuration)
         self.role = role
         networkThreadName = "tk-ice-\(Self.agentCount.add(1, ordering: .relaxed).newValue % 100_000_000)"
@@ -45,9 +45,9 @@ public final class IceAgent: Sendable {
         }
         agent = NiceAgentHandle(pointer: raw)
         streamID = nice_agent_add_stream(raw, 1)
-        let (stream, continuation) = AsyncStream.makeStream(of: IceEvent.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: ICEEvent.self)
         events = stream
-        core = IceAgentCore(agent: agent, streamID: streamID, continuation: continuation)
+        core = ICEAgentCore(agent: agent, streamID: streamID, continuation: continuation)
         do {
             try configure(plan, configuration)
         } catch {
@@ -61,25 +61,25 @@ public final class IceAgent: Sendable {
     private static let agentCount = Atomic<Int>(0)
 
     /// The agent's current state.
-    public var state: IceState { core.control.withLock { $0.state } }
+    public var state: ICEState { core.control.withLock { $0.state } }
 
     /// The pair media takes, once ICE selected one (it may change while connected, and after ``restart()``).
-    public var selectedPair: IceCandidatePair? { core.selectedPair.withLock { $0 } }
+    public var selectedPair: ICECandidatePair? { core.selectedPair.withLock { $0 } }
 
     /// Whether the caller runs on this agent's network thread.
     public var isOnNetworkThread: Bool { loop.isCurrent }
 
     /// The local ufrag/pwd to put in SDP (they change with ``restart()``).
-    public var localCredentials: IceCredentials {
-        get throws(IceError) {
-            try withAgent { a throws(IceError) in
+    public var localCredentials: ICECredentials {
+        get throws(ICEError) {
+            try withAgent { a throws(ICEError) in
                 var ufrag: UnsafeMutablePointer<gchar>?
                 var pwd: UnsafeMutablePointer<gchar>?
                 guard nice_agent_get_local_credentials(a, streamID, &ufrag, &pwd) != 0, let ufrag, let pwd else {
                     throw .agentCreationFailed
                 }
                 defer { g_free(ufrag); g_free(pwd) }
-                return IceCredentials(trusted: String(cString: ufrag), pwd: String(cString: pwd))
+                return ICECredentials(trusted: String(cString: ufrag), pwd: String(cString: pwd))
             }
         }
     }
@@ -87,20 +87,20 @@ public final class IceAgent: Sendable {
     /// Sets the handler that receives datagrams (on the network thread; the buffer is valid only during the
     /// call). `nil` drops them.
     public func setReceiveHandler(_ handler: (@Sendable (UnsafeRawBufferPointer) -> Void)?) {
-        core.receiver.withLock { $0 = handler.map(IceAgentCore.Receiver.init) }
+        core.receiver.withLock { $0 = handler.map(ICEAgentCore.Receiver.init) }
     }
 
-    /// Binds the host sockets and starts gathering; candidates arrive as ``IceEvent/localCandidate(_:)``
-    /// events, then ``IceEvent/gatheringComplete``.
-    public func gatherCandidates() throws(IceError) {
-        try withAgent { a throws(IceError) in
+    /// Binds the host sockets and starts gathering; candidates arrive as ``ICEEvent/localCandidate(_:)``
+    /// events, then ``ICEEvent/gatheringComplete``.
+    public func gatherCandidates() throws(ICEError) {
+        try withAgent { a throws(ICEError) in
             guard nice_agent_gather_candidates(a, streamID) != 0 else { throw .gatheringFailed }
         }
     }
 
     /// Sets the peer's ufrag/pwd (from its SDP). Call it again after a restart.
-    public func setRemoteCredentials(_ credentials: IceCredentials) throws(IceError) {
-        try withAgent { a throws(IceError) in
+    public func setRemoteCredentials(_ credentials: ICECredentials) throws(ICEError) {
+        try withAgent { a throws(ICEError) in
             guard nice_agent_set_remote_credentials(a, streamID, credentials.ufrag, credentials.pwd) != 0 else {
                 throw .invalidCredentials
             }
@@ -108,11 +108,11 @@ public final class IceAgent: Sendable {
     }
 
     /// Adds one trickled remote candidate: `candidate:…`, with or without the `a=` prefix.
-    public func addRemoteCandidate(_ candidate: String) throws(IceError) {
+    public func addRemoteCandidate(_ candidate: String) throws(ICEError) {
         var line = candidate
         while let last = line.last, last.isNewline || last == " " { line.removeLast() }
         if !line.hasPrefix("a=") { line = "a=" + line }
-        try withAgent { a throws(IceError) in
+        try withAgent { a throws(ICEError) in
             guard let parsed = nice_agent_parse_remote_candidate_sdp(a, streamID, line) else {
                 throw .invalidCandidate(candidate)
             }
@@ -132,19 +132,19 @@ public final class IceAgent: Sendable {
     }
 
     /// The peer signalled end-of-candidates: checks that have nothing left to try may now fail.
-    public func addRemoteEndOfCandidates() throws(IceError) {
+    public func addRemoteEndOfCandidates() throws(ICEError) {
         try withAgent { a in _ = nice_agent_peer_candidate_gathering_done(a, streamID) }
     }
 
     /// ICE restart (RFC 8445 §9): new local credentials, remote candidates forgotten, checks start over once
     /// the peer's new credentials and candidates are added. Call it when initiating a restart and when the
     /// peer's ufrag changes. The local candidates are re-announced as events, followed by
-    /// ``IceEvent/gatheringComplete``. Returns the new credentials.
+    /// ``ICEEvent/gatheringComplete``. Returns the new credentials.
     @discardableResult
-    public func restart() throws(IceError) -> IceCredentials {
-        let candidates: [IceCandidate] = try withAgent { a throws(IceError) in
+    public func restart() throws(ICEError) -> ICECredentials {
+        let candidates: [ICECandidate] = try withAgent { a throws(ICEError) in
             guard nice_agent_restart_stream(a, streamID) != 0 else { throw .agentCreationFailed }
-            var out: [IceCandidate] = []
+            var out: [ICECandidate] = []
             let list = nice_agent_get_local_candidates(a, streamID, 1)
             var node = list
             while let n = node {
@@ -163,7 +163,7 @@ public final class IceAgent: Sendable {
 
     /// Sends one datagram on the selected pair. Callable from any thread; nothing is allocated.
     @inline(__always)
-    public func send(_ datagram: UnsafeRawBufferPointer) throws(IceError) {
+    public func send(_ datagram: UnsafeRawBufferPointer) throws(ICEError) {
         guard datagram.count <= 65_535 else { throw .datagramTooLarge(datagram.count) }
         let sent: Int32? = core.sendPath.withLock { h in
             guard let h else { return nil }
@@ -193,7 +193,7 @@ public final class IceAgent: Sendable {
     }
 
     /// Stops everything: detaches the callbacks, releases TURN allocations (`nice_agent_close_async`), ends
-    /// the network thread and waits for it (not when called on it). Reports ``IceState/closed`` and finishes
+    /// the network thread and waits for it (not when called on it). Reports ``ICEState/closed`` and finishes
     /// ``events``. Idempotent.
     public func close() {
         let handlers: [UInt]? = core.control.withLock { c in
@@ -218,14 +218,14 @@ public final class IceAgent: Sendable {
     // MARK: - Private
 
     /// Runs `body` with the agent pointer while the agent is open (serialised with sends and ``close()``).
-    private func withAgent<R>(_ body: (OpaquePointer) throws(IceError) -> R) throws(IceError) -> R {
-        try core.sendPath.withLock { (h: inout NiceAgentHandle?) throws(IceError) -> R in
+    private func withAgent<R>(_ body: (OpaquePointer) throws(ICEError) -> R) throws(ICEError) -> R {
+        try core.sendPath.withLock { (h: inout NiceAgentHandle?) throws(ICEError) -> R in
             guard let h else { throw .closed }
             return try body(h.pointer)
         }
     }
 
-    private func configure(_ plan: AgentPlan, _ configuration: IceConfiguration) throws(IceError) {
+    private func configure(_ plan: AgentPlan, _ configuration: ICEConfiguration) throws(ICEError) {
         let a = agent.pointer
         guard streamID != 0 else { throw .agentCreationFailed }
         tk_nice_set_bool(a, "controlling-mode", role == .controlling ? 1 : 0)
@@ -274,7 +274,7 @@ public final class IceAgent: Sendable {
     }
 
     /// A local candidate of component 1 as TokKit describes it, or `nil` for other components.
-    static func describe(_ c: UnsafeMutablePointer<NiceCandidate>, agent: OpaquePointer) -> IceCandidate? {
+    static func describe(_ c: UnsafeMutablePointer<NiceCandidate>, agent: OpaquePointer) -> ICECandidate? {
         guard c.pointee.component_id == 1, let text = nice_agent_generate_local_candidate_sdp(agent, c) else {
             return nil
         }
@@ -282,19 +282,19 @@ public final class IceAgent: Sendable {
         var sdp = String(cString: text)
         if sdp.hasPrefix("a=") { sdp.removeFirst(2) }
         let end = endpoint(c)
-        return IceCandidate(sdp: sdp, kind: end.kind, address: end.address, port: end.port)
+        return ICECandidate(sdp: sdp, kind: end.kind, address: end.address, port: end.port)
     }
 
     /// The kind and transport address of a libnice candidate.
-    static func endpoint(_ c: UnsafeMutablePointer<NiceCandidate>) -> IceCandidatePair.Endpoint {
-        let kind: IceCandidate.Kind = switch c.pointee.type {
+    static func endpoint(_ c: UnsafeMutablePointer<NiceCandidate>) -> ICECandidatePair.Endpoint {
+        let kind: ICECandidate.Kind = switch c.pointee.type {
         case NICE_CANDIDATE_TYPE_SERVER_REFLEXIVE: .serverReflexive
         case NICE_CANDIDATE_TYPE_PEER_REFLEXIVE: .peerReflexive
         case NICE_CANDIDATE_TYPE_RELAYED: .relayed
         default: .host
         }
         var addr = c.pointee.addr
-        return IceCandidatePair.Endpoint(kind: kind, address: address(addr), port: UInt16(nice_address_get_port(&addr)))
+        return ICECandidatePair.Endpoint(kind: kind, address: address(addr), port: UInt16(nice_address_get_port(&addr)))
     }
 
     private static func address(_ addr: NiceAddress) -> String {
@@ -308,7 +308,7 @@ public final class IceAgent: Sendable {
 /// A configuration checked and resolved before any thread or socket exists.
 struct AgentPlan {
     struct Relay {
-        let kind: IceServerURL.Kind
+        let kind: ICEServerURL.Kind
         let address: String
         let port: UInt16
         let username: String
@@ -319,7 +319,7 @@ struct AgentPlan {
     var relays: [Relay] = []
     var localAddresses: [String] = []
 
-    init(_ configuration: IceConfiguration) throws(IceError) {
+    init(_ configuration: ICEConfiguration) throws(ICEError) {
         localAddresses = configuration.localAddresses
         if configuration.transportPolicy == .relay,
            !configuration.servers.contains(where: { $0.urls.contains { !$0.lowercased().hasPrefix("stun") } }) {
@@ -339,7 +339,7 @@ struct AgentPlan {
         }
         for server in configuration.servers {
             for url in server.urls {
-                let parsed = try IceServerURL(parsing: url)
+                let parsed = try ICEServerURL(parsing: url)
                 let address = try HostResolver.numericAddress(parsed.host)
                 if parsed.kind == .stun {
                     if stun == nil { stun = (address, parsed.port) }

@@ -5,7 +5,7 @@
 /// For TURN, `username` and `credential` are time-limited credentials of the TURN REST API scheme
 /// (username `expiry:connectionId`, credential base64(HMAC-SHA1(secret, username))), or static ones the
 /// operator configured. Value type, `Sendable`.
-public struct IceServerInfo: Codable, Hashable, Sendable {
+public struct ICEServerInfo: Codable, Hashable, Sendable {
     public var urls: [String]
     public var username: String?
     public var credential: String?
