@@ -1,14 +1,14 @@
 import Synchronization
 import TokKitAudio
 
-/// Chooses the one ``AudioDevice`` every publisher and subscriber of the process uses, as the SDK's
+/// Chooses the one `AudioDevice` every publisher and subscriber of the process uses, as the SDK's
 /// `OTAudioDeviceManager`.
 ///
 /// Set a custom device with ``setAudioDevice(_:)`` **before** anything connects. Without one, the first call
-/// to ``currentAudioDevice()`` creates the ``defaultAudioDevice()``: ALSA `"default"` when a sound card is
-/// usable, otherwise a ``NullAudioDevice``, so a machine without a sound card can still publish and subscribe.
+/// to ``currentAudioDevice()`` creates the ``defaultAudioDevice(cardsFile:)``: ALSA `"default"` when a sound card is
+/// usable, otherwise a `NullAudioDevice`, so a machine without a sound card can still publish and subscribe.
 ///
-/// Replacing the device while it is capturing or rendering is refused with ``AudioDeviceError/deviceBusy(_:)``
+/// Replacing the device while it is capturing or rendering is refused with `AudioDeviceError.deviceBusy`
 /// (stop the sessions using it first). A device that is initialized but stopped may be replaced: the old one
 /// is simply dropped, and closes its hardware when its last user lets go of it.
 ///
@@ -17,7 +17,7 @@ public enum AudioDeviceManager {
     private static let device = Mutex<(any AudioDevice)?>(nil)
 
     /// Makes `device` the process-wide device; nil goes back to the default (created on next use).
-    /// Throws ``AudioDeviceError/deviceBusy(_:)`` while the current device is capturing or rendering.
+    /// Throws `AudioDeviceError.deviceBusy` while the current device is capturing or rendering.
     public static func setAudioDevice(_ newDevice: (any AudioDevice)?) throws(AudioDeviceError) {
         try device.withLock { current throws(AudioDeviceError) in
             if let current, current !== newDevice, current.isCapturing || current.isRendering {
@@ -37,8 +37,8 @@ public enum AudioDeviceManager {
         }
     }
 
-    /// A new device of the kind TokKit uses when none was set: an ``ALSAAudioDevice`` on `"default"` when
-    /// ``SoundCardProbe/isUsable(pcm:cardsFile:configuration:)`` says a card is there, else a ``NullAudioDevice``.
+    /// A new device of the kind TokKit uses when none was set: an `ALSAAudioDevice` on `"default"` when
+    /// `SoundCardProbe.isUsable` says a card is there, else a `NullAudioDevice`.
     public static func defaultAudioDevice(cardsFile: String = "/proc/asound/cards") -> any AudioDevice {
         SoundCardProbe.isUsable(pcm: "default", cardsFile: cardsFile)
             ? ALSAAudioDevice()

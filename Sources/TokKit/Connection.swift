@@ -12,13 +12,16 @@ public struct Connection: Sendable, Hashable, Identifiable, CustomStringConverti
     /// The `data` string that was embedded in the client's token (application metadata); may be empty.
     public let data: String
 
+    /// ``connectionID``, for `Identifiable`.
     public var id: String { connectionID }
 
+    /// A connection as the server describes it; the session builds these, tests and custom negotiators may too.
     public init(connectionID: String, creationTime: Date, data: String) {
         self.connectionID = connectionID
         self.creationTime = creationTime
         self.data = data
     }
 
+    /// `Connection(id)`, with the token data when there is any.
     public var description: String { data.isEmpty ? "Connection(\(connectionID))" : "Connection(\(connectionID), data: \(data))" }
 }

@@ -13,9 +13,12 @@ public struct NegotiationMessage: Sendable, Hashable {
         case endOfCandidates
     }
 
+    /// How the receiving end applies ``payload``.
     public var kind: Kind
+    /// The SDP text, the candidate attribute value (`candidate:…`, no `a=`), or empty for ``Kind/endOfCandidates``.
     public var payload: String
 
+    /// A message to send with ``NegotiationChannel/send(_:)``.
     public init(kind: Kind, payload: String) {
         self.kind = kind
         self.payload = payload
@@ -32,6 +35,8 @@ public struct MediaNegotiationContext: Sendable, Hashable {
         case subscriber
     }
 
+    /// Which end this client is: the publisher's, which offers and sends, or the subscriber's, which answers and
+    /// receives.
     public let side: Side
     /// The stream being subscribed to.
     public let streamID: String
@@ -41,5 +46,6 @@ public struct MediaNegotiationContext: Sendable, Hashable {
     public let peerConnectionID: String
     /// Whether the subscriber wants audio / video (only meaningful to the publisher).
     public let wantsAudio: Bool
+    /// Whether the subscriber wants video (only meaningful to the publisher).
     public let wantsVideo: Bool
 }

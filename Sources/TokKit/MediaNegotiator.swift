@@ -29,8 +29,13 @@
 /// and ``MediaNegotiationContext`` are public for that reason only; the types behind ``WebRTCNegotiator``
 /// (its links, peers and pipelines) are not.
 public protocol MediaNegotiator: AnyObject, Sendable {
+    /// A subscription started: make this end's peer for `context`. The publisher's end sends the offer through
+    /// `channel`; the subscriber's end waits for it.
     func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel)
+    /// The other end sent `message` (an offer, answer, candidate or end of candidates) for `context`; apply it, and
+    /// answer through `channel` where the protocol says so.
     func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
                      channel: NegotiationChannel)
+    /// The subscription ended: release this end's peer for `context`. Called once per started negotiation.
     func negotiationDidEnd(_ context: MediaNegotiationContext)
 }

@@ -2,6 +2,7 @@
 /// the outcome. Cheap to copy, safe from any thread; calls after the negotiation ended (or the session went
 /// away) are ignored.
 public struct NegotiationChannel: Sendable {
+    /// The negotiation this channel belongs to.
     public let context: MediaNegotiationContext
     private weak let session: Session?
 

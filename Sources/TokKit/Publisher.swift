@@ -39,6 +39,21 @@ public final class Publisher: Sendable {
     /// The encoders and the peers they send to.
     let media = PublisherMedia()
 
+    /// A publisher that is not published yet. Nothing starts here: the capturer starts and the encoders are made by
+    /// ``Session/publish(_:)``.
+    ///
+    /// - Parameters:
+    ///   - name: the stream's name, as the others see it (at most 1000 characters).
+    ///   - publishAudio: whether audio is sent from the start (the SDK's `publishAudio`).
+    ///   - publishVideo: whether video is sent from the start; needs a `videoCapture`.
+    ///   - videoType: what the video shows: ``StreamVideoType/camera``, ``StreamVideoType/screen`` or
+    ///     ``StreamVideoType/custom``.
+    ///   - videoDimensions: the size to announce; nil takes it from the capturer's `captureSettings()` at publish.
+    ///   - videoCapture: the video source; nil publishes audio only, for good.
+    ///   - videoRender: where the local preview is drawn (upright I420, on the encode thread).
+    ///   - audioBitrate: the Opus bitrate in bits per second, 6000...510000.
+    ///   - opusDTX: whether silence is sent as Opus discontinuous transmission.
+    ///   - delegate: receives the publisher's events; held weakly.
     public init(
         name: String = "", publishAudio: Bool = true, publishVideo: Bool = true, videoType: StreamVideoType = .camera,
         videoDimensions: VideoDimensions? = nil, videoCapture: (any VideoCapture)? = nil,

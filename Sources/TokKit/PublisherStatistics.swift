@@ -12,13 +12,18 @@ public struct PublisherStatistics: Sendable, Hashable {
     /// One subscription's RTP streams as the publisher sees them: packets and bytes sent, what the subscriber
     /// reports lost, its jitter, the round-trip time (from its reception reports), and the path.
     public struct Subscription: Sendable, Hashable {
+        /// The server's id of the subscription.
         public var subscriberID: String
         /// The subscriber's connection.
         public var connectionID: String
+        /// The video RTP stream sent to this subscriber, with what its receiver reports.
         public var videoTrack: TrackStatistics
+        /// The audio RTP stream sent to this subscriber, with what its receiver reports.
         public var audioTrack: TrackStatistics
+        /// The ICE candidate pair media goes over, once one is selected.
         public var candidatePair: ICECandidatePair?
 
+        /// One subscription's figures; the publisher builds these, tests may too.
         public init(subscriberID: String, connectionID: String, videoTrack: TrackStatistics,
                     audioTrack: TrackStatistics, candidatePair: ICECandidatePair?) {
             self.subscriberID = subscriberID
@@ -36,7 +41,7 @@ public struct PublisherStatistics: Sendable, Hashable {
         }
     }
 
-    /// The VP8 video pipeline (``VideoSendStatistics/framesPerSecond``, ``VideoSendStatistics/bitrate``, …).
+    /// The VP8 video pipeline (`VideoSendStatistics.framesPerSecond`, `VideoSendStatistics.bitrate`, …).
     public var video: VideoSendStatistics
     /// The Opus audio pipeline.
     public var audio: AudioSendStatistics
@@ -45,6 +50,7 @@ public struct PublisherStatistics: Sendable, Hashable {
     /// When the snapshot was taken (seconds since 1970, as OpenTok's stats `timestamp`).
     public var timestamp: Double
 
+    /// A snapshot of the given figures, all zero by default, taken now.
     public init(video: VideoSendStatistics = VideoSendStatistics(), audio: AudioSendStatistics = AudioSendStatistics(),
                 subscriptions: [Subscription] = [], timestamp: Double = Date().timeIntervalSince1970) {
         self.video = video

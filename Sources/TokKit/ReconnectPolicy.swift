@@ -14,6 +14,8 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// Give up once this much time has passed since the drop.
     public var totalTimeout: Duration
 
+    /// A policy of at most `maxAttempts` retries (negative counts as 0), `initialDelay` doubling up to `maxDelay`,
+    /// within `totalTimeout` of the drop.
     public init(maxAttempts: Int = 8, initialDelay: Duration = .milliseconds(100),
                 maxDelay: Duration = .seconds(2), totalTimeout: Duration = .seconds(15)) {
         self.maxAttempts = max(0, maxAttempts)

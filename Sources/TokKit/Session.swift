@@ -28,11 +28,14 @@ import TokKitProtocol
 /// Thread-safe: every property and method may be used from any thread or task. The network runs in tasks of its
 /// own; state is guarded by one lock, so properties read a consistent snapshot.
 public final class Session: Sendable {
+    /// The API key of the project the session belongs to, as given to the initializer.
     public let apiKey: String
+    /// The session to join, as given to the initializer (the SDK's `sessionId`).
     public let sessionID: String
     /// The server, e.g. `http://127.0.0.1:8080` (its signaling socket is `ws://127.0.0.1:8080/signaling`), or the
     /// signaling WebSocket URL itself.
     public let serverURL: URL
+    /// Timeouts, reconnect policy, limits, ICE servers and the logger, fixed at creation.
     public let settings: SessionSettings
 
     let state = Mutex(SessionState())
@@ -43,8 +46,16 @@ public final class Session: Sendable {
     let negotiationQueue: DispatchQueue
     var logger: Logger { settings.logger }
 
+    /// A session to join; nothing happens on the network until ``connect(token:)``.
+    ///
     /// - Parameters:
+    ///   - apiKey: the API key of the project the session belongs to (the server's `apiKey`).
+    ///   - sessionID: the session to join, as the server created it.
+    ///   - serverURL: the session server's HTTP address, e.g. `http://127.0.0.1:8080` (the signaling socket is
+    ///     `ws://…/signaling`), or the signaling WebSocket URL itself.
+    ///   - delegate: receives the session's events; held weakly. May be set later through ``delegate``.
     ///   - delegateQueue: where delegate methods run; nil creates a private serial queue for this session.
+    ///   - settings: timeouts, reconnect policy, buffer limits, ICE servers and the logger.
     public init(
         apiKey: String, sessionID: String, serverURL: URL, delegate: (any SessionDelegate)? = nil,
         delegateQueue: DispatchQueue? = nil, settings: SessionSettings = SessionSettings()
@@ -105,6 +116,7 @@ public final class Session: Sendable {
 
     // MARK: - State
 
+    /// Where the session is in its life; see ``SessionConnectionStatus`` for the transitions.
     public var sessionConnectionStatus: SessionConnectionStatus { state.withLock { $0.status } }
 
     /// This client's own connection, while connected (kept while reconnecting).

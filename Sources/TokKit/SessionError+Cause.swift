@@ -17,9 +17,9 @@ extension SessionError {
         /// The peer connection refused an operation: a remote description it cannot use, a call in the wrong
         /// signalling state.
         case peer(PeerError)
-        /// ICE failed: no candidate pair worked (``ICEError/connectivityFailed``), or the agent could not be set up.
+        /// ICE failed: no candidate pair worked (`ICEError.connectivityFailed`), or the agent could not be set up.
         case ice(ICEError)
-        /// The DTLS handshake failed (for example ``DTLSError/fingerprintMismatch``: the other end's certificate is
+        /// The DTLS handshake failed (for example `DTLSError.fingerprintMismatch`: the other end's certificate is
         /// not the one its session description announced).
         case dtls(DTLSError)
         /// SRTP could not be set up with the keys DTLS produced.
@@ -29,7 +29,7 @@ extension SessionError {
         /// The video capturer could not start.
         case videoCapture(VideoCaptureError)
 
-        /// `error`, looked through to the layer that failed: a ``PeerError`` wrapping an SDP, ICE or DTLS error
+        /// `error`, looked through to the layer that failed: a `PeerError` wrapping an SDP, ICE or DTLS error
         /// becomes that error's case, and a DTLS error wrapping an ICE or SRTP error becomes that one's.
         public init(_ error: PeerError) {
             switch error {

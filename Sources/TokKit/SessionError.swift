@@ -167,6 +167,7 @@ public enum SessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `StreamingError` or `VideoCaptureError`), for code that handles errors generically.
     public var underlyingError: (any Error & Sendable)? { cause?.error }
 
+    /// `SessionError <code>: <message>`, e.g. `SessionError 1004: token expired`.
     public var description: String {
         let m = message
         return m.isEmpty ? "SessionError \(code)" : "SessionError \(code): \(m)"

@@ -17,10 +17,12 @@ public struct SessionICEConfiguration: Sendable, Hashable {
     public var customServers: [ICEServer]
     /// Whether the session server's servers are used.
     public var includeServers: ServerSelection
-    /// ``ICETransportPolicy/relay`` sends media through TURN only, even where a direct path exists (it hides
+    /// `ICETransportPolicy.relay` sends media through TURN only, even where a direct path exists (it hides
     /// this host's addresses from the other side); a subscription then fails when no TURN server is known.
     public var transportPolicy: ICETransportPolicy
 
+    /// A configuration with the given servers, selection and policy; by default the session server's servers only,
+    /// any candidate.
     public init(customServers: [ICEServer] = [], includeServers: ServerSelection = .all,
                 transportPolicy: ICETransportPolicy = .all) {
         self.customServers = customServers

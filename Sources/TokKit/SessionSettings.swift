@@ -15,5 +15,7 @@ public struct SessionSettings: Sendable {
     /// Where the session logs (the WebSocket client logs here too).
     public var logger = Logger(label: "TokKit.Session")
 
+    /// The defaults: 10 s to connect, ``ReconnectPolicy/standard``, 4096 events buffered per stream and messages
+    /// queued for the socket, the session server's ICE servers, a `TokKit.Session` logger.
     public init() {}
 }

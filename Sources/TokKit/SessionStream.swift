@@ -24,8 +24,10 @@ public struct SessionStream: Sendable, Hashable, Identifiable, CustomStringConve
     /// When the server created the stream.
     public let creationTime: Date
 
+    /// ``streamID``, for `Identifiable`.
     public var id: String { streamID }
 
+    /// A stream as the server describes it; the session builds these, tests may too.
     public init(
         streamID: String, connection: Connection, name: String, hasAudio: Bool, hasVideo: Bool,
         videoDimensions: VideoDimensions?, videoType: StreamVideoType, creationTime: Date
@@ -40,6 +42,7 @@ public struct SessionStream: Sendable, Hashable, Identifiable, CustomStringConve
         self.creationTime = creationTime
     }
 
+    /// The stream's id, publisher, name, audio and video flags, size and type on one line.
     public var description: String {
         "SessionStream(\(streamID), from \(connection.connectionID), name: \(name), audio: \(hasAudio), "
             + "video: \(hasVideo), \(videoDimensions?.description ?? "?"), \(videoType.rawValue))"

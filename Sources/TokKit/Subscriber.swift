@@ -39,6 +39,14 @@ public final class Subscriber: Sendable {
     /// The decoders and the peer they receive from.
     let media = SubscriberMedia()
 
+    /// A subscriber for `stream` that is not subscribed yet; ``Session/subscribe(_:)`` starts it.
+    ///
+    /// - Parameters:
+    ///   - stream: the stream to receive, from ``SessionEvent/streamCreated(_:)`` or ``Session/streams``.
+    ///   - subscribeToAudio: whether audio is decoded and played from the start.
+    ///   - subscribeToVideo: whether video is decoded from the start.
+    ///   - videoRender: where decoded video is drawn, on the subscriber's decode thread.
+    ///   - delegate: receives the subscriber's events; held weakly.
     public init(stream: SessionStream, subscribeToAudio: Bool = true, subscribeToVideo: Bool = true,
                 videoRender: (any VideoRender)? = nil, delegate: (any SubscriberDelegate)? = nil) {
         state = Mutex(State(

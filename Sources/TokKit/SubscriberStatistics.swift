@@ -8,8 +8,8 @@ import TokKitStreaming
 ///
 /// Value type, usable from any thread. All zero before the media is negotiated.
 public struct SubscriberStatistics: Sendable, Hashable {
-    /// The VP8 video pipeline (``VideoReceiveStatistics/framesPerSecond``, ``VideoReceiveStatistics/bitrate``,
-    /// ``VideoReceiveStatistics/width`` × ``VideoReceiveStatistics/height``, …).
+    /// The VP8 video pipeline (`VideoReceiveStatistics.framesPerSecond`, `VideoReceiveStatistics.bitrate`,
+    /// `VideoReceiveStatistics.width` × `VideoReceiveStatistics.height`, …).
     public var video: VideoReceiveStatistics
     /// The Opus audio pipeline.
     public var audio: AudioReceiveStatistics
@@ -47,6 +47,7 @@ public struct SubscriberStatistics: Sendable, Hashable {
         return total > 0 ? lost / total : 0
     }
 
+    /// A snapshot of the given figures, all zero by default.
     public init(video: VideoReceiveStatistics = VideoReceiveStatistics(),
                 audio: AudioReceiveStatistics = AudioReceiveStatistics(),
                 videoTrack: TrackStatistics = TrackStatistics(), audioTrack: TrackStatistics = TrackStatistics(),

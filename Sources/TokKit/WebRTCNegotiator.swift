@@ -1,14 +1,14 @@
 import Synchronization
 import TokKitICE
 
-/// The ``MediaNegotiator`` that carries real media: one WebRTC ``PeerConnection`` (ICE, DTLS-SRTP, BUNDLEd Opus +
+/// The ``MediaNegotiator`` that carries real media: one WebRTC `PeerConnection` (ICE, DTLS-SRTP, BUNDLEd Opus +
 /// VP8) per subscription, negotiated through the session's relay.
 ///
 /// The publisher's end offers `sendonly` (audio and/or video, as the subscriber asked) and sends from the
 /// publisher's encoders; the subscriber's end answers `recvonly` and feeds its decoders. Both trickle ICE
 /// candidates (`candidate:…` payloads, then an empty `endOfCandidates`). The subscriber's end reports the
 /// subscriber connected when its first media packet arrives (the peer's
-/// ``PeerConnectionEvent/firstMediaPacket(_:)`` event), and a failed ICE or DTLS connection as a failure. The
+/// `PeerConnectionEvent.firstMediaPacket` event), and a failed ICE or DTLS connection as a failure. The
 /// remote end may be another TokKit client or a browser speaking the same relay protocol.
 ///
 /// It is the default of every ``Session``; one instance may serve several sessions.
@@ -18,15 +18,18 @@ import TokKitICE
 /// peer and its description, never wait for ICE.
 public final class WebRTCNegotiator: MediaNegotiator {
     /// How peers gather candidates: every usable interface and loopback by default
-    /// (``ICEConfiguration/allInterfaces``), ``ICEConfiguration/loopback`` for tests. The session adds the ICE
+    /// (`ICEConfiguration.allInterfaces`), `ICEConfiguration.loopback` for tests. The session adds the ICE
     /// servers the session server gives and those of its ``SessionSettings/ice``.
     public let ice: ICEConfiguration
     private let links = Mutex<[MediaNegotiationContext: MediaLink]>([:])
 
+    /// A negotiator whose peers gather candidates as `ice` says (every interface and 127.0.0.1 by default).
     public init(ice: ICEConfiguration = .allInterfaces) {
         self.ice = ice
     }
 
+    /// The publisher's end makes this subscription's peer connection and sends its offer, then its candidates as
+    /// they are found; the subscriber's end waits for the offer.
     public func negotiationDidStart(_ context: MediaNegotiationContext, channel: NegotiationChannel) {
         let link = MediaLink(context: context, channel: channel)
         let previous = links.withLock { $0.updateValue(link, forKey: context) }
@@ -34,11 +37,13 @@ public final class WebRTCNegotiator: MediaNegotiator {
         link.start(ice: ice)
     }
 
+    /// Applies an offer, answer or candidate to this subscription's peer (the subscriber's end answers an offer).
     public func negotiation(_ context: MediaNegotiationContext, didReceive message: NegotiationMessage,
                             channel: NegotiationChannel) {
         links.withLock { $0[context] }?.receive(message, ice: ice)
     }
 
+    /// Closes this subscription's peer connection and stops its media.
     public func negotiationDidEnd(_ context: MediaNegotiationContext) {
         links.withLock { $0.removeValue(forKey: context) }?.end()
     }

@@ -14,7 +14,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var host: String = "127.0.0.1"
     /// Port to bind; 0 picks an ephemeral port (``TokKitServer/start()`` returns it).
     public var port: Int = 0
+    /// The project's API key: tokens must name it, clients send it with `connect`.
     public var apiKey: String = ""
+    /// The project's secret: signs tokens (HS256) and authenticates REST calls; keep it on the server.
     public var apiSecret: String = ""
     /// How often clients should ping (sent to them in `connected`).
     public var heartbeatIntervalMs: Int = 5_000
@@ -76,6 +78,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// How long TURN credentials stay valid, in seconds (a client resuming gets fresh ones).
     public var turnCredentialLifetime: Int = 86_400
 
+    /// The defaults of an embedded server: 127.0.0.1, an ephemeral port, no credentials, quick start on.
     public init() {}
 
     /// The defaults of a standalone server (`tokkit-server`): as ``init()``, but quick start off (it must be asked
@@ -86,6 +89,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         return configuration
     }
 
+    /// The defaults with the project's credentials and where to listen (port 0 picks an ephemeral port).
     public init(apiKey: String, apiSecret: String, host: String = "127.0.0.1", port: Int = 0) {
         self.apiKey = apiKey
         self.apiSecret = apiSecret
@@ -96,6 +100,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// The `userInfo` key of the configuration whose values absent fields keep (default: ``init()``'s).
     public static let defaultsKey = CodingUserInfoKey(rawValue: "TokKitServer.ServerConfiguration.defaults")!
 
+    /// Reads a JSON configuration file: every field is optional and absent ones keep the values of the configuration
+    /// in the decoder's `userInfo[defaultsKey]` (``init()``'s when there is none). Durations are milliseconds.
+    /// - Throws: `DecodingError` for a field of the wrong type.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         var d = decoder.userInfo[Self.defaultsKey] as? ServerConfiguration ?? ServerConfiguration()

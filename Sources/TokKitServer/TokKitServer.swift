@@ -18,6 +18,7 @@ public final class TokKitServer: Service, Sendable {
     /// The path of the signaling WebSocket.
     public static let signalingPath = "/signaling"
 
+    /// The configuration the server was made with (a ``start()`` on port 0 does not change it).
     public let configuration: ServerConfiguration
     /// Signs and verifies this server's tokens (in-process token minting for demos and tests).
     public let authority: TokenAuthority

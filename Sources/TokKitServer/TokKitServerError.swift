@@ -7,6 +7,7 @@ public enum TokKitServerError: Error, Hashable, Sendable, CustomStringConvertibl
     /// `start()` was called on a server that is already running or was stopped.
     case alreadyStarted
 
+    /// A short English message with the field, address or state involved.
     public var description: String {
         switch self {
         case let .configuration(message): "invalid configuration: \(message)"

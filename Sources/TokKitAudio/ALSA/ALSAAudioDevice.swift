@@ -28,13 +28,16 @@ public final class ALSAAudioDevice: AudioDevice {
         public var captureDevice: String?
         /// The playback PCM name; nil for a device without playback.
         public var renderDevice: String?
+        /// The format the capture PCM is opened in.
         public var captureFormat: AudioFormat
+        /// The format the playback PCM is opened in.
         public var renderFormat: AudioFormat
         /// Buffer size in 10 ms periods (at least 2; the card may round it).
         public var periodsPerBuffer: Int
         /// Who sets the rhythm: the card (real hardware) or the device's own clock (plugins that do not block).
         public var pacing: AudioPacing
 
+        /// Options for the `"default"` PCM both ways, 48 kHz mono, a 4-period buffer, paced by the card, unless given.
         public init(
             captureDevice: String? = "default", renderDevice: String? = "default",
             captureFormat: AudioFormat = .voice, renderFormat: AudioFormat = .voice,
@@ -49,6 +52,7 @@ public final class ALSAAudioDevice: AudioDevice {
         }
     }
 
+    /// What the device opens and how, as given to the initializer.
     public let options: Options
     /// The private configuration the PCM names are looked up in, or nil for the system's.
     public let configuration: ALSAConfiguration?
@@ -72,11 +76,14 @@ public final class ALSAAudioDevice: AudioDevice {
 
     public func setAudioBus(_ bus: (any AudioBus)?) { self.bus.set(bus) }
 
+    /// ``Options/captureFormat``.
     public var captureFormat: AudioFormat { options.captureFormat }
+    /// ``Options/renderFormat``.
     public var renderFormat: AudioFormat { options.renderFormat }
 
     // MARK: Rendering
 
+    /// True when ``Options/renderDevice`` names a PCM (whether it opens is known at `initializeRendering`).
     public var isRenderingAvailable: Bool { options.renderDevice != nil }
 
     public func initializeRendering() throws(AudioDeviceError) {
@@ -92,6 +99,8 @@ public final class ALSAAudioDevice: AudioDevice {
     public func startRendering() throws(AudioDeviceError) { try render.start() }
     public func stopRendering() { render.stop() }
     public var isRendering: Bool { render.isRunning }
+    /// What the playback buffer holds ahead of the speaker, as the PCM last reported it (`snd_pcm_delay`); zero before
+    /// it runs.
     public var estimatedRenderDelay: Duration { render.worker?.delay ?? .zero }
     /// Closes the playback PCM (stopping first); `initializeRendering` may open it again.
     public func releaseRendering() { render.release() }
@@ -100,6 +109,7 @@ public final class ALSAAudioDevice: AudioDevice {
 
     // MARK: Capture
 
+    /// True when ``Options/captureDevice`` names a PCM (whether it opens is known at `initializeCapture`).
     public var isCaptureAvailable: Bool { options.captureDevice != nil }
 
     public func initializeCapture() throws(AudioDeviceError) {
@@ -115,6 +125,8 @@ public final class ALSAAudioDevice: AudioDevice {
     public func startCapture() throws(AudioDeviceError) { try capture.start() }
     public func stopCapture() { capture.stop() }
     public var isCapturing: Bool { capture.isRunning }
+    /// How long captured audio waits in the capture buffer, as the PCM last reported it (`snd_pcm_delay`); zero before
+    /// it runs.
     public var estimatedCaptureDelay: Duration { capture.worker?.delay ?? .zero }
     /// Closes the capture PCM (stopping first); `initializeCapture` may open it again.
     public func releaseCapture() { capture.release() }

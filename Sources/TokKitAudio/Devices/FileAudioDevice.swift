@@ -17,7 +17,9 @@ public final class FileAudioDevice: AudioDevice {
     public let captureFile: String?
     /// The WAV file rendered into, if any.
     public let renderFile: String?
+    /// The capture file's rate and channels (48 kHz mono without a capture file).
     public let captureFormat: AudioFormat
+    /// The format the render file is written in.
     public let renderFormat: AudioFormat
 
     private let loop: Bool
@@ -44,6 +46,7 @@ public final class FileAudioDevice: AudioDevice {
 
     // MARK: Rendering
 
+    /// True when a render file was given.
     public var isRenderingAvailable: Bool { renderFile != nil }
 
     public func initializeRendering() throws(AudioDeviceError) {
@@ -62,12 +65,14 @@ public final class FileAudioDevice: AudioDevice {
     public func startRendering() throws(AudioDeviceError) { try render.start() }
     public func stopRendering() { render.stop() }
     public var isRendering: Bool { render.isRunning }
+    /// Zero: a file has no output latency.
     public var estimatedRenderDelay: Duration { .zero }
     /// Frames written to the render file so far.
     public var renderedFrames: Int { render.worker?.framesWritten.load(ordering: .relaxed) ?? 0 }
 
     // MARK: Capture
 
+    /// True when a capture file was given.
     public var isCaptureAvailable: Bool { captureFile != nil }
 
     public func initializeCapture() throws(AudioDeviceError) {
@@ -88,6 +93,7 @@ public final class FileAudioDevice: AudioDevice {
     public func startCapture() throws(AudioDeviceError) { try capture.start() }
     public func stopCapture() { capture.stop() }
     public var isCapturing: Bool { capture.isRunning }
+    /// Zero: a file has no input latency.
     public var estimatedCaptureDelay: Duration { .zero }
     /// Whether a non-looping capture file has been played to its end (the device now captures silence).
     public var isCaptureFileFinished: Bool { capture.worker?.finished.load(ordering: .relaxed) ?? false }

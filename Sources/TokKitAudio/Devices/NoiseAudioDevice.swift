@@ -7,7 +7,9 @@ import Synchronization
 /// no allocation per period). Control calls come from one thread at a time and never from inside a bus
 /// callback; the getters may be read from any thread.
 public final class NoiseAudioDevice: AudioDevice {
+    /// The format of the noise, as given to ``init(format:amplitude:seed:)``.
     public let captureFormat: AudioFormat
+    /// The same format as ``captureFormat``.
     public let renderFormat: AudioFormat
     /// Peak sample value of the noise.
     public let amplitude: Int16
@@ -29,6 +31,7 @@ public final class NoiseAudioDevice: AudioDevice {
 
     public func setAudioBus(_ bus: (any AudioBus)?) { self.bus.set(bus) }
 
+    /// Always true: rendering discards.
     public var isRenderingAvailable: Bool { true }
     public func initializeRendering() throws(AudioDeviceError) {
         guard renderFormat.isSupported else { throw .unsupportedFormat(renderFormat) }
@@ -38,8 +41,10 @@ public final class NoiseAudioDevice: AudioDevice {
     public func startRendering() throws(AudioDeviceError) { try render.start() }
     public func stopRendering() { render.stop() }
     public var isRendering: Bool { render.isRunning }
+    /// Zero: nothing is played.
     public var estimatedRenderDelay: Duration { .zero }
 
+    /// Always true.
     public var isCaptureAvailable: Bool { true }
     public func initializeCapture() throws(AudioDeviceError) {
         guard captureFormat.isSupported else { throw .unsupportedFormat(captureFormat) }
@@ -51,6 +56,7 @@ public final class NoiseAudioDevice: AudioDevice {
     public func startCapture() throws(AudioDeviceError) { try capture.start() }
     public func stopCapture() { capture.stop() }
     public var isCapturing: Bool { capture.isRunning }
+    /// Zero: the noise is generated when the period is due.
     public var estimatedCaptureDelay: Duration { .zero }
 
     /// Periods moved so far.

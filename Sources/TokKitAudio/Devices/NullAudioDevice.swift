@@ -8,7 +8,9 @@ import Synchronization
 /// ``AudioDeviceError/notInitialized`` like every device). Control calls come from one thread at a time and
 /// never from inside a bus callback; the getters may be read from any thread.
 public final class NullAudioDevice: AudioDevice {
+    /// The format of the silence captured.
     public let captureFormat: AudioFormat
+    /// The format read from the bus and discarded.
     public let renderFormat: AudioFormat
 
     private let bus = AudioBusSlot()
@@ -25,6 +27,7 @@ public final class NullAudioDevice: AudioDevice {
 
     public func setAudioBus(_ bus: (any AudioBus)?) { self.bus.set(bus) }
 
+    /// Always true.
     public var isRenderingAvailable: Bool { true }
     public func initializeRendering() throws(AudioDeviceError) {
         guard renderFormat.isSupported else { throw .unsupportedFormat(renderFormat) }
@@ -34,8 +37,10 @@ public final class NullAudioDevice: AudioDevice {
     public func startRendering() throws(AudioDeviceError) { try render.start() }
     public func stopRendering() { render.stop() }
     public var isRendering: Bool { render.isRunning }
+    /// Zero: nothing is played.
     public var estimatedRenderDelay: Duration { .zero }
 
+    /// Always true.
     public var isCaptureAvailable: Bool { true }
     public func initializeCapture() throws(AudioDeviceError) {
         guard captureFormat.isSupported else { throw .unsupportedFormat(captureFormat) }
@@ -47,6 +52,7 @@ public final class NullAudioDevice: AudioDevice {
     public func startCapture() throws(AudioDeviceError) { try capture.start() }
     public func stopCapture() { capture.stop() }
     public var isCapturing: Bool { capture.isRunning }
+    /// Zero: silence is generated when the period is due.
     public var estimatedCaptureDelay: Duration { .zero }
 
     /// Periods moved so far.

@@ -22,7 +22,9 @@ public final class ToneAudioDevice: AudioDevice {
     public let renderFile: String?
     /// Where each played period goes, if anywhere.
     public let renderSink: RenderSink?
+    /// The format of the tone, as given to the initializer.
     public let captureFormat: AudioFormat
+    /// The same format as ``captureFormat``, in which the render file and sink receive what is played.
     public let renderFormat: AudioFormat
 
     private let bus = AudioBusSlot()
@@ -48,6 +50,7 @@ public final class ToneAudioDevice: AudioDevice {
 
     // MARK: Rendering
 
+    /// True when a render file or a render sink was given.
     public var isRenderingAvailable: Bool { renderFile != nil || renderSink != nil }
 
     public func initializeRendering() throws(AudioDeviceError) {
@@ -69,12 +72,14 @@ public final class ToneAudioDevice: AudioDevice {
     public func startRendering() throws(AudioDeviceError) { try render.start() }
     public func stopRendering() { render.stop() }
     public var isRendering: Bool { render.isRunning }
+    /// Zero: nothing waits in a hardware buffer.
     public var estimatedRenderDelay: Duration { .zero }
     /// Frames written to the render file so far.
     public var renderedFrames: Int { render.worker?.framesWritten.load(ordering: .relaxed) ?? 0 }
 
     // MARK: Capture
 
+    /// Always true.
     public var isCaptureAvailable: Bool { true }
 
     public func initializeCapture() throws(AudioDeviceError) {
@@ -89,6 +94,7 @@ public final class ToneAudioDevice: AudioDevice {
     public func startCapture() throws(AudioDeviceError) { try capture.start() }
     public func stopCapture() { capture.stop() }
     public var isCapturing: Bool { capture.isRunning }
+    /// Zero: the tone is generated when the period is due.
     public var estimatedCaptureDelay: Duration { .zero }
 
     /// Periods moved so far.

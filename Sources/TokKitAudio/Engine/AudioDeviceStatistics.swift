@@ -12,6 +12,7 @@ public struct AudioDeviceStatistics: Sendable, Hashable {
     /// Render underruns (the device ran dry), each recovered.
     public var renderUnderruns = 0
 
+    /// All counters at zero.
     public init() {}
 }
 

@@ -35,6 +35,7 @@ public enum WAVError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A short English message with the path and what is wrong.
     public var description: String {
         switch self {
         case let .fileNotFound(p): "no such file: \(p)"

@@ -11,6 +11,7 @@ import Glibc
 ///
 /// Not thread-safe: one thread at a time (a device hands it from its control thread to its capture thread).
 public final class WAVReader {
+    /// The file read.
     public let path: String
     /// Format and position of the samples.
     public let header: WAVHeader

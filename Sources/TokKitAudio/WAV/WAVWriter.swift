@@ -13,7 +13,9 @@ import Glibc
 ///
 /// Not thread-safe, and not `Sendable`: it belongs to one thread (or one lock) at a time.
 public final class WAVWriter {
+    /// The file written.
     public let path: String
+    /// The rate and channels of the samples written, fixed in the header.
     public let format: AudioFormat
     /// Frames written so far.
     public var framesWritten: Int { dataBytes / (format.numberOfChannels * 2) }

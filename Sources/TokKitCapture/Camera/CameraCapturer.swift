@@ -83,11 +83,13 @@ public final class CameraCapturer: VideoCapture {
 
     // MARK: VideoCapture
 
+    /// Who receives the frames, on the capture thread; may be set from any thread.
     public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
         get { output.consumer.withLock { $0 } }
         set { output.consumer.withLock { $0 = newValue } }
     }
 
+    /// The hint handed on with the frames (the encoder tunes for it); may be set from any thread.
     public var videoContentHint: VideoContentHint {
         get { hint.withLock { $0 } }
         set { hint.withLock { $0 = newValue } }
@@ -165,6 +167,7 @@ public final class CameraCapturer: VideoCapture {
         }
     }
 
+    /// Whether the camera is streaming (between ``startCapture()`` and ``stopCapture()``, and not failed).
     public var isCaptureStarted: Bool {
         control.withLock { if case .capturing = $0.state { true } else { false } }
     }

@@ -17,6 +17,7 @@ public struct CameraDevice: Hashable, Sendable, CustomStringConvertible {
     /// so that indexes stay stable, with empty ``name`` and ``formats``.
     public var unavailable: VideoCaptureError?
 
+    /// A device as listed; ``CameraCapturer/availableCameras(driver:)`` builds these, tests and drivers may too.
     public init(
         path: String, name: String, driver: String, busInfo: String, formats: [CameraFormat],
         unavailable: VideoCaptureError? = nil
@@ -29,6 +30,7 @@ public struct CameraDevice: Hashable, Sendable, CustomStringConvertible {
         self.unavailable = unavailable
     }
 
+    /// `path: name (driver, bus)`, or `path: error` for a device that could not be queried.
     public var description: String {
         if let unavailable { return "\(path): \(unavailable)" }
         return "\(path): \(name) (\(driver), \(busInfo))"

@@ -14,6 +14,7 @@ public struct CameraFormat: Hashable, Sendable, CustomStringConvertible {
     /// and maximum size.
     public var sizes: [CameraFrameSize]
 
+    /// A format as a driver would list it.
     public init(fourCC: FourCC, name: String, isCompressed: Bool = false, isEmulated: Bool = false, sizes: [CameraFrameSize]) {
         self.fourCC = fourCC
         self.name = name
@@ -25,6 +26,7 @@ public struct CameraFormat: Hashable, Sendable, CustomStringConvertible {
     /// The TokKit pixel format it converts from, or nil when TokKit cannot use it.
     public var pixelFormat: PixelFormat? { isEmulated ? nil : fourCC.pixelFormat }
 
+    /// The code and the driver's name, e.g. `YUYV (YUYV 4:2:2)`, marked `[emulated]` when libv4l2 emulates it.
     public var description: String {
         "\(fourCC) (\(name))" + (isEmulated ? " [emulated]" : "")
     }

@@ -3,9 +3,12 @@
 /// UVC cameras state intervals in 100 ns units (`333333/10000000` for 30 fps), so compare rates with a
 /// tolerance, as ``CameraNegotiation`` does. A plain value, usable from any thread.
 public struct CameraFrameInterval: Hashable, Sendable, CustomStringConvertible {
+    /// Seconds per frame, numerator.
     public var numerator: UInt32
+    /// Seconds per frame, denominator.
     public var denominator: UInt32
 
+    /// The interval `numerator/denominator` seconds.
     public init(numerator: UInt32, denominator: UInt32) {
         self.numerator = numerator
         self.denominator = denominator
@@ -24,6 +27,7 @@ public struct CameraFrameInterval: Hashable, Sendable, CustomStringConvertible {
         denominator == 0 ? .zero : .nanoseconds(Int64(numerator) * 1_000_000_000 / Int64(denominator))
     }
 
+    /// The rate, rounded to two decimals: `30 fps`, `29.97 fps`.
     public var description: String {
         let fps = (framesPerSecond * 100).rounded() / 100
         return fps == fps.rounded() ? "\(Int(fps)) fps" : "\(fps) fps"

@@ -11,6 +11,7 @@ public struct CameraPreferences: Hashable, Sendable {
         /// Semi-planar 4:2:0.
         case nv12
 
+        /// The ``PixelFormat`` of delivered frames.
         public var pixelFormat: PixelFormat {
             switch self {
             case .i420: .i420
@@ -28,6 +29,7 @@ public struct CameraPreferences: Hashable, Sendable {
     /// The pixel format frames are delivered in.
     public var outputFormat: OutputFormat
 
+    /// Preferences for a camera: 640×480 at 30 fps, I420, unless given.
     public init(width: Int = 640, height: Int = 480, framesPerSecond: Double = 30, outputFormat: OutputFormat = .i420) {
         self.width = width
         self.height = height

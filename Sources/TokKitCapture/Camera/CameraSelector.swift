@@ -23,6 +23,7 @@ public enum CameraSelector: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The device path, or `camera #N`.
     public var description: String {
         switch self {
         case let .path(p): p

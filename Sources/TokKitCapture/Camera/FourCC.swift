@@ -2,7 +2,9 @@
 ///
 /// A plain value, usable from any thread.
 public struct FourCC: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The code as the kernel stores it: the first character in the low byte.
     public let rawValue: UInt32
+    /// The code `rawValue`, as read from a V4L2 structure.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// The code of four ASCII characters, e.g. `FourCC("NV12")`. Traps on anything else (a programming error).

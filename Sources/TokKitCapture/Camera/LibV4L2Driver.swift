@@ -12,10 +12,13 @@ public struct LibV4L2Driver: V4L2Driver {
     /// Where device nodes are looked for (`/dev`).
     public let deviceDirectory: String
 
+    /// A driver looking for `video*` nodes in `deviceDirectory`.
     public init(deviceDirectory: String = "/dev") {
         self.deviceDirectory = deviceDirectory
     }
 
+    /// The `video<N>` nodes of ``deviceDirectory``, in numeric order (`video2` before `video10`); empty if it cannot
+    /// be read.
     public func deviceNodes() -> [String] {
         guard let dir = opendir(deviceDirectory) else { return [] }
         defer { closedir(dir) }
@@ -30,12 +33,16 @@ public struct LibV4L2Driver: V4L2Driver {
         return found.sorted { $0.number < $1.number }.map(\.path)
     }
 
+    /// `v4l2_open` read-write and close-on-exec, non-blocking if asked.
+    /// - Throws: the `errno` of the failed open.
     public func open(_ path: String, nonBlocking: Bool) throws(V4L2Errno) -> Int32 {
         let fd = tk_v4l2_open(path, O_RDWR | O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0))
         guard fd >= 0 else { throw .current }
         return fd
     }
 
+    /// `v4l2_ioctl`, retried while interrupted by a signal (up to 64 times).
+    /// - Throws: the `errno` of the failed call.
     public func ioctl(_ fd: Int32, _ request: V4L2Request, _ argument: UnsafeMutableRawPointer) throws(V4L2Errno) {
         for _ in 0..<Self.maximumRetries {
             if tk_v4l2_ioctl(fd, request.rawValue, argument) == 0 { return }
@@ -45,16 +52,22 @@ public struct LibV4L2Driver: V4L2Driver {
         throw .interrupted
     }
 
+    /// `v4l2_mmap`, shared and read-write.
+    /// - Throws: the `errno` of the failed mapping.
     public func map(_ fd: Int32, length: Int, offset: Int) throws(V4L2Errno) -> UnsafeMutableRawPointer {
         let p = v4l2_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, Int64(offset))
         guard let p, p != UnsafeMutableRawPointer(bitPattern: -1) else { throw .current }
         return p
     }
 
+    /// `v4l2_munmap`.
+    /// - Throws: the `errno` of the failed call.
     public func unmap(_ address: UnsafeMutableRawPointer, length: Int) throws(V4L2Errno) {
         guard v4l2_munmap(address, length) == 0 else { throw .current }
     }
 
+    /// `poll(2)` for input, at millisecond resolution; an interrupted wait returns an empty set.
+    /// - Throws: the `errno` of any other failure.
     public func poll(_ fd: Int32, timeout: Duration) throws(V4L2Errno) -> V4L2PollEvents {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN | POLLRDNORM), revents: 0)
         let ms = Int32(clamping: max(0, timeout.nanoseconds / 1_000_000))
@@ -67,6 +80,7 @@ public struct LibV4L2Driver: V4L2Driver {
         return n == 0 ? [] : V4L2PollEvents(rawValue: pfd.revents)
     }
 
+    /// `v4l2_close`, ignoring its result.
     public func close(_ fd: Int32) {
         _ = v4l2_close(fd)
     }

@@ -8,7 +8,9 @@ import Glibc
 /// It is what a ``V4L2Driver`` throws. ``CameraCapturer`` maps it to ``VideoCaptureError`` for its callers.
 /// A plain value: `Sendable`, usable from any thread.
 public struct V4L2Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The `errno` code.
     public let rawValue: Int32
+    /// The error of `errno` code `rawValue`.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// The calling thread's current `errno`.
@@ -39,6 +41,7 @@ public struct V4L2Errno: Error, RawRepresentable, Hashable, Sendable, CustomStri
     /// Input/output error.
     public static let io = V4L2Errno(rawValue: EIO)
 
+    /// The C library's message and the code, e.g. `Device or resource busy (errno 16)`.
     public var description: String {
         guard let s = strerror(rawValue) else { return "errno \(rawValue)" }
         return "\(String(cString: s)) (errno \(rawValue))"

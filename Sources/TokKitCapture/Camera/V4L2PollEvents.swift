@@ -9,7 +9,9 @@ import Glibc
 /// following `VIDIOC_DQBUF` then tells which (`EINVAL` or `ENODEV`). An empty set means the timeout passed.
 /// A plain value, usable from any thread.
 public struct V4L2PollEvents: OptionSet, Hashable, Sendable {
+    /// The `revents` bits.
     public let rawValue: Int16
+    /// The events of `revents` bits `rawValue`.
     public init(rawValue: Int16) { self.rawValue = rawValue }
 
     /// `POLLIN | POLLRDNORM`: a buffer can be dequeued.

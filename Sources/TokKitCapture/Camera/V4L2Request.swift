@@ -5,7 +5,9 @@ import CV4L2
 /// Only the requests TokKit issues are listed; each comes from the CV4L2 shim, which expands the kernel's
 /// `_IOR`/`_IOWR` macros Swift cannot see. A plain value, usable from any thread.
 public struct V4L2Request: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The request number as the kernel's `_IOR`/`_IOWR` macros compute it.
     public let rawValue: UInt
+    /// The request numbered `rawValue`.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// `VIDIOC_QUERYCAP` (`v4l2_capability`): driver, card, bus and capabilities.
@@ -37,6 +39,7 @@ public struct V4L2Request: RawRepresentable, Hashable, Sendable, CustomStringCon
     /// `VIDIOC_STREAMOFF` (`Int32` buffer type): stops and returns every buffer to the application.
     public static let streamOff = V4L2Request(rawValue: TK_VIDIOC_STREAMOFF)
 
+    /// The kernel's name, e.g. `VIDIOC_DQBUF`, or the number in hex for a request not listed.
     public var description: String {
         switch self {
         case .queryCapabilities: "VIDIOC_QUERYCAP"

@@ -53,6 +53,7 @@ public enum MediaFileError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The path followed by what went wrong, as `strerror` would say it.
     public var description: String {
         switch self {
         case let .noSuchFile(p): "\(p): no such file or directory"

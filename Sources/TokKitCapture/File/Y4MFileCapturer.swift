@@ -15,6 +15,7 @@ import Synchronization
 ///
 /// Control calls follow ``VideoCapture``'s contract (one control thread at a time); they are Mutex-guarded.
 public final class Y4MFileCapturer: VideoCapture {
+    /// The `.y4m` file played.
     public let path: String
     /// The frame rate to play at instead of the file's.
     public let framesPerSecondOverride: Double?
@@ -48,6 +49,7 @@ public final class Y4MFileCapturer: VideoCapture {
         set { capture.consumer = newValue }
     }
 
+    /// The hint handed on with the frames; none by default (a file can be anything).
     public var videoContentHint: VideoContentHint {
         get { capture.hint }
         set { capture.hint = newValue }
@@ -98,6 +100,7 @@ public final class Y4MFileCapturer: VideoCapture {
     /// Stops playback and closes the file (at deinit when called from the consumer on the capture thread).
     public func releaseCapture() { capture.release(playback) }
 
+    /// Whether the capture thread runs; false again once playback ended on its own (no ``loops``) or failed.
     public var isCaptureStarted: Bool { capture.isRunning }
 
     /// I420 at the file's size and frame rate (or the override) after ``initCapture()``; 0×0 before.

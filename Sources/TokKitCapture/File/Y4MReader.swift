@@ -9,7 +9,9 @@ import Glibc
 ///
 /// Not thread-safe: one thread at a time (``Y4MFileCapturer`` reads on its capture thread).
 public final class Y4MReader {
+    /// The file read.
     public let path: String
+    /// The stream header, parsed by ``init(path:)``: size, frame rate, chroma siting.
     public let header: Y4MStreamHeader
     /// Frames read since opening or the last ``rewind()``.
     public private(set) var framesRead = 0

@@ -9,9 +9,12 @@
 public struct Y4MStreamHeader: Hashable, Sendable, CustomStringConvertible {
     /// A positive ratio as Y4M writes it, `numerator:denominator`.
     public struct Ratio: Hashable, Sendable, CustomStringConvertible {
+        /// The number before the colon.
         public var numerator: Int
+        /// The number after the colon.
         public var denominator: Int
 
+        /// The ratio `numerator:denominator`; nothing is checked (`0:0` is how Y4M says "unknown").
         public init(_ numerator: Int, _ denominator: Int) {
             self.numerator = numerator
             self.denominator = denominator
@@ -30,6 +33,7 @@ public struct Y4MStreamHeader: Hashable, Sendable, CustomStringConvertible {
             return Ratio(Int((fps * 1000).rounded()), 1000)
         }
 
+        /// `numerator:denominator`, as written in the header.
         public var description: String { "\(numerator):\(denominator)" }
     }
 
@@ -52,15 +56,20 @@ public struct Y4MStreamHeader: Hashable, Sendable, CustomStringConvertible {
     /// Largest width and height accepted (as ``VideoFormat/validate()``).
     public static let maximumDimension = 16384
 
+    /// The `W` tag: frame width in pixels.
     public var width: Int
+    /// The `H` tag: frame height in pixels.
     public var height: Int
+    /// The `F` tag: frames per second as a ratio, e.g. `30000:1001`.
     public var frameRate: Ratio
     /// The `I` tag: `p` progressive, `t` top field first, `b` bottom field first, `m` mixed, `?` unknown.
     public var interlacing: Character
     /// The `A` tag (`0:0` when unknown).
     public var pixelAspect: Ratio
+    /// The `C` tag.
     public var chromaSiting: ChromaSiting
 
+    /// A header for `width`×`height` I420 frames at `frameRate`, progressive, square pixels, `C420jpeg` by default.
     public init(
         width: Int, height: Int, frameRate: Ratio, interlacing: Character = "p", pixelAspect: Ratio = Ratio(1, 1),
         chromaSiting: ChromaSiting = .jpeg

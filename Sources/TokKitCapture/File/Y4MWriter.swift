@@ -10,6 +10,7 @@ import Glibc
 ///
 /// Not thread-safe: one thread at a time (``FileRenderer`` writes on its own writer thread).
 public final class Y4MWriter {
+    /// The file written.
     public let path: String
     /// The header written, once ``writeHeader(_:)`` has been called.
     public private(set) var header: Y4MStreamHeader?

@@ -10,14 +10,18 @@ import Synchronization
 ///
 /// Control calls follow ``VideoCapture``'s contract (one control thread at a time); they are Mutex-guarded.
 public final class NoiseCapturer: VideoCapture {
+    /// Frame width in pixels.
     public let width: Int
+    /// Frame height in pixels.
     public let height: Int
+    /// Frames delivered per second.
     public let framesPerSecond: Double
     /// The generator's seed: equal seeds give equal frame sequences.
     public let seed: UInt64
 
-    /// The sizes and rates the capturer accepts.
+    /// The widths and heights the capturer accepts, in pixels.
     public static let sizes = 1...16384  // as VideoFormat.validate()
+    /// The frame rates the capturer accepts.
     public static let rates = 0.1...1000.0
 
     private let capture = PacedCapture(threadName: "tk-noise", hint: .motion)
@@ -41,6 +45,7 @@ public final class NoiseCapturer: VideoCapture {
         set { capture.consumer = newValue }
     }
 
+    /// The hint handed on with the frames; `.motion` by default.
     public var videoContentHint: VideoContentHint {
         get { capture.hint }
         set { capture.hint = newValue }
@@ -87,6 +92,7 @@ public final class NoiseCapturer: VideoCapture {
     /// Stops and frees the frame buffer (at deinit when called from the consumer on the capture thread).
     public func releaseCapture() { capture.release(source) }
 
+    /// Whether the capture thread runs.
     public var isCaptureStarted: Bool { capture.isRunning }
 
     /// ARGB at the configured size and rate.

@@ -40,11 +40,14 @@ public final class FileRenderer: VideoRender {
     /// Numbered image files written every `every` frames: frame `n` (counted from 0, every multiple of `every`)
     /// goes to `<pathPrefix><n, 6 digits>.<png|pgm>`, e.g. `/tmp/snap-000030.png`.
     public struct Snapshots: Sendable, Hashable {
+        /// Write frame `n` when `n` is a multiple of `every` (1 writes every frame; `Int.max`, only the first).
         public var every: Int
+        /// Path up to the frame number, directory included, e.g. `/tmp/snap-`.
         public var pathPrefix: String
         /// PNG RGB snapshots are converted from I420 by libyuv; grayscale ones (PNG or PGM) are the Y plane.
         public var format: ImageFileFormat
 
+        /// Snapshots of every `every`-th frame to `pathPrefix` + 6-digit frame number, in `format`.
         public init(every: Int, pathPrefix: String, format: ImageFileFormat = .pngRGB) {
             self.every = every
             self.pathPrefix = pathPrefix
@@ -59,8 +62,11 @@ public final class FileRenderer: VideoRender {
         }
     }
 
+    /// The Y4M file being written.
     public let path: String
+    /// The numbered snapshots taken besides the recording, if any.
     public let snapshots: Snapshots?
+    /// What happens when the writer falls behind: drop the oldest queued frame, or wait.
     public let queuePolicy: QueuePolicy
     private let recording: FileRecording
     private let preparation: Mutex<FramePreparation>

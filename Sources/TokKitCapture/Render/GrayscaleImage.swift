@@ -2,7 +2,9 @@
 ///
 /// A plain `Sendable` value (its own copy of the pixels), safe to keep and pass between threads.
 public struct GrayscaleImage: Hashable, Sendable {
+    /// Width in pixels (positive).
     public let width: Int
+    /// Height in pixels (positive).
     public let height: Int
     /// `width × height` bytes, row `r` at `pixels[r * width]`.
     public let pixels: [UInt8]

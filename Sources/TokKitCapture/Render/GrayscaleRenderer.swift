@@ -23,8 +23,11 @@ public final class GrayscaleRenderer: VideoRender {
     private let state = Mutex(State())
     private let converter = Mutex(VideoConverter(pool: VideoFramePool(capacity: 2)))
 
+    /// A renderer with no picture yet: ``lastImage()`` is nil until the first frame.
     public init() {}
 
+    /// Keeps a copy of `frame`'s luma as the last picture and counts it; other pixel formats than I420 and NV12 are
+    /// converted first. Called on one media thread at a time; allocates only when the size changes.
     public func renderVideoFrame(_ frame: VideoFrame) {
         switch frame.format.pixelFormat {
         case .i420, .nv12:

@@ -15,6 +15,7 @@ public struct ScreenCaptureOptions: Hashable, Sendable {
 
     private var fps: Double = 5
 
+    /// Options for a ``ScreenCapturer``; the frame rate is clamped to 0.1…60 (a non-finite one becomes 5).
     public init(display: String? = nil, framesPerSecond: Double = 5, usesSharedMemory: Bool = true,
                 threadName: String = "tk-screen") {
         self.display = display

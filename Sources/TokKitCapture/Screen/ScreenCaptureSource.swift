@@ -8,6 +8,7 @@ public enum ScreenCaptureSource: Hashable, Sendable, CustomStringConvertible {
     /// captured; while it is unmapped or entirely off-screen no frames are delivered.
     case window(UInt)
 
+    /// `screen`, `region WxH+X+Y` or `window 0x…`, as X11 tools write them.
     public var description: String {
         switch self {
         case .screen: "screen"

@@ -26,6 +26,7 @@ import Synchronization
 public final class ScreenCapturer: VideoCapture {
     /// What is captured.
     public let source: ScreenCaptureSource
+    /// The display, frame rate and shared-memory choice it was made with.
     public let options: ScreenCaptureOptions
 
     private enum State {
@@ -54,6 +55,8 @@ public final class ScreenCapturer: VideoCapture {
 
     deinit { stopCapture() }
 
+    /// Who receives the frames (ARGB, on the thread named by ``ScreenCaptureOptions/threadName``); set it before
+    /// ``startCapture()``.
     public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
         get { consumer.withLock { $0 } }
         set { consumer.withLock { $0 = newValue } }
@@ -129,6 +132,7 @@ public final class ScreenCapturer: VideoCapture {
         thread?.stop()
     }
 
+    /// Whether the capture thread runs; false after ``stopCapture()`` or once a failure was reported.
     public var isCaptureStarted: Bool {
         state.withLock { if case .capturing = $0 { true } else { false } }
     }

@@ -17,6 +17,7 @@ public enum AudioDeviceError: Error, Hashable, Sendable, CustomStringConvertible
     /// A system or alsa-lib call failed (`code` is the negative errno alsa-lib returned).
     case systemError(operation: String, code: Int32, message: String)
 
+    /// A short English message naming the device, file or call that failed.
     public var description: String {
         switch self {
         case let .noSuchDevice(d): "no such audio device: \(d)"

@@ -2,9 +2,12 @@
 ///
 /// TokKit's native period is 10 ms: devices move ``framesPerPeriod`` frames per call.
 public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Samples per second per channel, in Hz (48 000 by default; TokKit's devices accept 8 000–48 000).
     public var sampleRate: Int
+    /// Interleaved channels: 1 (mono) or 2 (stereo).
     public var numberOfChannels: Int
 
+    /// A format of `sampleRate` Hz and `numberOfChannels` channels; nothing is checked here (see ``isSupported``).
     public init(sampleRate: Int = 48_000, numberOfChannels: Int = 1) {
         self.sampleRate = sampleRate
         self.numberOfChannels = numberOfChannels
@@ -30,5 +33,6 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
         (8_000...48_000).contains(sampleRate) && sampleRate % 100 == 0 && (1...2).contains(numberOfChannels)
     }
 
+    /// The rate and channels, e.g. `48000 Hz, mono`.
     public var description: String { "\(sampleRate) Hz, \(numberOfChannels == 1 ? "mono" : "\(numberOfChannels) ch")" }
 }

@@ -20,10 +20,14 @@ public final class LoopbackAudioBus: AudioBus {
         ring = AudioRingBuffer(capacity: max(frames, max(1, format.framesPerPeriod)) * channels)
     }
 
+    /// Appends one period of captured samples to ``ring``, dropping the oldest when it is full. Called on the
+    /// capture thread; copies before returning.
     public func writeCaptureData(_ samples: UnsafeBufferPointer<Int16>) {
         ring.write(samples)
     }
 
+    /// Fills `buffer` with the oldest captured samples, silence where there are none, and returns how many frames
+    /// were real audio. Called on the render thread.
     @discardableResult
     public func readRenderData(_ buffer: UnsafeMutableBufferPointer<Int16>) -> Int {
         ring.read(into: buffer) / max(1, format.numberOfChannels)

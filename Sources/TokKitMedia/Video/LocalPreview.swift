@@ -6,11 +6,14 @@ import Synchronization
 /// Each captured frame is converted to upright I420 (renderers always receive I420) on the capturer's thread
 /// and handed to the renderer there. Frames that cannot be converted are counted in ``framesDropped``.
 public final class LocalPreview: VideoCaptureConsumer {
+    /// The source; ``start()`` makes this preview its consumer.
     public let capturer: any VideoCapture
+    /// Where every converted frame goes, on the capturer's thread.
     public let renderer: any VideoRender
     private let converter: Mutex<VideoConverter>
     private let counters = Mutex((rendered: 0, dropped: 0, lastError: VideoCaptureError?.none))
 
+    /// A preview of `capturer` on `renderer`; nothing starts until ``start()``.
     public init(capturer: any VideoCapture, renderer: any VideoRender) {
         self.capturer = capturer
         self.renderer = renderer
@@ -40,6 +43,8 @@ public final class LocalPreview: VideoCaptureConsumer {
     /// The error the capturer reported, if it failed.
     public var captureError: VideoCaptureError? { counters.withLock { $0.lastError } }
 
+    /// Converts `frame` to upright I420 and renders it, on the capturer's thread; a frame that cannot be converted
+    /// is counted in ``framesDropped``.
     public func consumeFrame(_ frame: VideoFrame) {
         let upright: VideoFrame? = converter.withLock { c in
             do {
@@ -57,6 +62,7 @@ public final class LocalPreview: VideoCaptureConsumer {
         counters.withLock { $0.rendered += 1 }
     }
 
+    /// Keeps `error` in ``captureError``; the capturer has stopped.
     public func captureDidFail(_ error: VideoCaptureError) {
         counters.withLock { $0.lastError = error }
     }

@@ -28,6 +28,7 @@ public enum PixelFormat: Sendable, Hashable, CaseIterable, CustomStringConvertib
     /// Whether the format is compressed (no fixed size per row).
     public var isCompressed: Bool { self == .mjpeg }
 
+    /// The format's usual name in capitals: `ARGB`, `I420`, `MJPEG`, ….
     public var description: String {
         switch self {
         case .argb: "ARGB"

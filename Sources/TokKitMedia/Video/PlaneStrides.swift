@@ -6,6 +6,7 @@ public struct PlaneStrides: RandomAccessCollection, Hashable, Sendable, Expressi
     public static let maximumCount = 3
 
     private var values: (Int, Int, Int)
+    /// How many planes have a stride (0 to ``maximumCount``).
     public let count: Int
 
     /// Strides for up to three planes. Traps if more than three are given.
@@ -23,11 +24,15 @@ public struct PlaneStrides: RandomAccessCollection, Hashable, Sendable, Expressi
         count = strides.count
     }
 
+    /// Strides from a literal such as `[640, 320, 320]`. Traps if more than three are given.
     public init(arrayLiteral elements: Int...) { self.init(elements) }
 
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// ``count``.
     public var endIndex: Int { count }
 
+    /// The stride of plane `position`, in bytes. Traps outside `0..<count`.
     public subscript(position: Int) -> Int {
         get {
             precondition(position >= 0 && position < count, "plane index out of range")
@@ -47,7 +52,10 @@ public struct PlaneStrides: RandomAccessCollection, Hashable, Sendable, Expressi
         }
     }
 
+    /// Equal when both hold the same strides in the same order.
     public static func == (a: Self, b: Self) -> Bool { a.elementsEqual(b) }
+    /// Hashes the strides in order, consistently with ``==(_:_:)``.
     public func hash(into hasher: inout Hasher) { for s in self { hasher.combine(s) } }
+    /// The strides as a list, e.g. `[640, 320, 320]`.
     public var description: String { "[" + map(String.init).joined(separator: ", ") + "]" }
 }

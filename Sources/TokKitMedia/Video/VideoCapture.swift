@@ -48,5 +48,6 @@ public protocol VideoCaptureConsumer: AnyObject, Sendable {
 }
 
 extension VideoCaptureConsumer {
+    /// Ignores the failure; implement it to learn that the source stopped.
     public func captureDidFail(_ error: VideoCaptureError) {}
 }

@@ -23,6 +23,7 @@ public enum VideoCaptureError: Error, Hashable, Sendable, CustomStringConvertibl
     /// A system call failed.
     case systemError(operation: String, errno: Int32)
 
+    /// A short English message naming the device, display, window or file.
     public var description: String {
         switch self {
         case let .noSuchDevice(d): "no such video device: \(d)"

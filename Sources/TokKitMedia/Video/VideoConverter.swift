@@ -9,9 +9,11 @@ import CYUV
 /// A converter keeps scratch memory for two-step conversions, so it belongs to one thread at a time
 /// (it is deliberately not `Sendable`); give each pipeline thread its own.
 public final class VideoConverter {
+    /// Where converted, scaled and rotated frames come from; its capacity bounds how many results can be held at once.
     public let pool: VideoFramePool
     private var scratch: VideoFramePool
 
+    /// A converter whose results come from `pool` (four buffers by default).
     public init(pool: VideoFramePool = VideoFramePool()) {
         self.pool = pool
         self.scratch = VideoFramePool(capacity: 1)

@@ -3,8 +3,11 @@
 /// A format is plain data: build one with ``i420(width:height:)``, ``nv12(width:height:)``,
 /// ``argb(width:height:)`` (or the memberwise initializer for padded rows) and check it with ``validate()``.
 public struct VideoFormat: Hashable, Sendable, CustomStringConvertible {
+    /// The memory layout of the pixels.
     public var pixelFormat: PixelFormat
+    /// Width in pixels.
     public var width: Int
+    /// Height in pixels.
     public var height: Int
     /// Bytes per row of each plane (empty for MJPEG, whose rows are compressed).
     public var bytesPerRow: PlaneStrides
@@ -13,6 +16,8 @@ public struct VideoFormat: Hashable, Sendable, CustomStringConvertible {
     /// How long after the moment it shows a frame reaches the consumer.
     public var estimatedCaptureDelay: Duration
 
+    /// A format with the given rows; `bytesPerRow` nil means tightly packed rows for `pixelFormat` and `width`.
+    /// Nothing is checked here: call ``validate()``.
     public init(
         pixelFormat: PixelFormat, width: Int, height: Int, bytesPerRow: PlaneStrides? = nil,
         estimatedFramesPerSecond: Double = 30, estimatedCaptureDelay: Duration = .zero
@@ -105,5 +110,6 @@ public struct VideoFormat: Hashable, Sendable, CustomStringConvertible {
         return f
     }
 
+    /// Pixel format, size and strides, e.g. `I420 640x480 strides [640, 320, 320]`.
     public var description: String { "\(pixelFormat) \(width)x\(height) strides \(bytesPerRow)" }
 }

@@ -13,9 +13,11 @@ public struct VideoFrame: @unchecked Sendable {
     /// The SDK's limit on per-frame metadata.
     public static let maximumMetadataSize = 32
 
+    /// The layout of the pixels; the planes hold at least what it demands.
     public let format: VideoFormat
     /// Capture time on the monotonic clock (``MonotonicClock``).
     public var timestamp: Duration
+    /// How the image must be rotated to be upright (``VideoConverter/rotateUpright(_:)`` does it).
     public var orientation: VideoOrientation
     /// Application bytes carried with the frame (at most ``maximumMetadataSize``).
     public private(set) var metadata: [UInt8]?

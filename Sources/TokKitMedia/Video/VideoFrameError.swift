@@ -19,6 +19,7 @@ public enum VideoFrameError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The frame borrows memory it does not own; only pooled frames can be written.
     case notWritable
 
+    /// A short English message with the sizes involved.
     public var description: String {
         switch self {
         case let .invalidDimensions(w, h): "invalid frame dimensions \(w)x\(h)"

@@ -11,6 +11,8 @@ public final class VideoFramePool: Sendable {
     public let capacity: Int
     private let buffers: Mutex<[FrameStorage]>
 
+    /// A pool of at most `capacity` buffers (at least 1; traps otherwise). Buffers are allocated when first
+    /// needed; a free one too small for a larger format is replaced.
     public init(capacity: Int = 4) {
         precondition(capacity > 0, "a pool needs room for at least one frame")
         self.capacity = capacity

@@ -5,5 +5,7 @@
 /// ``VideoFrame/copy(using:)`` to keep it after returning. Return quickly; a slow renderer delays the pipeline
 /// behind it, which then drops frames (newest frame wins).
 public protocol VideoRender: AnyObject, Sendable {
+    /// One frame to show, I420 and upright. Called on a media thread, one frame at a time; the frame's memory may
+    /// be borrowed and valid only until this returns.
     func renderVideoFrame(_ frame: VideoFrame)
 }

@@ -9,6 +9,7 @@ import TokKitProtocol
 /// Immutable value, `Sendable`, safe from any thread. Times are seconds since the Unix epoch, passed in so callers
 /// and tests control the clock.
 public struct TokenAuthority: Sendable {
+    /// The project's API key, which tokens name.
     public let apiKey: String
     private let secret: [UInt8]
     private let partnerCredential: [UInt8]
@@ -21,6 +22,7 @@ public struct TokenAuthority: Sendable {
     /// Longest admin JWT lifetime, in seconds.
     public static let maxAdminLifetime: Int64 = ProtocolLimits.maxAdminTokenLifetime
 
+    /// An authority for the project `apiKey`, signing and verifying with `apiSecret`.
     public init(apiKey: String, apiSecret: String) {
         self.apiKey = apiKey
         secret = Array(apiSecret.utf8)
