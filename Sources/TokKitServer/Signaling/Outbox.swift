@@ -140,6 +140,9 @@ final class Outbox: Sendable {
     /// True once the outbox overflowed: what is still queued is not written.
     var isOverflowed: Bool { state.withLock { $0.closing } == .outboxOverflow }
 
+    /// Whether the writer is waiting for the next batch (nothing queued).
+    var writerIsWaiting: Bool { state.withLock { $0.waiter != nil } }
+
     /// Bytes waiting now (queued or taken, not yet written).
     var queuedBytes: Int { state.withLock { $0.pendingBytes } }
 }

@@ -66,7 +66,7 @@ import Testing
         #expect(outbox.queuedBytes == 0)
 
         async let waiting = outbox.nextBatch()  // nothing queued: waits
-        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await Self.writerWaits(outbox))
         #expect(outbox.send([4]))
         #expect(await waiting?.map { Array($0.readableBytesView) } == [[4]])
     }
@@ -86,7 +86,7 @@ import Testing
 
         let idle = Outbox(capacity: 10)
         async let waiting = idle.nextBatch()
-        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await Self.writerWaits(idle))
         idle.close(.goingAway)
         #expect(await waiting == nil)
     }
@@ -95,9 +95,18 @@ import Testing
     @Test func aCancelledWriterStopsWaiting() async {
         let outbox = Outbox(capacity: 10)
         let writer = Task { await outbox.nextBatch() }
-        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await Self.writerWaits(outbox))
         writer.cancel()
         #expect(await writer.value == nil)
         #expect(await outbox.nextBatch() == nil)  // and stays stopped
+    }
+
+    /// Waits (bounded: 5 s) until the outbox's writer is waiting for a batch, so that the test exercises the wake-up.
+    private static func writerWaits(_ outbox: Outbox) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !outbox.writerIsWaiting, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return outbox.writerIsWaiting
     }
 }
