@@ -128,7 +128,7 @@ func connect(_ n: Int, sessionID: String, base: String, authority: TokenAuthorit
     var clients: [Client] = []
     for _ in 0..<n {
         let token = try authority.issue(sessionID: sessionID, now: now).token
-        let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: URL(string: base)!, settings: settings)
+        let session = Session(apiKey: apiKey, sessionID: SessionID(sessionID), serverURL: URL(string: base)!, settings: settings)
         let client = Client(session: session)
         client.start()
         try await session.connect(token: token)

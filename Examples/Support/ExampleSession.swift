@@ -17,7 +17,7 @@ public struct ExampleSession: Sendable {
     public let session: Session
     /// The server the session belongs to (embedded or given).
     public let serverURL: URL
-    public let sessionID: String
+    public let sessionID: SessionID
     private let embedded: TokKitServer?
 
     /// Parses `--server` / `--seconds`, starts an embedded server when no `--server` is given, fetches credentials
@@ -42,11 +42,11 @@ public struct ExampleSession: Sendable {
         let credentials = try await TutorialCredentials.fetch(from: base)
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
-        let session = Session(
-            apiKey: credentials.apiKey, sessionID: credentials.sessionID, serverURL: serverURL, settings: settings)
+        let sessionID = SessionID(credentials.sessionID)
+        let session = Session(apiKey: credentials.apiKey, sessionID: sessionID, serverURL: serverURL, settings: settings)
         try await session.connect(token: credentials.token)
         print("* \(name) connected to session \(credentials.sessionID) as \(session.connection?.connectionID ?? "?")")
-        return ExampleSession(session: session, serverURL: serverURL, sessionID: credentials.sessionID, embedded: embedded)
+        return ExampleSession(session: session, serverURL: serverURL, sessionID: sessionID, embedded: embedded)
     }
 
     /// Disconnects and stops the embedded server, if any.

@@ -57,7 +57,7 @@ final class Participant: Sendable {
         self.name = name
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
-        session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: serverURL, settings: settings)
+        session = Session(apiKey: apiKey, sessionID: SessionID(sessionID), serverURL: serverURL, settings: settings)
         publisher = Publisher(
             name: "\(name)'s camera", videoCapture: NoiseCapturer(width: 320, height: 240, framesPerSecond: 15, seed: seed),
             videoRender: preview)

@@ -62,7 +62,7 @@ struct SignalingChat: AsyncParsableCommand {
         var settings = SessionSettings()
         settings.logger.logLevel = .warning
         let session = Session(
-            apiKey: credentials.apiKey, sessionID: credentials.sessionID, serverURL: serverURL, settings: settings)
+            apiKey: credentials.apiKey, sessionID: SessionID(credentials.sessionID), serverURL: serverURL, settings: settings)
         let events = session.events
         try await session.connect(token: credentials.token)
         print("* connected as \(name); type a line and press enter (Ctrl-D to leave)")
@@ -70,7 +70,7 @@ struct SignalingChat: AsyncParsableCommand {
 
         let me = session.connection?.connectionID
         let printer = Task {
-            var names: [String: String] = [:]  // connection id → name
+            var names: [ConnectionID: String] = [:]
             for await event in events {
                 switch event {
                 case .signalReceived(let type, let data, let connection):
@@ -85,7 +85,7 @@ struct SignalingChat: AsyncParsableCommand {
                         let message = ChatMessage(signalData: data)
                         if let from, let name = message.name { names[from] = name }
                         // A plain-text line (an older peer) is shown as text, under the name it announced if any.
-                        print("[\(message.name ?? from.flatMap { names[$0] ?? $0 } ?? "server")] \(message.text)")
+                        print("[\(message.name ?? from.flatMap { names[$0] ?? $0.rawValue } ?? "server")] \(message.text)")
                     default: continue
                     }
                 case .connectionDestroyed(let c):

@@ -123,7 +123,7 @@ final class MediaLink: Sendable {
             ice: session.iceConfiguration(base: ice),
             audioSSRC: context.wantsAudio ? UInt32.random(in: 1...UInt32.max) : nil,
             videoSSRC: context.wantsVideo ? UInt32.random(in: 1...UInt32.max) : nil,
-            cname: Self.token(context.peerConnectionID), streamID: Self.token(context.streamID),
+            cname: Self.token(context.peerConnectionID.rawValue), streamID: Self.token(context.streamID.rawValue),
             receivesAudio: false, receivesVideo: false)
         let offer: SessionDescription
         let peer: PeerConnection
@@ -192,7 +192,7 @@ final class MediaLink: Sendable {
             return fail(.invalidParameter("the publisher's offer is not valid SDP: \(error)", cause: .sdp(error)))
         }
         let configuration = PeerConfiguration(ice: session.iceConfiguration(base: ice), audioSSRC: nil, videoSSRC: nil,
-                                              cname: Self.token(context.subscriberID))
+                                              cname: Self.token(context.subscriberID.rawValue))
         let peer: PeerConnection
         let answer: SessionDescription
         do throws(PeerError) {

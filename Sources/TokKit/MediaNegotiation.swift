@@ -39,11 +39,11 @@ public struct MediaNegotiationContext: Sendable, Hashable {
     /// receives.
     public let side: Side
     /// The stream being subscribed to.
-    public let streamID: String
+    public let streamID: StreamID
     /// The server's id for this subscription; unique within the session.
-    public let subscriberID: String
+    public let subscriberID: SubscriberID
     /// The connection at the other end (the subscriber's, seen from the publisher, and vice versa).
-    public let peerConnectionID: String
+    public let peerConnectionID: ConnectionID
     /// Whether the subscriber wants audio / video (only meaningful to the publisher).
     public let wantsAudio: Bool
     /// Whether the subscriber wants video (only meaningful to the publisher).

@@ -183,7 +183,7 @@ public final class Publisher: Sendable {
 
     /// Applies `mutate`; when it reports a change and the publisher has a stream, forwards it to the session.
     private func change(_ mutate: (inout State) -> StreamPropertyChange?) {
-        let forward: (Session, String, StreamPropertyChange)? = state.withLock { s in
+        let forward: (Session, StreamID, StreamPropertyChange)? = state.withLock { s in
             guard let change = mutate(&s) else { return nil }
             guard let session = s.session, let streamID = s.stream?.streamID else { return nil }
             return (session, streamID, change)

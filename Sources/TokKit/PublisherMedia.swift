@@ -146,8 +146,8 @@ final class PublisherMedia: Sendable {
     // MARK: - Peers
 
     /// Sends to `peer` (audio and/or video, as its subscriber wants).
-    func attach(_ peer: PeerConnection, audio wantsAudio: Bool, video wantsVideo: Bool, subscriberID: String = "",
-                connectionID: String = "") {
+    func attach(_ peer: PeerConnection, audio wantsAudio: Bool, video wantsVideo: Bool, subscriberID: SubscriberID = "",
+                connectionID: ConnectionID = "") {
         let pipelines: (VideoSendPipeline?, AudioSendPipeline?)? = state.withLock { s in
             guard s.phase == .running else { return nil }
             s.peers[ObjectIdentifier(peer)] = AttachedPeer(peer: peer, subscriberID: subscriberID,
@@ -175,8 +175,8 @@ final class PublisherMedia: Sendable {
     /// One subscription's peer and whose it is.
     struct AttachedPeer {
         let peer: PeerConnection
-        let subscriberID: String
-        let connectionID: String
+        let subscriberID: SubscriberID
+        let connectionID: ConnectionID
     }
 
     // MARK: - Publisher properties

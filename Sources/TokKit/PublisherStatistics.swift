@@ -13,9 +13,9 @@ public struct PublisherStatistics: Sendable, Hashable {
     /// reports lost, its jitter, the round-trip time (from its reception reports), and the path.
     public struct Subscription: Sendable, Hashable {
         /// The server's id of the subscription.
-        public var subscriberID: String
+        public var subscriberID: SubscriberID
         /// The subscriber's connection.
-        public var connectionID: String
+        public var connectionID: ConnectionID
         /// The video RTP stream sent to this subscriber, with what its receiver reports.
         public var videoTrack: TrackStatistics
         /// The audio RTP stream sent to this subscriber, with what its receiver reports.
@@ -24,7 +24,7 @@ public struct PublisherStatistics: Sendable, Hashable {
         public var candidatePair: ICECandidatePair?
 
         /// One subscription's figures; the publisher builds these, tests may too.
-        public init(subscriberID: String, connectionID: String, videoTrack: TrackStatistics,
+        public init(subscriberID: SubscriberID, connectionID: ConnectionID, videoTrack: TrackStatistics,
                     audioTrack: TrackStatistics, candidatePair: ICECandidatePair?) {
             self.subscriberID = subscriberID
             self.connectionID = connectionID

@@ -15,16 +15,16 @@ extension Session: SignalingLinkOwner {
             case .connectionCreated(let m): applyConnectionCreated(Connection(m.connection), &s)
             case .connectionDestroyed(let m): applyConnectionDestroyed(m, &s)
             case .streamCreated(let m): applyStreamCreated(m.stream, &s)
-            case .streamDestroyed(let m): applyStreamDestroyed(m.stream.id, &s)
+            case .streamDestroyed(let m): applyStreamDestroyed(StreamID(m.stream.id), &s)
             case .streamPropertyChanged(let m): applyStreamChanged(m.stream, &s)
             case .signal(let m):
-                emit(.signalReceived(type: m.type, data: m.data, from: m.from.map { s.sender($0) }))
+                emit(.signalReceived(type: m.type, data: m.data, from: m.from.map { s.sender(ConnectionID($0)) }))
             case .subscribe(let m): applySubscribeRequest(m, &s)
-            case .unsubscribe(let m): endPublisherSide(subscriberID: m.subscriberID, &s)
+            case .unsubscribe(let m): endPublisherSide(subscriberID: SubscriberID(m.subscriberID), &s)
             case .negotiation(let m): applyNegotiation(m, &s)
-            case .muteForced(let m): applyMuteForced(streamID: m.streamID, &s)
-            case .archiveStarted(let m): emit(.archiveStarted(id: m.archiveID, name: m.name))
-            case .archiveStopped(let m): emit(.archiveStopped(id: m.archiveID))
+            case .muteForced(let m): applyMuteForced(streamID: StreamID(m.streamID), &s)
+            case .archiveStarted(let m): emit(.archiveStarted(id: ArchiveID(m.archiveID), name: m.name))
+            case .archiveStopped(let m): emit(.archiveStopped(id: ArchiveID(m.archiveID)))
             case .ack(let m): applyAck(m, &s)
             case .error(let m): applyError(m, link: link, &s)
             case .pong: s.pongs += 1
@@ -133,14 +133,14 @@ extension Session: SignalingLinkOwner {
     /// After a resume: turns the difference between what we knew and the server's snapshot into events.
     private func reconcile(others: [Connection], streams: [StreamInfo], _ s: inout SessionState) {
         let liveConnections = Set(others.map(\.connectionID))
-        let liveStreams = Dictionary(streams.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let liveStreams = Dictionary(streams.map { (StreamID($0.id), $0) }, uniquingKeysWith: { a, _ in a })
         for id in s.streams.keys.sorted() where liveStreams[id] == nil { applyStreamDestroyed(id, &s) }
         for id in s.connectionOrder where !liveConnections.contains(id) {
             if let c = s.removeConnection(id) { emit(.connectionDestroyed(c)) }
         }
         for c in others where s.addConnection(c) { emit(.connectionCreated(c)) }
         for info in streams {
-            if s.streams[info.id] == nil { applyStreamCreated(info, &s) } else { applyStreamChanged(info, &s) }
+            if s.streams[StreamID(info.id)] == nil { applyStreamCreated(info, &s) } else { applyStreamChanged(info, &s) }
         }
     }
 
@@ -149,7 +149,7 @@ extension Session: SignalingLinkOwner {
     }
 
     private func applyConnectionDestroyed(_ m: ServerMessage.ConnectionDestroyed, _ s: inout SessionState) {
-        let id = m.connection.id
+        let id = ConnectionID(m.connection.id)
         if id == s.me?.connectionID {
             // This client was removed (force disconnect or server shutdown): the socket closes next, for good.
             s.closedByServer = true
@@ -167,24 +167,25 @@ extension Session: SignalingLinkOwner {
     // MARK: - Streams
 
     private func applyStreamCreated(_ info: StreamInfo, _ s: inout SessionState) {
-        guard s.streams[info.id] == nil else { return applyStreamChanged(info, &s) }
-        let isMine = info.connectionID == s.me?.connectionID
-        guard let owner = s.connection(info.connectionID) else {
+        let id = StreamID(info.id), ownerID = ConnectionID(info.connectionID)
+        guard s.streams[id] == nil else { return applyStreamChanged(info, &s) }
+        let isMine = ownerID == s.me?.connectionID
+        guard let owner = s.connection(ownerID) else {
             logger.warning("stream \(info.id) of unknown connection \(info.connectionID)")
             return
         }
         let stream = SessionStream(info, connection: owner)
-        s.streams[info.id] = stream
+        s.streams[id] = stream
         guard isMine else { return emit(.streamCreated(stream)) }
-        guard let publisher = s.publishers[info.id] else { return }
+        guard let publisher = s.publishers[id] else { return }
         publisher.setStream(stream)
         emit(.streamCreated(stream), for: publisher)
-        if let waiter = s.awaitingStream.removeValue(forKey: info.id) {
+        if let waiter = s.awaitingStream.removeValue(forKey: id) {
             waiter.resume(returning: .success(ServerMessage.Ack(rid: 0, streamID: info.id)))
         }
     }
 
-    func applyStreamDestroyed(_ streamID: String, _ s: inout SessionState) {
+    func applyStreamDestroyed(_ streamID: StreamID, _ s: inout SessionState) {
         guard let stream = s.streams.removeValue(forKey: streamID) else { return }
         if stream.connection.connectionID == s.me?.connectionID {
             for (subscriberID, ctx) in s.publisherSides where ctx.streamID == streamID {
@@ -203,21 +204,22 @@ extension Session: SignalingLinkOwner {
     }
 
     private func applyStreamChanged(_ info: StreamInfo, _ s: inout SessionState) {
-        guard let old = s.streams[info.id] else { return }
+        let id = StreamID(info.id)
+        guard let old = s.streams[id] else { return }
         let new = SessionStream(info, connection: old.connection)
         let changes = old.changes(to: new)
         guard !changes.isEmpty else { return }
-        s.streams[info.id] = new
-        if let publisher = s.publishers[info.id] { publisher.setStream(new) }
+        s.streams[id] = new
+        if let publisher = s.publishers[id] { publisher.setStream(new) }
         for change in changes { emit(.streamPropertyChanged(new, change)) }
-        for subscriber in s.subscribers.values where subscriber.stream.streamID == info.id {
+        for subscriber in s.subscribers.values where subscriber.stream.streamID == id {
             if let enabled = subscriber.update(stream: new) {
                 subscriberVideoChangedLocked(subscriber, enabled: enabled, reason: .publisherPropertyChanged)
             }
         }
     }
 
-    private func applyMuteForced(streamID: String, _ s: inout SessionState) {
+    private func applyMuteForced(streamID: StreamID, _ s: inout SessionState) {
         guard let publisher = s.publishers[streamID] else { return }
         publisher.applyForcedMute()
         emit(.muteForced(MuteForcedInfo(active: true)))
@@ -229,7 +231,7 @@ extension Session: SignalingLinkOwner {
         guard let p = s.pending.removeValue(forKey: ack.rid) else { return }
         switch p.purpose {
         case .publish(let publisher):
-            guard let streamID = ack.streamID else {
+            guard let streamID = ack.streamID.map(StreamID.init) else {
                 return p.continuation.resume(returning: .failure(.internalError("publish ack without a stream id")))
             }
             s.publishers[streamID] = publisher
@@ -242,7 +244,7 @@ extension Session: SignalingLinkOwner {
                 s.awaitingStream[streamID] = p.continuation
             }
         case .subscribe(let subscriber, let streamID):
-            guard let subscriberID = ack.subscriberID, subscriber.accepted(subscriberID: subscriberID),
+            guard let subscriberID = ack.subscriberID.map(SubscriberID.init), subscriber.accepted(subscriberID: subscriberID),
                 let stream = s.streams[streamID]
             else {
                 return p.continuation.resume(returning: .failure(.streamNotFound("the stream ended while subscribing")))
@@ -279,28 +281,30 @@ extension Session: SignalingLinkOwner {
     // MARK: - Negotiation relay
 
     private func applySubscribeRequest(_ m: ServerMessage.SubscriptionEvent, _ s: inout SessionState) {
-        guard s.publishers[m.streamID] != nil || s.streams[m.streamID]?.connection.connectionID == s.me?.connectionID,
-            s.publisherSides[m.subscriberID] == nil
+        let streamID = StreamID(m.streamID), subscriberID = SubscriberID(m.subscriberID)
+        guard s.publishers[streamID] != nil || s.streams[streamID]?.connection.connectionID == s.me?.connectionID,
+            s.publisherSides[subscriberID] == nil
         else { return }
         let context = MediaNegotiationContext(
-            side: .publisher, streamID: m.streamID, subscriberID: m.subscriberID, peerConnectionID: m.from,
+            side: .publisher, streamID: streamID, subscriberID: subscriberID, peerConnectionID: ConnectionID(m.from),
             wantsAudio: m.subscribeToAudio ?? true, wantsVideo: m.subscribeToVideo ?? true)
-        s.publisherSides[m.subscriberID] = context
+        s.publisherSides[subscriberID] = context
         let channel = NegotiationChannel(context: context, session: self)
         withNegotiator { $0.negotiationDidStart(context, channel: channel) }
     }
 
     private func applyNegotiation(_ m: ServerMessage.Negotiation, _ s: inout SessionState) {
         // A connection may subscribe to its own stream: then both ends are here, told apart by the sender.
-        let mine = s.subscriberContexts[m.subscriberID]
-        let theirs = s.publisherSides[m.subscriberID]
+        let subscriberID = SubscriberID(m.subscriberID)
+        let mine = s.subscriberContexts[subscriberID]
+        let theirs = s.publisherSides[subscriberID]
         let context: MediaNegotiationContext
         if let mine, let theirs {
             // Loopback: the server keeps order, so this is the oldest message one of our ends sent; it is for
             // the other end.
-            let sender = s.loopbackSenders[m.subscriberID]?.popFirst() ?? .publisher
+            let sender = s.loopbackSenders[subscriberID]?.popFirst() ?? .publisher
             context = sender == .publisher ? mine : theirs
-        } else if let c = mine ?? theirs, c.streamID == m.streamID {
+        } else if let c = mine ?? theirs, c.streamID.rawValue == m.streamID {
             context = c
         } else {
             return  // the subscription already ended
@@ -310,7 +314,7 @@ extension Session: SignalingLinkOwner {
         withNegotiator { $0.negotiation(context, didReceive: message, channel: channel) }
     }
 
-    func endPublisherSide(subscriberID: String, _ s: inout SessionState) {
+    func endPublisherSide(subscriberID: SubscriberID, _ s: inout SessionState) {
         guard let context = s.publisherSides.removeValue(forKey: subscriberID) else { return }
         if s.subscriberContexts[subscriberID] == nil { s.loopbackSenders[subscriberID] = nil }
         withNegotiator { $0.negotiationDidEnd(context) }

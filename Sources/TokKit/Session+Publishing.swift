@@ -43,9 +43,9 @@ extension Session {
     /// `streamDestroyed`, everyone else ``SessionEvent/streamDestroyed(_:)``, and the subscriptions to it end.
     /// Throws ``SessionError/publisherNotFound`` (1113) when it is not published in this session.
     public func unpublish(_ publisher: Publisher) async throws(SessionError) {
-        let streamID: String? = state.withLock { s in s.publishers.first { $0.value === publisher }?.key }
+        let streamID: StreamID? = state.withLock { s in s.publishers.first { $0.value === publisher }?.key }
         guard let streamID else { throw .publisherNotFound }
-        let result = await request(.unpublish(.init(streamID: streamID)), purpose: .other)
+        let result = await request(.unpublish(.init(streamID: streamID.rawValue)), purpose: .other)
         // The server's streamDestroyed normally did the rest already; make sure (for example after an error).
         state.withLock { s in
             if s.streams[streamID] != nil { applyStreamDestroyed(streamID, &s) }
@@ -72,10 +72,10 @@ extension Session {
         guard caps.canSubscribe else {
             return try failSubscribe(subscriber, .unableToSubscribe("the token's role may not subscribe"))
         }
-        guard exists else { return try failSubscribe(subscriber, .streamNotFound(subscriber.stream.streamID)) }
+        guard exists else { return try failSubscribe(subscriber, .streamNotFound(subscriber.stream.streamID.rawValue)) }
         let (streamID, audio, video) = try subscriber.attach(to: self)
         let result = await request(
-            .subscribe(.init(streamID: streamID, subscribeToAudio: audio, subscribeToVideo: video)),
+            .subscribe(.init(streamID: streamID.rawValue, subscribeToAudio: audio, subscribeToVideo: video)),
             purpose: .subscribe(subscriber, streamID: streamID))
         if case .failure(let error) = result {
             _ = subscriber.end()
@@ -94,7 +94,7 @@ extension Session {
     /// media failed, its stream was destroyed) is simply done. Throws ``SessionError/subscriberNotFound`` (1112)
     /// when it was never subscribed in this session.
     public func unsubscribe(_ subscriber: Subscriber) async throws(SessionError) {
-        let subscriberID: String? = state.withLock { s in
+        let subscriberID: SubscriberID? = state.withLock { s in
             guard let id = s.subscribers.first(where: { $0.value === subscriber })?.key else { return nil }
             endSubscriber(subscriberID: id, notifyServer: false, failure: nil, &s)
             return id
@@ -105,12 +105,12 @@ extension Session {
             throw .subscriberNotFound
         }
         subscriber.forgetEndedSession()
-        let result = await request(.unsubscribe(.init(subscriberID: subscriberID)), purpose: .other)
+        let result = await request(.unsubscribe(.init(subscriberID: subscriberID.rawValue)), purpose: .other)
         if case .failure(let error) = result, error != .subscriberNotFound, error != .notConnected { throw error }
     }
 
     /// Ends one of this client's subscriptions: unregisters it, ends its negotiation and tells the delegate.
-    func endSubscriber(subscriberID: String, notifyServer: Bool, failure: SessionError?, _ s: inout SessionState) {
+    func endSubscriber(subscriberID: SubscriberID, notifyServer: Bool, failure: SessionError?, _ s: inout SessionState) {
         let context = s.subscriberContexts.removeValue(forKey: subscriberID)
         if s.publisherSides[subscriberID] == nil { s.loopbackSenders[subscriberID] = nil }
         guard let subscriber = s.subscribers.removeValue(forKey: subscriberID),
@@ -118,7 +118,7 @@ extension Session {
         else { return }
         if let context { withNegotiator { $0.negotiationDidEnd(context) } }
         if notifyServer, s.status == .connected, let link = s.link {
-            link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberID: subscriberID)))))
+            link.send(Self.encode(ClientRequest(.unsubscribe(.init(subscriberID: subscriberID.rawValue)))))
         }
         if let failure { emit(.failed(failure), for: subscriber) }
         emit(.disconnected, for: subscriber)
@@ -132,7 +132,7 @@ extension Session {
         guard capabilities.canForceDisconnect else {
             throw .unableToForceDisconnect("the token's role may not force a disconnect")
         }
-        _ = try await request(.forceDisconnect(.init(connectionID: connection.connectionID)), purpose: .other).get()
+        _ = try await request(.forceDisconnect(.init(connectionID: connection.connectionID.rawValue)), purpose: .other).get()
     }
 
     /// Moderator: ends `stream`. Throws ``SessionError/unableToForceUnpublish(_:)`` (1535) when the role is not
@@ -141,22 +141,22 @@ extension Session {
         guard capabilities.canForceMute else {
             throw .unableToForceUnpublish("the token's role may not force an unpublish")
         }
-        _ = try await request(.forceUnpublish(.init(streamID: stream.streamID)), purpose: .other).get()
+        _ = try await request(.forceUnpublish(.init(streamID: stream.streamID.rawValue)), purpose: .other).get()
     }
 
     /// Moderator: turns `stream`'s audio off; its publisher gets ``SessionEvent/muteForced(_:)``. Throws
     /// ``SessionError/unableToForceMute(_:)`` (1540) when the role is not moderator.
     public func forceMute(_ stream: SessionStream) async throws(SessionError) {
         guard capabilities.canForceMute else { throw .unableToForceMute("the token's role may not force mute") }
-        _ = try await request(.forceMute(.init(streamID: stream.streamID)), purpose: .other).get()
+        _ = try await request(.forceMute(.init(streamID: stream.streamID.rawValue)), purpose: .other).get()
     }
 
     // MARK: - Called by Publisher, Subscriber, NegotiationChannel
 
     /// A published publisher changed a property: tell the server (everyone hears it back as
     /// `streamPropertyChanged`).
-    func publisherChanged(streamID: String, _ change: StreamPropertyChange) {
-        var update = ClientMessage.UpdateStream(streamID: streamID)
+    func publisherChanged(streamID: StreamID, _ change: StreamPropertyChange) {
+        var update = ClientMessage.UpdateStream(streamID: streamID.rawValue)
         switch change {
         case .hasAudio(let v): update.hasAudio = v
         case .hasVideo(let v): update.hasVideo = v
@@ -186,7 +186,7 @@ extension Session {
             guard live else { throw .subscriberNotFound }
             guard s.status == .connected, let link = s.link else { throw .notConnected }
             let text = Self.encode(ClientRequest(.negotiation(.init(
-                streamID: context.streamID, subscriberID: context.subscriberID, kind: message.kind.wire,
+                streamID: context.streamID.rawValue, subscriberID: context.subscriberID.rawValue, kind: message.kind.wire,
                 payload: message.payload))))
             guard link.send(text) else { throw .internalError("the outgoing queue is full") }
             if s.subscriberContexts[context.subscriberID] != nil, s.publisherSides[context.subscriberID] != nil {
@@ -228,12 +228,12 @@ extension Session {
 
 extension Session {
     /// This client's publisher of stream `streamID`, while published.
-    func publisher(streamID: String) -> Publisher? {
+    func publisher(streamID: StreamID) -> Publisher? {
         state.withLock { $0.publishers[streamID] }
     }
 
     /// This client's subscriber `subscriberID`, while subscribed.
-    func subscriber(subscriberID: String) -> Subscriber? {
+    func subscriber(subscriberID: SubscriberID) -> Subscriber? {
         state.withLock { $0.subscribers[subscriberID] }
     }
 }

@@ -20,7 +20,7 @@ extension Session {
                     guard s.status == .reconnecting, let me = s.me, let token = s.resumeToken,
                         elapsed < policy.totalTimeout, s.resumeGrace == .zero || elapsed < s.resumeGrace
                     else { return nil }
-                    return Self.encode(ClientRequest(.resume(.init(connectionID: me.connectionID, resumeToken: token))))
+                    return Self.encode(ClientRequest(.resume(.init(connectionID: me.connectionID.rawValue, resumeToken: token))))
                 }
                 guard let hello else { break }
                 self.logger.debug("resume attempt \(attempt)")

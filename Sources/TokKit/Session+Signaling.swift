@@ -22,7 +22,7 @@ extension Session {
         guard status == .connected || status == .reconnecting, let role else { throw .notConnected }
         guard role.maySignal else { throw .unableToSignal("the token's role may not signal") }
         _ = try await request(
-            .signal(.init(type: type, data: data, to: connection?.connectionID)),
+            .signal(.init(type: type, data: data, to: connection?.connectionID.rawValue)),
             purpose: .signal(retry: retryAfterReconnect)
         ).get()
     }

@@ -9,7 +9,7 @@ import TokKitProtocol
 /// connections and their streams, publish, subscribe, and exchange signals.
 ///
 /// ```swift
-/// let session = Session(apiKey: key, sessionID: id, serverURL: URL(string: "http://127.0.0.1:8080")!)
+/// let session = Session(apiKey: key, sessionID: SessionID(id), serverURL: URL(string: "http://127.0.0.1:8080")!)
 /// try await session.connect(token: token)
 /// for await event in session.events { … }
 /// ```
@@ -31,7 +31,7 @@ public final class Session: Sendable {
     /// The API key of the project the session belongs to, as given to the initializer.
     public let apiKey: String
     /// The session to join, as given to the initializer (the SDK's `sessionId`).
-    public let sessionID: String
+    public let sessionID: SessionID
     /// The server, e.g. `http://127.0.0.1:8080` (its signaling socket is `ws://127.0.0.1:8080/signaling`), or the
     /// signaling WebSocket URL itself.
     public let serverURL: URL
@@ -57,7 +57,7 @@ public final class Session: Sendable {
     ///   - delegateQueue: where delegate methods run; nil creates a private serial queue for this session.
     ///   - settings: timeouts, reconnect policy, buffer limits, ICE servers and the logger.
     public init(
-        apiKey: String, sessionID: String, serverURL: URL, delegate: (any SessionDelegate)? = nil,
+        apiKey: String, sessionID: SessionID, serverURL: URL, delegate: (any SessionDelegate)? = nil,
         delegateQueue: DispatchQueue? = nil, settings: SessionSettings = SessionSettings()
     ) {
         self.apiKey = apiKey
@@ -131,7 +131,7 @@ public final class Session: Sendable {
     public var connectionCount: Int { state.withLock { $0.connections.count } }
 
     /// The other clients' streams, by stream id (this client's own are its publishers' ``Publisher/stream``).
-    public var streams: [String: SessionStream] {
+    public var streams: [StreamID: SessionStream] {
         state.withLock { s in
             let me = s.me?.connectionID
             return s.streams.filter { $0.value.connection.connectionID != me }
@@ -159,7 +159,7 @@ public final class Session: Sendable {
     public func connect(token: String) async throws(SessionError) {
         guard !token.isEmpty else { throw .invalidParameter("token is empty") }
         let url = try SignalingURL.make(from: serverURL)
-        let hello = Self.encode(ClientRequest(.connect(.init(apiKey: apiKey, sessionID: sessionID, token: token))))
+        let hello = Self.encode(ClientRequest(.connect(.init(apiKey: apiKey, sessionID: sessionID.rawValue, token: token))))
         let result = await open(hello: hello, url: url, resuming: false)
         if case .failure(let error) = result { throw error }
     }

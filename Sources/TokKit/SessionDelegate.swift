@@ -30,9 +30,9 @@ public protocol SessionDelegate: AnyObject, Sendable {
     /// and its data. The sender receives its own signals to everyone too.
     func session(_ session: Session, receivedSignalType type: String, from connection: Connection?, with data: String)
     /// An archive (recording) of the session started. The session server does not record yet: reserved for it.
-    func session(_ session: Session, archiveStartedWithID archiveID: String, name: String)
+    func session(_ session: Session, archiveStartedWithID archiveID: ArchiveID, name: String)
     /// An archive of the session stopped. The session server does not record yet: reserved for it.
-    func session(_ session: Session, archiveStoppedWithID archiveID: String)
+    func session(_ session: Session, archiveStoppedWithID archiveID: ArchiveID)
     /// The connection to the server dropped and the session is resuming it; requests in flight have failed, signals
     /// sent with `retryAfterReconnect` are held.
     func sessionDidBeginReconnecting(_ session: Session)
@@ -54,8 +54,8 @@ extension SessionDelegate {
     public func session(_ session: Session, stream: SessionStream, didChange change: StreamPropertyChange) {}
     public func session(_ session: Session, receivedSignalType type: String, from connection: Connection?,
                         with data: String) {}
-    public func session(_ session: Session, archiveStartedWithID archiveID: String, name: String) {}
-    public func session(_ session: Session, archiveStoppedWithID archiveID: String) {}
+    public func session(_ session: Session, archiveStartedWithID archiveID: ArchiveID, name: String) {}
+    public func session(_ session: Session, archiveStoppedWithID archiveID: ArchiveID) {}
     public func sessionDidBeginReconnecting(_ session: Session) {}
     public func sessionDidReconnect(_ session: Session) {}
     public func session(_ session: Session, muteForced info: MuteForcedInfo) {}

@@ -27,9 +27,9 @@ public enum SessionEvent: Sendable {
     /// itself sent it.
     case signalReceived(type: String, data: String, from: Connection?)
     /// Archiving (recording) of the session started.
-    case archiveStarted(id: String, name: String)
+    case archiveStarted(id: ArchiveID, name: String)
     /// Archiving of the session stopped.
-    case archiveStopped(id: String)
+    case archiveStopped(id: ArchiveID)
     /// The WebSocket dropped; the session is trying to restore it (`sessionDidBeginReconnecting`).
     case reconnecting
     /// The session was restored with the same connection (`sessionDidReconnect`).

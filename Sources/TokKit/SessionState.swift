@@ -8,7 +8,7 @@ struct SessionState {
         enum Purpose {
             case signal(retry: Bool)
             case publish(Publisher)
-            case subscribe(Subscriber, streamID: String)
+            case subscribe(Subscriber, streamID: StreamID)
             case other
         }
 
@@ -43,23 +43,23 @@ struct SessionState {
     /// The STUN/TURN servers of the last `connected` (fresh TURN credentials on every one).
     var iceServers: [ICEServer] = []
     /// The other connections, by id, and the order they joined in.
-    var connections: [String: Connection] = [:]
-    var connectionOrder: [String] = []
+    var connections: [ConnectionID: Connection] = [:]
+    var connectionOrder: [ConnectionID] = []
     /// Every live stream, this client's own included.
-    var streams: [String: SessionStream] = [:]
+    var streams: [StreamID: SessionStream] = [:]
 
     // Registries.
     /// This client's publishers, by stream id.
-    var publishers: [String: Publisher] = [:]
+    var publishers: [StreamID: Publisher] = [:]
     /// `publish` acked, own `streamCreated` not seen yet: the caller waits for it.
-    var awaitingStream: [String: CheckedContinuation<Result<ServerMessage.Ack, SessionError>, Never>] = [:]
+    var awaitingStream: [StreamID: CheckedContinuation<Result<ServerMessage.Ack, SessionError>, Never>] = [:]
     /// This client's subscribers, by subscriber id, and their negotiation contexts.
-    var subscribers: [String: Subscriber] = [:]
-    var subscriberContexts: [String: MediaNegotiationContext] = [:]
+    var subscribers: [SubscriberID: Subscriber] = [:]
+    var subscriberContexts: [SubscriberID: MediaNegotiationContext] = [:]
     /// Subscriptions to this client's streams (by others, or by itself), by subscriber id.
-    var publisherSides: [String: MediaNegotiationContext] = [:]
+    var publisherSides: [SubscriberID: MediaNegotiationContext] = [:]
     /// For subscriptions to its own streams: which end sent each negotiation message still in flight, oldest first.
-    var loopbackSenders: [String: ArraySlice<MediaNegotiationContext.Side>] = [:]
+    var loopbackSenders: [SubscriberID: ArraySlice<MediaNegotiationContext.Side>] = [:]
 
     var pending: [Int: Pending] = [:]
     /// Heartbeat answers received (for tests and diagnostics).
@@ -83,20 +83,20 @@ struct SessionState {
         return true
     }
 
-    mutating func removeConnection(_ id: String) -> Connection? {
+    mutating func removeConnection(_ id: ConnectionID) -> Connection? {
         guard let c = connections.removeValue(forKey: id) else { return nil }
         connectionOrder.removeAll { $0 == id }
         return c
     }
 
     /// The connection with that id: ours or another's.
-    func connection(_ id: String) -> Connection? {
+    func connection(_ id: ConnectionID) -> Connection? {
         if let me, me.connectionID == id { return me }
         return connections[id]
     }
 
     /// The sender of a message: the known connection, or a bare one when it is unknown here (already gone).
-    func sender(_ id: String) -> Connection {
+    func sender(_ id: ConnectionID) -> Connection {
         connection(id) ?? Connection(connectionID: id, creationTime: .init(millisecondsSince1970: 0), data: "")
     }
 }

@@ -8,7 +8,7 @@ import struct FoundationEssentials.Date
 /// snapshots of one stream differ when a property changed in between.
 public struct SessionStream: Sendable, Hashable, Identifiable, CustomStringConvertible {
     /// Unique within the session.
-    public let streamID: String
+    public let streamID: StreamID
     /// The connection that publishes it.
     public let connection: Connection
     /// The publisher's name (may be empty).
@@ -25,11 +25,11 @@ public struct SessionStream: Sendable, Hashable, Identifiable, CustomStringConve
     public let creationTime: Date
 
     /// ``streamID``, for `Identifiable`.
-    public var id: String { streamID }
+    public var id: StreamID { streamID }
 
     /// A stream as the server describes it; the session builds these, tests may too.
     public init(
-        streamID: String, connection: Connection, name: String, hasAudio: Bool, hasVideo: Bool,
+        streamID: StreamID, connection: Connection, name: String, hasAudio: Bool, hasVideo: Bool,
         videoDimensions: VideoDimensions?, videoType: StreamVideoType, creationTime: Date
     ) {
         self.streamID = streamID

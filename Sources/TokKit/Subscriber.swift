@@ -16,8 +16,8 @@ public final class Subscriber: Sendable {
     enum Phase: Sendable, Equatable {
         case idle
         case subscribing
-        case negotiating(subscriberID: String)
-        case connected(subscriberID: String)
+        case negotiating(subscriberID: SubscriberID)
+        case connected(subscriberID: SubscriberID)
         case ended
     }
 
@@ -120,7 +120,7 @@ public final class Subscriber: Sendable {
     public var session: Session? { state.withLock { $0.session } }
 
     /// The server's id for this subscription, once the server accepted it.
-    public var subscriberID: String? {
+    public var subscriberID: SubscriberID? {
         state.withLock { s in
             switch s.phase {
             case .negotiating(let id), .connected(let id): id
@@ -137,7 +137,7 @@ public final class Subscriber: Sendable {
     // MARK: - Session side
 
     /// Claims the subscriber for `session`; it can be subscribed once.
-    func attach(to session: Session) throws(SessionError) -> (streamID: String, audio: Bool, video: Bool) {
+    func attach(to session: Session) throws(SessionError) -> (streamID: StreamID, audio: Bool, video: Bool) {
         try state.withLock { s throws(SessionError) in
             guard s.phase == .idle else { throw .illegalState("a subscriber can be subscribed only once") }
             s.phase = .subscribing
@@ -147,7 +147,7 @@ public final class Subscriber: Sendable {
     }
 
     /// The server accepted the subscription.
-    func accepted(subscriberID: String) -> Bool {
+    func accepted(subscriberID: SubscriberID) -> Bool {
         state.withLock { s in
             guard s.phase == .subscribing else { return false }
             s.phase = .negotiating(subscriberID: subscriberID)

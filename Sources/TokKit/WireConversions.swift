@@ -5,14 +5,14 @@ import TokKitProtocol
 
 extension Connection {
     init(_ info: ConnectionInfo) {
-        self.init(connectionID: info.id, creationTime: Date(millisecondsSince1970: info.creationTime), data: info.data)
+        self.init(connectionID: ConnectionID(info.id), creationTime: Date(millisecondsSince1970: info.creationTime), data: info.data)
     }
 }
 
 extension SessionStream {
     init(_ info: StreamInfo, connection: Connection) {
         self.init(
-            streamID: info.id, connection: connection, name: info.name, hasAudio: info.hasAudio,
+            streamID: StreamID(info.id), connection: connection, name: info.name, hasAudio: info.hasAudio,
             hasVideo: info.hasVideo, videoDimensions: info.videoDimensions.map(VideoDimensions.init),
             videoType: StreamVideoType(info.videoType), creationTime: Date(millisecondsSince1970: info.creationTime))
     }

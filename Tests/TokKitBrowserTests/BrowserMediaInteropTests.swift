@@ -22,7 +22,7 @@ import TokKitTesting
         let published = try await chromium.waitForReport("published")
 
         let stream = try #require(await events.first { $0.streamCreated }, "Swift saw no streamCreated")
-        #expect(stream.streamID == published[string: "streamId"])
+        #expect(stream.streamID.rawValue == published[string: "streamId"])
         let renderer = CountingRenderer(), delegate = InteropSubscriberEvents()
         let subscriber = Subscriber(stream: stream, videoRender: renderer, delegate: delegate)
         try await swift.subscribe(subscriber)
@@ -95,7 +95,7 @@ import TokKitTesting
 
         let chromium = try await BrowserPage.open(server.pageURL("/subscribe.html", tokens: ["token": try await server.token()]))
         let announced = try await chromium.waitForReport("streamCreated")
-        #expect(announced[string: "streamId"] == publisher.stream?.streamID)
+        #expect(announced[string: "streamId"] == publisher.stream?.streamID.rawValue)
         _ = try await chromium.waitForReport("connected", timeout: .seconds(20))
 
         let first = try await chromium.waitForReport("stats", timeout: .seconds(20)) { ($0[int: "framesDecoded"] ?? 0) >= 20 }

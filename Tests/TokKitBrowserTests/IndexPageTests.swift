@@ -69,7 +69,7 @@ import TokKitServer
         let room = try await server.server.room("session")
         var settings = SessionSettings()
         settings.logger.logLevel = .error
-        let older = Session(apiKey: BrowserTestServer.apiKey, sessionID: room.sessionID, serverURL: URL(string: server.url)!,
+        let older = Session(apiKey: BrowserTestServer.apiKey, sessionID: SessionID(room.sessionID), serverURL: URL(string: server.url)!,
                             settings: settings)
         try await older.connect(token: try await server.server.issueToken(sessionID: room.sessionID).token)
         let olderId = try #require(older.connection?.connectionID)

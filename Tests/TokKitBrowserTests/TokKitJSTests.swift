@@ -8,15 +8,15 @@ import TokKit
         let server = try await BrowserTestServer.start()
         defer { Task { await server.stop() } }
         let (swift, events) = try await server.swiftClient()
-        let swiftId = try #require(swift.connection?.connectionID)
+        let swiftId = try #require(swift.connection?.connectionID.rawValue)
 
         let chromium = try await BrowserPage.open(server.pageURL("/echo.html", tokens: ["token": try await server.token()]))
         let browserId = try #require(try await chromium.waitForReport("connected")[string: "id"])
 
         let joined = try #require(await events.first { $0.connectionCreated }, "Swift saw no connectionCreated")
-        #expect(joined.connectionID == browserId)
+        #expect(joined.connectionID.rawValue == browserId)
         let stream = try #require(await events.first { $0.streamCreated }, "Swift saw no streamCreated")
-        #expect(stream.connection.connectionID == browserId)
+        #expect(stream.connection.connectionID.rawValue == browserId)
         #expect(stream.hasAudio && stream.hasVideo && stream.videoType == .camera)
         #expect(stream.videoDimensions?.width == 640 && stream.videoDimensions?.height == 480)
 

@@ -34,6 +34,8 @@ func flag(_ name: String) -> Bool { arguments.contains(name) }
 /// One JSON object per line on stdout, flushed at once (the test reads them as they come).
 let output = Mutex(())
 func report(_ fields: [String: any Sendable]) {
+    // Identifiers are written as the strings they wrap (JSONSerialization knows only Foundation's types).
+    let fields = fields.mapValues { value -> any Sendable in (value as? any OpaqueIdentifier)?.rawValue ?? value }
     guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]),
           let line = String(data: data, encoding: .utf8)
     else { return }
@@ -87,7 +89,7 @@ final class Watched: Sendable {
 /// Session, publisher and subscriber events as report lines; subscribes to every stream that appears.
 final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
     let subscribes: Bool
-    let watched = Mutex<[String: Watched]>([:])
+    let watched = Mutex<[StreamID: Watched]>([:])
     init(subscribes: Bool) { self.subscribes = subscribes }
 
     func session(_ session: Session, streamCreated stream: SessionStream) {
@@ -184,11 +186,11 @@ do {
         try settings.ice.addServer(url: url, username: option("--ice-username") ?? "",
                                    credential: option("--ice-credential") ?? "")
     }
-    let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: URL(string: server)!, settings: settings)
+    let session = Session(apiKey: apiKey, sessionID: SessionID(sessionID), serverURL: URL(string: server)!, settings: settings)
     let peer = Peer(subscribes: !flag("--no-subscribe"))
     session.delegate = peer
     try await session.connect(token: token)
-    report(["event": "connected", "connection": session.connection?.connectionID ?? "",
+    report(["event": "connected", "connection": session.connection?.connectionID.rawValue ?? "",
             "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
     var publisher: Publisher?
     if !flag("--no-publish") {
@@ -202,7 +204,7 @@ do {
         }
         let p = Publisher(name: option("--name") ?? "lab-peer", videoCapture: capturer, delegate: peer)
         try await session.publish(p)
-        report(["event": "published", "stream": p.stream?.streamID ?? ""])
+        report(["event": "published", "stream": p.stream?.streamID.rawValue ?? ""])
         publisher = p
     }
     let ticker = Task { [publisher] in

@@ -35,7 +35,7 @@ do {
     try AudioDeviceManager.setAudioDevice(ToneAudioDevice())
     var settings = SessionSettings()
     settings.logger.logLevel = .error
-    let session = Session(apiKey: arguments[2], sessionID: arguments[3], serverURL: URL(string: arguments[1])!, settings: settings)
+    let session = Session(apiKey: arguments[2], sessionID: SessionID(arguments[3]), serverURL: URL(string: arguments[1])!, settings: settings)
     try await session.connect(token: arguments[4])
     let capturer = PatternCapturer(width: width, height: height, framesPerSecond: fps)
     let publisher = Publisher(name: "test-peer", videoCapture: capturer)

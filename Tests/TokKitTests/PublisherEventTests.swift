@@ -14,7 +14,7 @@ extension PublisherEvent {
         }
     }
 
-    var streamID: String? {
+    var streamID: StreamID? {
         switch self {
         case .streamCreated(let s), .streamDestroyed(let s): s.streamID
         case .failed, .statisticsUpdated: nil

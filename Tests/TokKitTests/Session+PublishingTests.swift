@@ -236,7 +236,7 @@ extension LiveServer {
             try await a.unpublish(publisher)
             #expect(await eventually { b.streams.isEmpty })
             let subscriber = Subscriber(stream: stream)
-            await #expect(throws: SessionError.streamNotFound(stream.streamID)) { try await b.subscribe(subscriber) }
+            await #expect(throws: SessionError.streamNotFound(stream.streamID.rawValue)) { try await b.subscribe(subscriber) }
             await a.disconnect()
             await b.disconnect()
         }
@@ -270,14 +270,14 @@ extension LiveServer {
             #expect(await eventually { po.streams[stream.streamID] != nil })
             await expectCode(1600) { try await po.subscribe(Subscriber(stream: po.streams[stream.streamID]!)) }
             await expectCode(1600) {
-                _ = try await po.request(.subscribe(.init(streamID: stream.streamID)), purpose: .other).get()
+                _ = try await po.request(.subscribe(.init(streamID: stream.streamID.rawValue)), purpose: .other).get()
             }
 
             // publisher: no moderation.
             await expectCode(1530) { try await owner.forceDisconnect(sub.connection!) }
             await expectCode(1540) { try await owner.forceMute(stream) }
             await expectCode(1530) {
-                _ = try await owner.request(.forceDisconnect(.init(connectionID: sub.connection!.connectionID)),
+                _ = try await owner.request(.forceDisconnect(.init(connectionID: sub.connection!.connectionID.rawValue)),
                                         purpose: .other).get()
             }
 

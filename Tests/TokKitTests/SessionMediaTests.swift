@@ -43,7 +43,7 @@ extension LiveServer {
 
         /// One cycle: C connects, subscribes to the running stream, publishes its own, B subscribes to it, then
         /// everything is torn down in a varying order.
-        static func cycle(_ server: TestServer, streamID: String, b: Session, index: Int) async throws {
+        static func cycle(_ server: TestServer, streamID: StreamID, b: Session, index: Int) async throws {
             let (c, _) = try await server.connected(media: true)
             let stream = try #require(await Self.stream(streamID, in: c))
             let watcher = CountingRenderer(), watcherEvents = SubscriberRecorder()
@@ -77,7 +77,7 @@ extension LiveServer {
             #expect(!(watcherEvents.events + backEvents.events).contains { $0.hasPrefix("failed") })
         }
 
-        static func stream(_ id: String, in session: Session) async -> SessionStream? {
+        static func stream(_ id: StreamID, in session: Session) async -> SessionStream? {
             _ = await eventually { session.streams[id] != nil }
             return session.streams[id]
         }

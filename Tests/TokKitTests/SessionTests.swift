@@ -27,7 +27,7 @@ extension LiveServer { @Suite struct SessionTests {
         #expect(session.sessionConnectionStatus == .connected)
         let me = try #require(session.connection)
         #expect(me.data == "alice")
-        #expect(!me.connectionID.isEmpty)
+        #expect(!me.connectionID.rawValue.isEmpty)
         #expect(session.connections.isEmpty)
         #expect(session.connectionCount == 0)
         #expect(session.capabilities == SessionCapabilities(
@@ -95,7 +95,7 @@ extension LiveServer { @Suite struct SessionTests {
         queue.setSpecific(key: key, value: 7)
         let delegate = RecordingDelegate(key: key)
         let session = Session(
-            apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: URL(string: server.url)!, delegate: delegate,
+            apiKey: TestServer.apiKey, sessionID: SessionID(server.sessionID), serverURL: URL(string: server.url)!, delegate: delegate,
             delegateQueue: queue, settings: .quiet)
         let recorder = EventRecorder(session)
         try await session.connect(token: try await server.token())
@@ -169,7 +169,7 @@ extension LiveServer { @Suite struct SessionTests {
         let url = server.url
         let token = try await server.token()
         await server.stop()
-        let session = Session(apiKey: TestServer.apiKey, sessionID: server.sessionID, serverURL: URL(string: url)!, settings: .quiet)
+        let session = Session(apiKey: TestServer.apiKey, sessionID: SessionID(server.sessionID), serverURL: URL(string: url)!, settings: .quiet)
         #expect(await connectError(session, token: token)?.code == 1006)
         #expect(session.sessionConnectionStatus == .failed)
         #expect(await eventually { SignalingLink.liveCount == 0 })

@@ -53,7 +53,7 @@ struct BrowserTestServer {
     func swiftClient() async throws -> (Session, EventLog) {
         var settings = SessionSettings()
         settings.logger.logLevel = .error
-        let session = Session(apiKey: Self.apiKey, sessionID: sessionID, serverURL: URL(string: url)!, settings: settings)
+        let session = Session(apiKey: Self.apiKey, sessionID: SessionID(sessionID), serverURL: URL(string: url)!, settings: settings)
         let log = EventLog(session)
         try await session.connect(token: try await token(data: "swift"))
         return (session, log)

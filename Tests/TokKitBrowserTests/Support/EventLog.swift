@@ -37,6 +37,6 @@ extension SessionEvent {
     var connectionCreated: Connection? { if case .connectionCreated(let c) = self { c } else { nil } }
     var streamCreated: SessionStream? { if case .streamCreated(let s) = self { s } else { nil } }
     var signal: (type: String, data: String, from: String?)? {
-        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionID) } else { nil }
+        if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionID.rawValue) } else { nil }
     }
 }

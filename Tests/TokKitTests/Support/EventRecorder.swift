@@ -47,7 +47,7 @@ extension SessionEvent {
     var propertyChange: (SessionStream, StreamPropertyChange)? {
         if case .streamPropertyChanged(let s, let c) = self { (s, c) } else { nil }
     }
-    var signal: (type: String, data: String, from: String?)? {
+    var signal: (type: String, data: String, from: ConnectionID?)? {
         if case .signalReceived(let t, let d, let f) = self { (t, d, f?.connectionID) } else { nil }
     }
     var isConnected: Bool { if case .connected = self { true } else { false } }

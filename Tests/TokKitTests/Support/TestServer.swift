@@ -39,7 +39,7 @@ struct TestServer {
     /// A client session for this server's session (not connected yet). Signaling-only (a
     /// `PlaceholderNegotiator`) unless `media` is true (the default `WebRTCNegotiator`, on loopback).
     func session(url: String? = nil, settings: SessionSettings = .quiet, media: Bool = false) -> Session {
-        let s = Session(apiKey: Self.apiKey, sessionID: sessionID, serverURL: URL(string: url ?? self.url)!, settings: settings)
+        let s = Session(apiKey: Self.apiKey, sessionID: SessionID(sessionID), serverURL: URL(string: url ?? self.url)!, settings: settings)
         if !media { s.mediaNegotiator = PlaceholderNegotiator() }
         return s
     }
