@@ -97,6 +97,7 @@ extension Session: SignalingLinkOwner {
         s.iceServers = (m.iceServers ?? []).map {
             ICEServer(urls: $0.urls, username: $0.username ?? "", credential: $0.credential ?? "")
         }
+        resolveICEHostNames(&s)
         link.established(
             heartbeatInterval: .milliseconds(max(100, m.heartbeatInterval)),
             heartbeatTimeout: .milliseconds(max(200, m.heartbeatTimeout)))

@@ -16,6 +16,7 @@ extension Session {
         let (status, caps) = state.withLock { ($0.status, $0.capabilities) }
         guard status == .connected else { throw .notConnected }
         guard caps.canPublish else { return try failPublish(publisher, .unableToPublish("the token's role may not publish")) }
+        await iceHostNamesResolved()
         let d = try publisher.attach(to: self)
         do throws(SessionError) { try await publisher.startMedia() } catch {
             publisher.detach(from: self)
@@ -73,6 +74,7 @@ extension Session {
             return try failSubscribe(subscriber, .unableToSubscribe("the token's role may not subscribe"))
         }
         guard exists else { return try failSubscribe(subscriber, .streamNotFound(subscriber.stream.streamID.rawValue)) }
+        await iceHostNamesResolved()
         let (streamID, audio, video) = try subscriber.attach(to: self)
         let result = await request(
             .subscribe(.init(streamID: streamID.rawValue, subscribeToAudio: audio, subscribeToVideo: video)),

@@ -106,12 +106,63 @@ public final class Session: Sendable {
     /// `base` (the negotiator's host gathering) with the STUN/TURN servers and transport policy this session's
     /// media connections use: the session server's servers from the last `connected` unless
     /// ``SessionICEConfiguration/includeServers`` is `custom`, then the settings' own.
+    ///
+    /// Host names come back as the numeric addresses resolved when the session connected
+    /// (``resolveICEHostNames(_:)``), so making the agent looks nothing up.
     func iceConfiguration(base: ICEConfiguration) -> ICEConfiguration {
         var ice = base
-        if settings.ice.includeServers == .all { ice.servers += state.withLock { $0.iceServers } }
-        ice.servers += settings.ice.customServers
+        let (servers, resolved) = state.withLock { s in (iceServers(s), s.resolvedHosts) }
+        ice.servers += servers.map { $0.replacingHostNames(resolved) }
         if settings.ice.transportPolicy == .relay { ice.transportPolicy = .relay }
         return ice
+    }
+
+    /// The session server's ICE servers (unless the settings leave them out), then the settings' own.
+    private func iceServers(_ s: SessionState) -> [ICEServer] {
+        (settings.ice.includeServers == .all ? s.iceServers : []) + settings.ice.customServers
+    }
+
+    /// Starts resolving the ICE servers' host names not resolved yet, on ``ICEHostResolver``'s queue (`getaddrinfo`
+    /// blocks). ``publish(_:)`` and ``subscribe(_:)`` wait for it, at most ``iceResolutionLimit``, before any media
+    /// connection is made; a name that does not resolve is left as it is (the agent then reports it).
+    func resolveICEHostNames(_ s: inout SessionState) {
+        let names = iceServers(s).reduce(into: Set<String>()) { $0.formUnion($1.hostNames) }
+            .subtracting(s.resolvedHosts.keys)
+        guard !names.isEmpty else { return }
+        let previous = s.iceResolution
+        s.iceResolutionsRunning += 1
+        s.iceResolution = Task { [weak self, logger] in
+            defer { self?.state.withLock { $0.iceResolutionsRunning -= 1 } }
+            await previous?.value
+            await withTaskGroup(of: Void.self) { group in
+                for name in names {
+                    group.addTask { [weak self] in
+                        do throws(ICEError) {
+                            let address = try await ICEHostResolver.numericAddress(of: name)
+                            self?.state.withLock { $0.resolvedHosts[name] = address }
+                        } catch {
+                            logger.warning("ICE server host \(name) did not resolve: \(error)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// How long media setup waits for ICE server names to resolve.
+    static let iceResolutionLimit: Duration = .seconds(5)
+
+    /// Returns once the ICE server names known so far are resolved or given up on, or after
+    /// ``iceResolutionLimit``, whichever comes first (a lookup cannot be cancelled: it goes on, and its answer is
+    /// still used by later connections).
+    func iceHostNamesResolved() async {
+        guard let resolution = state.withLock({ $0.iceResolutionsRunning > 0 ? $0.iceResolution : nil }) else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let once = Mutex<CheckedContinuation<Void, Never>?>(done)
+            let finish: @Sendable () -> Void = { once.withLock { c in c.take() }?.resume() }
+            Task { await resolution.value; finish() }
+            Task { try? await Task.sleep(for: Self.iceResolutionLimit); finish() }
+        }
     }
 
     // MARK: - State

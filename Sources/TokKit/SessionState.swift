@@ -42,6 +42,12 @@ struct SessionState {
     var resumeGrace: Duration = .zero
     /// The STUN/TURN servers of the last `connected` (fresh TURN credentials on every one).
     var iceServers: [ICEServer] = []
+    /// Numeric addresses of the ICE servers' host names, resolved ahead so that no agent looks one up.
+    var resolvedHosts: [String: String] = [:]
+    /// Resolving the names of the last `connected`'s (and the settings') ICE servers; media setup waits for it.
+    var iceResolution: Task<Void, Never>?
+    /// How many resolutions are still running (0: nothing to wait for).
+    var iceResolutionsRunning = 0
     /// The other connections, by id, and the order they joined in.
     var connections: [ConnectionID: Connection] = [:]
     var connectionOrder: [ConnectionID] = []

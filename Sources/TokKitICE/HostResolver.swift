@@ -2,11 +2,19 @@
 import Glibc
 #endif
 
-/// Turns a host name into the numeric address libnice needs (it takes no names). Blocking: call only on
-/// the control plane, at agent creation.
+/// Turns a host name into the numeric address libnice needs (it takes no names). Blocking for a name: the
+/// agent calls it only for names nobody resolved ahead (``ICEHostResolver``); numeric hosts return at once.
 enum HostResolver {
-    /// The first IPv4 address of `host` (IPv6 if it has none); numeric hosts come back unchanged.
+    /// Whether `host` is an IPv4 or IPv6 address already (no lookup needed).
+    static func isNumeric(_ host: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+
+    /// The first IPv4 address of `host` (IPv6 if it has none); numeric hosts come back unchanged, without a
+    /// lookup.
     static func numericAddress(_ host: String) throws(ICEError) -> String {
+        if isNumeric(host) { return host }
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

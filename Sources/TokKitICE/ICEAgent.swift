@@ -30,7 +30,9 @@ public final class ICEAgent: Sendable {
     private let agent: NiceAgentHandle
     private let streamID: UInt32
 
-    /// Creates the agent and its network thread. Host names of ICE servers are resolved here (blocking).
+    /// Creates the agent and its network thread. ICE server URLs should name numeric addresses
+    /// (``ICEHostResolver`` resolves names ahead, off the control plane); a host name still found here is resolved
+    /// on this thread, blocking.
     public init(role: ICERole, configuration: ICEConfiguration = .loopback) throws(ICEError) {
         let plan = try AgentPlan(configuration)
         self.role = role

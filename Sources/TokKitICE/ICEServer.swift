@@ -1,7 +1,8 @@
 /// A STUN or TURN server, as in the SDK's custom ICE configuration (`RTCIceServer`).
 ///
 /// URLs follow RFC 7064/7065: `stun:host[:port]`, `turn:host[:port][?transport=udp|tcp]`,
-/// `turns:host[:port]` (TURN over TLS). Host names are resolved when the agent is created.
+/// `turns:host[:port]` (TURN over TLS). Resolve host names ahead with ``ICEHostResolver`` (a `Session` does);
+/// a name left in is resolved, blocking, when the agent is created.
 /// Value type, usable from any thread.
 public struct ICEServer: Sendable, Hashable {
     /// One or more URLs for the same server.

@@ -25,4 +25,32 @@ import Testing
             try HostResolver.numericAddress("no-such-host.invalid")
         }
     }
+
+    @Test func hostNamesAreReplacedByTheirAddressesInCanonicalURLs() {
+        let server = ICEServer(
+            urls: ["stun:stun.example.org", "turn:turn.example.org:3479?transport=tcp", "turns:turn.example.org",
+                   "turn:198.18.0.9", "turn:v6.example.org", "not a url"],
+            username: "u", credential: "c")
+        #expect(server.hostNames == ["stun.example.org", "turn.example.org", "v6.example.org"])
+        let numeric = server.replacingHostNames(
+            ["stun.example.org": "198.18.0.7", "turn.example.org": "198.18.0.8", "v6.example.org": "2001:db8::1"])
+        #expect(numeric.urls == [
+            "stun:198.18.0.7:3478", "turn:198.18.0.8:3479?transport=tcp", "turns:198.18.0.8:5349?transport=tcp",
+            "turn:198.18.0.9", "turn:[2001:db8::1]:3478?transport=udp", "not a url",
+        ])
+        #expect(numeric.hostNames.isEmpty)
+        #expect(numeric.username == "u" && numeric.credential == "c")
+        for url in numeric.urls.dropLast() {
+            #expect(HostResolver.isNumeric(try! ICEServerURL(parsing: url).host), "\(url)")
+        }
+    }
+
+    @Test func theResolverAnswersAsynchronouslyAndNumericHostsAtOnce() async throws {
+        #expect(try await ICEHostResolver.numericAddress(of: "198.18.0.1") == "198.18.0.1")
+        #expect(try await ICEHostResolver.numericAddress(of: "::1") == "::1")
+        #expect(try await ICEHostResolver.numericAddress(of: "localhost") == "127.0.0.1")
+        await #expect(throws: ICEError.unresolvableHost("no-such-host.invalid")) {
+            try await ICEHostResolver.numericAddress(of: "no-such-host.invalid")
+        }
+    }
 }

@@ -49,6 +49,23 @@ extension LiveServer {
             await session.disconnect()
         }
 
+        @Test func hostNamesAreResolvedWhenTheSessionConnectsNotWhenAnAgentIsMade() async throws {
+            let server = try await TestServer.start { c in
+                c.iceServers = [ICEServerInfo(urls: ["stun:localhost:3478"])]
+            }
+            defer { Task { await server.server.stop() } }
+            var settings = SessionSettings.quiet
+            try settings.ice.addServer(url: "turn:localhost?transport=tcp", username: "u", credential: "p")
+            try settings.ice.addServer(url: "stun:no-such-host.invalid")
+            let (session, _) = try await server.connected(settings: settings)
+            await session.iceHostNamesResolved()
+            let ice = session.iceConfiguration(base: .loopback)
+            #expect(ice.servers.map(\.urls) == [
+                ["stun:127.0.0.1:3478"], ["turn:127.0.0.1:3478?transport=tcp"], ["stun:no-such-host.invalid"],
+            ], "names resolved ahead; one that does not resolve is left for the agent to report")
+            await session.disconnect()
+        }
+
         @Test func addServerRefusesWhatIsNotAnICEURL() {
             var ice = SessionICEConfiguration()
             #expect(throws: SessionError.self) { try ice.addServer(url: "http://198.18.9.2") }
