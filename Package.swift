@@ -95,7 +95,7 @@ let package = Package(
             name: "TokKit",
             dependencies: [
                 "TokKitMedia", "TokKitAudio", "TokKitProtocol",
-                "TokKitICE", "TokKitDTLS", "TokKitSRTP", "TokKitSDP", "TokKitPeer", "TokKitStreaming",
+                "TokKitICE", "TokKitDTLS", "TokKitSRTP", "TokKitRTP", "TokKitSDP", "TokKitPeer", "TokKitStreaming",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

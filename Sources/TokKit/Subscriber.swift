@@ -57,6 +57,18 @@ public final class Subscriber: Sendable {
         media.setAudioEnabled(subscribeToAudio)
     }
 
+    /// A subscriber that takes `stream`'s media encoded, as RTP packets to `receiver`, and decodes nothing (the
+    /// archive recorder's). Toggling ``subscribeToAudio`` or ``subscribeToVideo`` later changes nothing: what is
+    /// asked for at subscription is what arrives.
+    @_spi(Recording) public convenience init(
+        stream: SessionStream, receiver: any EncodedMediaReceiver, subscribeToAudio: Bool = true,
+        subscribeToVideo: Bool = true, delegate: (any SubscriberDelegate)? = nil
+    ) {
+        self.init(stream: stream, subscribeToAudio: subscribeToAudio, subscribeToVideo: subscribeToVideo,
+                  delegate: delegate)
+        media.setReceiver(receiver)
+    }
+
     deinit { eventStreams.finish() }
 
     /// The stream, as the session last described it (property changes update it).

@@ -16,12 +16,18 @@ final class SubscriberMedia: Sendable {
         var videoEnabled = true
         var audioEnabled = true
         var renderer: (any VideoRender)?
+        /// Set for a subscriber that takes its media encoded (no pipelines then).
+        var receiver: (any EncodedMediaReceiver)?
+        var source: EncodedMediaSource?
     }
 
     private let state = Mutex(State())
 
     /// Receives `peer`'s media: video (when wanted) to the renderer, audio (when wanted) into the mix.
     func attach(_ peer: PeerConnection, wantsAudio: Bool, wantsVideo: Bool) {
+        if let receiver = state.withLock({ $0.receiver }) {
+            return attachEncoded(peer, to: receiver, wantsAudio: wantsAudio, wantsVideo: wantsVideo)
+        }
         let (renderer, videoOn, audioOn) = state.withLock { ($0.renderer, $0.videoEnabled, $0.audioEnabled) }
         let video = wantsVideo ? VideoReceivePipeline(peer: peer, renderer: renderer) : nil
         video?.isEnabled = videoOn
@@ -35,8 +41,41 @@ final class SubscriberMedia: Sendable {
         if let audio { SharedAudio.add(audio) }
     }
 
+    /// Makes the subscriber hand its media to `receiver` encoded, instead of decoding it. Before any attach.
+    func setReceiver(_ receiver: any EncodedMediaReceiver) {
+        state.withLock { $0.receiver = receiver }
+    }
+
+    /// Hands `peer`'s packets of the wanted kinds to `receiver`, after telling it of the new source (and of the end
+    /// of the one it replaces).
+    private func attachEncoded(_ peer: PeerConnection, to receiver: any EncodedMediaReceiver, wantsAudio: Bool,
+                               wantsVideo: Bool) {
+        let source = EncodedMediaSource(peer: peer)
+        let previous = state.withLock { s in
+            defer { s.peer = peer; s.source = source }
+            return s.peer.map { ($0, s.source) }
+        }
+        if let (old, oldSource) = previous { stopEncoded(old, oldSource, receiver) }
+        receiver.encodedMediaDidStart(source)
+        for (kind, wanted) in [(MediaKind.audio, wantsAudio), (.video, wantsVideo)] where wanted {
+            peer.setReceiveHandler(kind) { [receiver] packet in receiver.receive(packet, kind: kind) }
+        }
+    }
+
+    private func stopEncoded(_ peer: PeerConnection, _ source: EncodedMediaSource?, _ receiver: any EncodedMediaReceiver) {
+        peer.setReceiveHandler(.audio, nil)
+        peer.setReceiveHandler(.video, nil)
+        if let source { receiver.encodedMediaDidStop(source) }
+    }
+
     /// Stops receiving from `peer`: closes its pipelines (joins the decode thread) and leaves the mix.
     func detach(_ peer: PeerConnection) {
+        let encoded: (EncodedMediaSource?, any EncodedMediaReceiver)? = state.withLock { s in
+            guard s.peer === peer, let receiver = s.receiver else { return nil }
+            defer { s.peer = nil; s.source = nil }
+            return (s.source, receiver)
+        }
+        if let (source, receiver) = encoded { return stopEncoded(peer, source, receiver) }
         let taken: (VideoReceivePipeline?, AudioReceivePipeline?)? = state.withLock { s in
             guard s.peer === peer else { return nil }
             defer { s.peer = nil; s.video = nil; s.audio = nil }
