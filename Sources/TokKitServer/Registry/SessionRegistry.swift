@@ -198,8 +198,14 @@ actor SessionRegistry {
     /// queued it.
     @discardableResult
     func broadcast(_ message: ServerMessage, in sessionID: String, except excluded: String? = nil) -> Int {
+        broadcast(encoded: ByteBuffer(bytes: WireCodec.encode(message)), in: sessionID, except: excluded)
+    }
+
+    /// Queues `bytes`, an encoded message, to every member of a session with a socket except `excluded`: one
+    /// buffer shared by every outbox. How many queued it.
+    @discardableResult
+    func broadcast(encoded bytes: ByteBuffer, in sessionID: String, except excluded: String? = nil) -> Int {
         guard let session = sessions[sessionID] else { return 0 }
-        let bytes = ByteBuffer(bytes: WireCodec.encode(message))  // one copy shared by every outbox
         var queued = 0
         for id in session.connectionIDs where id != excluded {
             if connections[id]?.outbox?.send(bytes) == true { queued += 1 }
@@ -248,11 +254,10 @@ actor SessionRegistry {
             removeSubscription(subscriberID, notifyPublisher: true)
         }
         sessions[membership.sessionID]?.connectionIDs.removeAll { $0 == id }
-        let event = ServerMessage.connectionDestroyed(.init(connection: membership.info, reason: reason))
-        broadcast(event, in: membership.sessionID)
-        if reason != .networkDisconnected, let outbox = connection.outbox {
-            outbox.send(WireCodec.encode(event))
-        }
+        let event = ByteBuffer(
+            bytes: WireCodec.encode(ServerMessage.connectionDestroyed(.init(connection: membership.info, reason: reason))))
+        broadcast(encoded: event, in: membership.sessionID)  // encoded once, for the others and the connection itself
+        if reason != .networkDisconnected { connection.outbox?.send(event) }
         connection.outbox?.close(.normal)
         if let socket = connection.socket { sockets[socket] = nil }
         connections[id] = nil
