@@ -17,10 +17,14 @@ public struct TokenClaims: Codable, Hashable, Sendable {
     public var nonce: String
     /// Application data copied to the connection (`ConnectionInfo.data`).
     public var connectionData: String
+    /// The connection is invisible to the session's other members (no `connectionCreated`, not in `connected`'s
+    /// list, no `connectionDestroyed`), though it may subscribe: the server's own archive recorder. Only the
+    /// server mints such tokens; absent in every other token.
+    public var hidden: Bool?
 
     public init(
         apiKey: String, sessionID: String, role: Role, issuedAt: Int64, expiresAt: Int64, nonce: String,
-        connectionData: String
+        connectionData: String, hidden: Bool? = nil
     ) {
         self.apiKey = apiKey
         self.sessionID = sessionID
@@ -29,6 +33,7 @@ public struct TokenClaims: Codable, Hashable, Sendable {
         self.expiresAt = expiresAt
         self.nonce = nonce
         self.connectionData = connectionData
+        self.hidden = hidden
     }
 
     enum CodingKeys: String, CodingKey {
@@ -39,5 +44,6 @@ public struct TokenClaims: Codable, Hashable, Sendable {
         case expiresAt = "exp"
         case nonce
         case connectionData = "connection_data"
+        case hidden
     }
 }

@@ -35,11 +35,21 @@ public struct TokenAuthority: Sendable {
         sessionID: String, role: Role = .publisher, expireTime: Int64? = nil, connectionData: String = "",
         now: Int64
     ) throws(ProtocolError) -> IssuedToken {
+        try issue(sessionID: sessionID, role: role, expireTime: expireTime, connectionData: connectionData,
+                  hidden: false, now: now)
+    }
+
+    /// ``issue(sessionID:role:expireTime:connectionData:now:)``, or, with `hidden`, a token for a connection the
+    /// session's other members never see (``TokenClaims/hidden``: the server's archive recorder).
+    func issue(
+        sessionID: String, role: Role, expireTime: Int64? = nil, connectionData: String = "", hidden: Bool,
+        now: Int64
+    ) throws(ProtocolError) -> IssuedToken {
         let expiry = try Validation.tokenExpiry(expireTime, now: now)
         try Validation.connectionData(connectionData)
         let claims = TokenClaims(
             apiKey: apiKey, sessionID: sessionID, role: role, issuedAt: now, expiresAt: expiry,
-            nonce: RandomID.make(bytes: 16), connectionData: connectionData)
+            nonce: RandomID.make(bytes: 16), connectionData: connectionData, hidden: hidden ? true : nil)
         return IssuedToken(token: sign(claims), sessionID: sessionID, role: role, expireTime: expiry)
     }
 

@@ -9,6 +9,8 @@ struct ConnectionRecord: Sendable {
         let role: Role
         let info: ConnectionInfo
         var resumeToken: String
+        /// Invisible to the other members (``TokenClaims/hidden``): never announced, listed or said goodbye to.
+        var hidden = false
     }
 
     let id: String

@@ -59,13 +59,16 @@ extension SessionRegistry {
             }
             let info = ConnectionInfo(id: id, creationTime: WallClock.milliseconds(), data: claims.connectionData)
             let membership = ConnectionRecord.Membership(
-                sessionID: connect.sessionID, role: claims.role, info: info, resumeToken: RandomID.make(bytes: 32))
+                sessionID: connect.sessionID, role: claims.role, info: info, resumeToken: RandomID.make(bytes: 32),
+                hidden: claims.hidden == true)
             connections[id]?.membership = membership
             connections[id]?.state = .connected
             connections[id]?.label?.set(connection: id, session: connect.sessionID)
             sendConnected(id, resumed: false)
             ack(rid, to: id)
-            broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionID, except: id)
+            if !membership.hidden {
+                broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionID, except: id)
+            }
             sessions[connect.sessionID]?.connectionIDs.append(id)
             metrics.connected()
             logger.debug("connected", metadata: logMetadata(id, ["role": "\(claims.role.rawValue)"]))
@@ -125,7 +128,8 @@ extension SessionRegistry {
         guard let connection = connections[id], let membership = connection.membership,
               let session = sessions[membership.sessionID]
         else { return }
-        let others = session.connectionIDs.filter { $0 != id }.compactMap { connections[$0]?.membership?.info }
+        let others = session.connectionIDs.filter { $0 != id }.compactMap { connections[$0]?.membership }
+            .filter { !$0.hidden }.map(\.info)
         let streamInfos = session.streamIDs.compactMap { streams[$0]?.info }
         send(
             .connected(

@@ -256,7 +256,9 @@ actor SessionRegistry {
         sessions[membership.sessionID]?.connectionIDs.removeAll { $0 == id }
         let event = ByteBuffer(
             bytes: WireCodec.encode(ServerMessage.connectionDestroyed(.init(connection: membership.info, reason: reason))))
-        broadcast(encoded: event, in: membership.sessionID)  // encoded once, for the others and the connection itself
+        if !membership.hidden {
+            broadcast(encoded: event, in: membership.sessionID)  // encoded once, for the others and the connection itself
+        }
         if reason != .networkDisconnected { connection.outbox?.send(event) }
         connection.outbox?.close(.normal)
         if let socket = connection.socket { sockets[socket] = nil }
