@@ -57,6 +57,7 @@ let package = Package(
         shim("CSRTP", pkgConfig: "libsrtp2", apt: "libsrtp2-dev"),
         shim("CVPX", pkgConfig: "vpx", apt: "libvpx-dev"),
         shim("COpus", pkgConfig: "opus", apt: "libopus-dev"),
+        shim("CAVFormat", pkgConfig: "libavformat", apt: "libavformat-dev"),
 
         // MARK: Media primitives
         .target(name: "TokKitMedia", dependencies: ["CYUV", "CTokKitSystem"], swiftSettings: strict),
@@ -81,6 +82,10 @@ let package = Package(
 
         // MARK: Media pipelines (devices ↔ codecs ↔ peer connections)
         .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitCodecs", "TokKitRTP", "TokKitPeer"],
+                swiftSettings: strict),
+
+        // MARK: Recording (RTP → WebM without re-encoding; the lowest layer of archiving)
+        .target(name: "TokKitRecording", dependencies: ["TokKitRTP", "CAVFormat"],
                 swiftSettings: strict),
 
         // MARK: Test doubles, for users and for TokKit's own tests
