@@ -104,6 +104,7 @@ public final class RTPStreamRecorder {
     @discardableResult
     public func receive(_ packet: borrowing RTPPacketView) throws(RecordingError) -> Bool {
         ownCounters.packetsReceived += 1
+        timeline.anchor(rtpTimestamp: packet.timestamp)
         guard let assembler else {
             let decision = timeline.admit(rtpTimestamp: packet.timestamp, isKeyFrame: true)
             if case let .write(at) = decision {

@@ -29,6 +29,7 @@ public enum RecordingError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// One line for logs: the operation, libav's text and code, or the reason.
     public var description: String {
         switch self {
         case let .libav(operation, code, message): "\(operation) failed: \(message) (\(code))"

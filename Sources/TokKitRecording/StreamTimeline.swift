@@ -71,6 +71,14 @@ public struct StreamTimeline: Hashable, Sendable {
         StreamTimeline(clockRate: 48_000, startOffset: startOffset, waitsForKeyFrame: false)
     }
 
+    /// Anchors the stream at `rtpTimestamp` unless it is anchored already: a recorder calls it with every packet's
+    /// timestamp, so that the stream's first packet (not its first complete frame, which for video may come much
+    /// later, after the wait for a key frame) sits at ``startOffset``.
+    public mutating func anchor(rtpTimestamp: UInt32) {
+        guard first == nil else { return }
+        first = unwrapper.unwrap(rtpTimestamp)
+    }
+
     /// The archive time of `rtpTimestamp` without admitting anything (the first call anchors the stream).
     public mutating func time(of rtpTimestamp: UInt32) -> Duration {
         let extended = unwrapper.unwrap(rtpTimestamp)
