@@ -5,6 +5,7 @@
 // Layers, top to bottom (dependencies point down only):
 //   TokKit (facade: Session, Publisher, Subscriber)        TokKitServer / tokkit-server
 //     → TokKitCapture, TokKitAudio (devices)                 → TokKitProtocol (wire types)
+//     → TokKitRecording (RTP → WebM, no re-encoding)
 //     → TokKitMedia (frames, formats, buses, conversion)
 //     → TokKitICE, TokKitDTLS, TokKitRTP, TokKitSDP (RTC layers)
 //     → C* (one shim module per C library)
