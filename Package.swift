@@ -5,6 +5,7 @@
 // Layers, top to bottom (dependencies point down only):
 //   TokKit (facade: Session, Publisher, Subscriber)        TokKitServer / tokkit-server
 //     → TokKitCapture, TokKitAudio (devices)                 → TokKitProtocol (wire types)
+//     → TokKitRecording (RTP → WebM, no re-encoding)
 //     → TokKitMedia (frames, formats, buses, conversion)
 //     → TokKitICE, TokKitDTLS, TokKitRTP, TokKitSDP (RTC layers)
 //     → C* (one shim module per C library)
@@ -57,6 +58,7 @@ let package = Package(
         shim("CSRTP", pkgConfig: "libsrtp2", apt: "libsrtp2-dev"),
         shim("CVPX", pkgConfig: "vpx", apt: "libvpx-dev"),
         shim("COpus", pkgConfig: "opus", apt: "libopus-dev"),
+        shim("CAVFormat", pkgConfig: "libavformat", apt: "libavformat-dev"),
 
         // MARK: Media primitives
         .target(name: "TokKitMedia", dependencies: ["CYUV", "CTokKitSystem"], swiftSettings: strict),
@@ -81,6 +83,10 @@ let package = Package(
 
         // MARK: Media pipelines (devices ↔ codecs ↔ peer connections)
         .target(name: "TokKitStreaming", dependencies: ["TokKitMedia", "TokKitCodecs", "TokKitRTP", "TokKitPeer"],
+                swiftSettings: strict),
+
+        // MARK: Recording (RTP → WebM without re-encoding; the lowest layer of archiving)
+        .target(name: "TokKitRecording", dependencies: ["TokKitRTP", "CAVFormat"],
                 swiftSettings: strict),
 
         // MARK: Test doubles, for users and for TokKit's own tests
@@ -225,6 +231,14 @@ let package = Package(
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP", "TokKitChromiumSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP", "TokKitDTLS", "TokKitChromiumSupport", "TokKitTesting"],
                     swiftSettings: strict),
+        .target(name: "TokKitRecordingTestSupport", dependencies: ["TokKitCodecs", "TokKitMedia"],
+                path: "Tests/TokKitRecordingTestSupport", swiftSettings: strict),
+        .testTarget(name: "TokKitRecordingTests",
+                    dependencies: ["TokKitRecording", "TokKitRecordingTestSupport", "TokKitRTP", "TokKitCodecs", "TokKitMedia"],
+                    swiftSettings: strict),
+        .executableTarget(name: "tokkit-webm-crash-writer",
+                          dependencies: ["TokKitRecording", "TokKitRecordingTestSupport"],
+                          path: "Tests/TokKitWebMCrashWriter", swiftSettings: strict),
         .testTarget(name: "TokKitCodecsTests", dependencies: ["TokKitCodecs", "TokKitMedia"], swiftSettings: strict),
         .testTarget(name: "TokKitRTCFuzzTests", dependencies: ["TokKitRTCFuzz"], swiftSettings: strict),
         .testTarget(name: "TokKitProtocolFuzzTests", dependencies: ["TokKitProtocolFuzz", "TokKitProtocol"], swiftSettings: strict),

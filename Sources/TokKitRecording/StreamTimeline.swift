@@ -1,0 +1,113 @@
+import TokKitRTP
+
+/// The pure core of a per-stream recorder: maps one RTP stream's timestamps onto the archive's timeline and
+/// decides, frame by frame, what may be written.
+///
+/// The first frame seen (admitted or not) anchors the stream: its RTP timestamp is placed at ``startOffset`` (the time since the
+/// archive started at which the stream's first packet arrived, given by the caller). Every later timestamp is
+/// unwrapped to 64 bits (32-bit wraparound, reordering up to half the range) and placed at
+/// `startOffset + (timestamp - first) / clockRate`, in whole milliseconds (rounded down).
+///
+/// A frame is written only when its time is after the previous written frame's (a repeat or an older one is a
+/// duplicate or a late packet: dropped and counted), and, for video, only from the first key frame on. A plain
+/// value: no clock, no I/O, no locks; tested alone.
+public struct StreamTimeline: Hashable, Sendable {
+    /// What ``admit(rtpTimestamp:isKeyFrame:)`` decided.
+    public enum Decision: Hashable, Sendable {
+        /// Write the frame at this time on the archive's timeline.
+        case write(at: Duration)
+        /// Drop the frame.
+        case drop(DropReason)
+    }
+
+    /// Why a frame is dropped.
+    public enum DropReason: Hashable, Sendable {
+        /// A video delta frame before the stream's first key frame.
+        case waitingForKeyFrame
+        /// Not after the previous written frame (a duplicate, a late packet, or a timestamp that went back).
+        case notAfterPrevious
+    }
+
+    /// Running counts.
+    public struct Counters: Hashable, Sendable {
+        /// Frames admitted for writing.
+        public var admitted = 0
+        /// Delta frames dropped before the first key frame.
+        public var droppedWaitingForKeyFrame = 0
+        /// Frames dropped because their time was not after the previous one's.
+        public var droppedNotAfterPrevious = 0
+        /// A counters value with nothing counted.
+        public init() {}
+    }
+
+    /// RTP clock rate of the stream: 90000 for video, 48000 for Opus.
+    public let clockRate: Int
+    /// Where the stream's first frame sits on the archive's timeline.
+    public let startOffset: Duration
+    /// Whether frames wait for a key frame (video).
+    public let waitsForKeyFrame: Bool
+    /// Counts so far.
+    public private(set) var counters = Counters()
+    private var unwrapper = TimestampUnwrapper()
+    private var first: Int64?
+    private var lastWritten: Int64?
+    private var sawKeyFrame = false
+
+    /// A timeline for a stream whose first frame is at `startOffset` on the archive's timeline.
+    public init(clockRate: Int, startOffset: Duration, waitsForKeyFrame: Bool) {
+        precondition(clockRate > 0, "RTP clock rate must be positive")
+        self.clockRate = clockRate
+        self.startOffset = startOffset
+        self.waitsForKeyFrame = waitsForKeyFrame
+    }
+
+    /// A video timeline (90 kHz, waits for a key frame).
+    public static func video(startOffset: Duration) -> StreamTimeline {
+        StreamTimeline(clockRate: 90_000, startOffset: startOffset, waitsForKeyFrame: true)
+    }
+
+    /// An Opus timeline (48 kHz).
+    public static func opus(startOffset: Duration) -> StreamTimeline {
+        StreamTimeline(clockRate: 48_000, startOffset: startOffset, waitsForKeyFrame: false)
+    }
+
+    /// Anchors the stream at `rtpTimestamp` unless it is anchored already: a recorder calls it with every packet's
+    /// timestamp, so that the stream's first packet (not its first complete frame, which for video may come much
+    /// later, after the wait for a key frame) sits at ``startOffset``.
+    public mutating func anchor(rtpTimestamp: UInt32) {
+        guard first == nil else { return }
+        first = unwrapper.unwrap(rtpTimestamp)
+    }
+
+    /// The archive time of `rtpTimestamp` without admitting anything (the first call anchors the stream).
+    public mutating func time(of rtpTimestamp: UInt32) -> Duration {
+        let extended = unwrapper.unwrap(rtpTimestamp)
+        if first == nil { first = extended }
+        return time(extended: extended)
+    }
+
+    /// Decides about one frame: its RTP timestamp and, for video, whether it is a key frame.
+    public mutating func admit(rtpTimestamp: UInt32, isKeyFrame: Bool) -> Decision {
+        let extended = unwrapper.unwrap(rtpTimestamp)
+        if first == nil { first = extended }
+        if waitsForKeyFrame && !sawKeyFrame && !isKeyFrame {
+            counters.droppedWaitingForKeyFrame += 1
+            return .drop(.waitingForKeyFrame)
+        }
+        if let lastWritten, extended <= lastWritten {
+            counters.droppedNotAfterPrevious += 1
+            return .drop(.notAfterPrevious)
+        }
+        if isKeyFrame { sawKeyFrame = true }
+        lastWritten = extended
+        counters.admitted += 1
+        return .write(at: time(extended: extended))
+    }
+
+    private func time(extended: Int64) -> Duration {
+        let ticks = extended - (first ?? extended)
+        // Floor division, so a timestamp before the first one maps before the start offset.
+        let milliseconds = (ticks * 1000 - (ticks < 0 ? Int64(clockRate) - 1 : 0)) / Int64(clockRate)
+        return startOffset + .milliseconds(milliseconds)
+    }
+}

@@ -1,0 +1,50 @@
+import Testing
+import TokKitRecording
+
+@Suite struct StreamTimelineTests {
+    @Test func videoTimestampsMapFromTheStartOffsetAcrossTheWrap() {
+        var timeline = StreamTimeline.video(startOffset: .milliseconds(1500))
+        let first: UInt32 = 0xFFFF_F000  // wraps after 4096 ticks (45 ms)
+        #expect(timeline.admit(rtpTimestamp: first, isKeyFrame: true) == .write(at: .milliseconds(1500)))
+        #expect(timeline.admit(rtpTimestamp: first &+ 3000, isKeyFrame: false) == .write(at: .milliseconds(1533)))
+        #expect(timeline.admit(rtpTimestamp: first &+ 6000, isKeyFrame: false) == .write(at: .milliseconds(1566)))
+        // Ten hours later, after many wraps of the 32-bit clock (fed every few seconds, as a live stream is).
+        var ts = first &+ 6000
+        for _ in 0..<(36_000 / 4) {
+            ts = ts &+ 360_000
+            _ = timeline.admit(rtpTimestamp: ts, isKeyFrame: false)
+        }
+        #expect(timeline.admit(rtpTimestamp: ts &+ 90, isKeyFrame: false)
+                == .write(at: .milliseconds(1566 + 36_000_000 + 1)))
+        #expect(timeline.counters.droppedNotAfterPrevious == 0)
+    }
+
+    @Test func opusTimestampsAndFloorDivision() {
+        var timeline = StreamTimeline.opus(startOffset: .milliseconds(100))
+        #expect(timeline.admit(rtpTimestamp: 1000, isKeyFrame: false) == .write(at: .milliseconds(100)))
+        #expect(timeline.admit(rtpTimestamp: 1000 + 960, isKeyFrame: false) == .write(at: .milliseconds(120)))
+        #expect(timeline.admit(rtpTimestamp: 1000 + 960 + 47, isKeyFrame: false) == .write(at: .milliseconds(120)),
+                "47 ticks is under a millisecond")
+        // A timestamp before the anchor maps before the start offset (floor, not towards zero).
+        #expect(timeline.time(of: 1000 - 1) == .milliseconds(99))
+        #expect(timeline.time(of: 1000 &- 48 * 100) == .zero)
+    }
+
+    @Test func videoWaitsForAKeyFrameAndDropsWhatDoesNotMoveForward() {
+        var timeline = StreamTimeline.video(startOffset: .zero)
+        #expect(timeline.admit(rtpTimestamp: 90_000, isKeyFrame: false) == .drop(.waitingForKeyFrame))
+        #expect(timeline.admit(rtpTimestamp: 93_000, isKeyFrame: false) == .drop(.waitingForKeyFrame))
+        // The first packet seen anchors the stream: the key frame 200 ms later is at 200 ms.
+        #expect(timeline.admit(rtpTimestamp: 108_000, isKeyFrame: true) == .write(at: .milliseconds(200)))
+        #expect(timeline.admit(rtpTimestamp: 108_000, isKeyFrame: false) == .drop(.notAfterPrevious), "a repeat")
+        #expect(timeline.admit(rtpTimestamp: 105_000, isKeyFrame: false) == .drop(.notAfterPrevious), "older")
+        #expect(timeline.admit(rtpTimestamp: 111_000, isKeyFrame: false) == .write(at: .milliseconds(233)))
+        #expect(timeline.counters == {
+            var c = StreamTimeline.Counters()
+            c.admitted = 2
+            c.droppedWaitingForKeyFrame = 2
+            c.droppedNotAfterPrevious = 2
+            return c
+        }())
+    }
+}
