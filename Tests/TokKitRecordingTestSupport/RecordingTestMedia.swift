@@ -6,7 +6,7 @@ import TokKitMedia
 /// number, a sine tone, and both encoded by TokKit's own VP8 and Opus encoders.
 ///
 /// The picture (I420, neutral chroma): vertical luma bars 80 px wide in four greys (60, 110, 160, 210) panning left
-/// 4 px per frame, under a top band of 32 px holding the frame number as 16 blocks of 32x32 (bit k at x = 32k: 235
+/// 4 px per frame, a noise texture (±12) over the lower half scrolling 2 px per frame, under a top band of 32 px holding the frame number as 16 blocks of 32x32 (bit k at x = 32k: 235
 /// for 1, 16 for 0). ``frameNumber(inLuma:width:)`` reads it back from a decoded picture, so a decoded frame can be
 /// compared with the source frame it really came from.
 public enum RecordingTestMedia {
@@ -31,7 +31,17 @@ public enum RecordingTestMedia {
     static let bars: [UInt8] = [60, 110, 160, 210]
     static let barWidth = 80, pan = 4, block = 32, bits = 16
 
-    /// The luma plane (width x height bytes) of frame `index`.
+    /// 256 rows of 2048 deterministic noise samples in -12...12, computed once.
+    static let noise: [[Int16]] = (0..<256).map { y in
+        (0..<2048).map { x in
+            var h = UInt32(truncatingIfNeeded: x &* 374_761_393 &+ y &* 668_265_263)
+            h = (h ^ (h >> 13)) &* 1_274_126_177
+            return Int16((h ^ (h >> 16)) % 25) - 12
+        }
+    }
+
+    /// The luma plane (width x height bytes) of frame `index`. The lower half adds a noise texture that scrolls
+    /// 2 px per frame, so that the encoder has real detail to keep (and PSNR something to measure).
     public static func luma(index: Int, width: Int, height: Int) -> [UInt8] {
         var plane = [UInt8](repeating: 0, count: width * height)
         var row = [UInt8](repeating: 0, count: width)
@@ -41,9 +51,14 @@ public enum RecordingTestMedia {
             let value: UInt8 = (index >> bit) & 1 == 1 ? 235 : 16
             for x in (bit * block)..<((bit + 1) * block) { top[x] = value }
         }
+        var textured = row
         plane.withUnsafeMutableBufferPointer { p in
             for y in 0..<height {
-                let source = y < block ? top : row
+                if y >= height / 2 {
+                    let n = noise[y % 256], shift = (2 * index) % 1024
+                    for x in 0..<width { textured[x] = UInt8(Int16(row[x]) + n[(x + shift) % 2048]) }
+                }
+                let source = y < block ? top : y < height / 2 ? row : textured
                 source.withUnsafeBufferPointer { p.baseAddress!.advanced(by: y * width).update(from: $0.baseAddress!, count: width) }
             }
         }

@@ -13,11 +13,11 @@ import TokKitRecordingTestSupport
         var frame: Int
     }
 
-    /// Packetizes `video` (90 kHz timestamps from `timestampBase`, sequence numbers from `sequenceBase`, tiny
-    /// payloads so that even the pattern's small delta frames are several packets each).
+    /// Packetizes `video` (90 kHz timestamps from `timestampBase`, sequence numbers from `sequenceBase`, small
+    /// payloads so that every frame is several packets).
     static func videoPackets(_ video: [RecordingTestMedia.VideoFrameData], timestampBase: UInt32,
                              sequenceBase: UInt16) throws -> [Packet] {
-        let packetizer = try VP8Packetizer(maximumPayloadSize: 24)
+        let packetizer = try VP8Packetizer(maximumPayloadSize: 200)
         var header = RTPHeader(payloadType: 96, sequenceNumber: sequenceBase, timestamp: 0, ssrc: 0x1234_5678)
         var buffer = [UInt8](repeating: 0, count: 1500)
         var out: [Packet] = []

@@ -108,6 +108,41 @@ import TokKitRecordingTestSupport
         }
     }
 
+    /// Audio that arrives before the first key frame (which gives the video size) is held, up to the limit, and
+    /// written after the header.
+    @Test func audioBeforeTheFirstKeyFrameIsHeldThenWritten() throws {
+        let directory = try MediaTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("held.webm").path
+        let audio = try RecordingTestMedia.encodeTone(count: 60)
+        let video = try RecordingTestMedia.encodeVideo(count: 30, width: 160, height: 120)
+        let writer = try WebMWriter(path: file, configuration: .init(video: .init(), audio: .init(),
+                                                                      maximumPendingPackets: 25))
+        var outcomes: [WebMWriter.Outcome] = []
+        for packet in audio[0...30] {  // 0 ... 600 ms, all before the key frame
+            outcomes.append(try packet.bytes.withUnsafeBytes { try writer.writeAudio($0, timestamp: packet.time) })
+        }
+        #expect(outcomes == Array(repeating: .pending, count: 25) + Array(repeating: .dropped(.pendingFull), count: 6))
+        #expect(!writer.hasWrittenHeader)
+        // The video starts at 600 ms (the key frame), then both go on together.
+        let shifted = video.map { frame in
+            var f = frame
+            f.time += .milliseconds(600)
+            return f
+        }
+        try Self.writeInterleaved(writer, video: shifted, audio: Array(audio[31...]))
+        try writer.close()
+        #expect(writer.counters.audioPacketsWritten == 25 + 29)
+        #expect(writer.counters.dropped == [.pendingFull: 6])
+
+        let probe = try MediaTools.probe(file)
+        #expect(probe.video?.width == 160 && probe.video?.height == 120)
+        #expect(probe.video?.frames == 30)
+        #expect(probe.audio?.packets == 54)
+        let decoded = try MediaTools.decode(file)
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "ffmpeg: \(decoded.stderr)")
+    }
+
     @Test func opusHeadIsRFC7845() {
         let head = WebMWriter.opusHead(channels: 2, preSkip: 312)
         #expect(head.count == 19)
