@@ -126,6 +126,10 @@ let package = Package(
             resources: [.embedInCode("Browser/tokkit.js"), .embedInCode("Browser/index.html")],
             swiftSettings: strict
         ),
+        // MARK: Archiving: the recorder that joins a session and records each stream without decoding (issue 16)
+        .target(name: "TokKitArchiving", dependencies: [
+                    "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", .product(name: "Logging", package: "swift-log"),
+                ], swiftSettings: strict),
         .executableTarget(
             name: "tokkit-server",
             dependencies: [
@@ -233,6 +237,10 @@ let package = Package(
                     swiftSettings: strict),
         .target(name: "TokKitRecordingTestSupport", dependencies: ["TokKitCodecs", "TokKitMedia"],
                 path: "Tests/TokKitRecordingTestSupport", swiftSettings: strict),
+        .testTarget(name: "TokKitArchivingTests",
+                    dependencies: ["TokKitArchiving", "TokKit", "TokKitServer", "TokKitProtocol", "TokKitTesting", "TokKitAudio",
+                                   .product(name: "Logging", package: "swift-log")],
+                    swiftSettings: strict),
         .testTarget(name: "TokKitRecordingTests",
                     dependencies: ["TokKitRecording", "TokKitRecordingTestSupport", "TokKitRTP", "TokKitCodecs", "TokKitMedia"],
                     swiftSettings: strict),
