@@ -143,7 +143,9 @@ public final class JanusConnection: Sendable {
             connection.state.withLock { $0.serverInfo = info }
             return connection
         } catch {
-            await connection.close()
+            // Not waiting for the socket: a TCP connect still under way ends by itself.
+            connection.outgoingContinuation.finish()
+            connection.fail(.transportClosed("connect failed"), cancelSocket: true)
             switch error {
             case .unreachable: throw error
             default: throw .unreachable(url: url, reason: "\(error)")
@@ -213,18 +215,38 @@ public final class JanusConnection: Sendable {
     }
 
     /// Closes the connection: pending requests fail with ``JanusError/transportClosed(_:)``, event streams end,
-    /// keepalives stop; Janus then destroys the sessions made on it. Idempotent; returns once the socket is gone
-    /// (at most about a second).
+    /// keepalives stop; Janus then destroys the sessions made on it. Idempotent; returns once the socket is gone, or
+    /// after a second (a TCP connect still under way is not interrupted by cancellation: it ends by itself).
     public func close() async {
         outgoingContinuation.finish()
         fail(.transportClosed("closed by TokKit"), cancelSocket: false)
         guard let task = socket.withLock({ $0 }) else { return }
-        let guardTimer = Task {
+        let cancelLater = Task {
             guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
             task.cancel()
         }
-        await task.value
-        guardTimer.cancel()
+        await Self.wait(for: task, atMost: .milliseconds(1_500))
+        cancelLater.cancel()
+    }
+
+    /// Waits until `task` ends or `limit` passes, whichever comes first.
+    private static func wait(for task: Task<Void, Never>, atMost limit: Duration) async {
+        final class Once: Sendable {
+            let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+            func resume() { continuation.withLock { $0.take() }?.resume() }
+        }
+        let once = Once()
+        await withCheckedContinuation { (k: CheckedContinuation<Void, Never>) in
+            once.continuation.withLock { $0 = k }
+            Task {
+                await task.value
+                once.resume()
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                once.resume()
+            }
+        }
     }
 
     // MARK: - Requests (JanusSession and JanusHandle use these)

@@ -173,6 +173,13 @@ import TokKitSDP
                   + "audio \(audioPackets.value), video \(videoPackets.value)")
             #expect(received, "audio \(audioPackets.value), video \(videoPackets.value)")
 
+            // Layer selection (what simulcast preferences will use) is accepted on the video m-line.
+            let videoMid = try #require(subscription.streams.first { $0.type == "video" }?.mid)
+            try await subscriber.configure(mid: videoMid, substream: 0, temporal: 0)
+            await #expect(throws: JanusError.invalidArgument("substream 3 is not 0...2")) {
+                try await subscriber.configure(mid: videoMid, substream: 3)
+            }
+
             // Unpublishing is announced to the room and ends the subscription's media.
             try await publisher.unpublish()
             let gone = try await firstEvent(watcher.events, "unpublished event") {
