@@ -82,7 +82,7 @@ struct JanusIncoming: Sendable, Equatable {
         let message = try JanusJSON(parsing: text)
         guard message.object != nil else { throw .malformedReply("not an object: \(JanusJSON.excerpt(text))") }
         guard let kind = message["janus"]?.string else {
-            throw .malformedReply("no \"janus\" member: \(JanusJSON.excerpt(text))")
+            throw .malformedReply("no string \"janus\" member: \(JanusJSON.excerpt(text))")
         }
         func id(_ key: String) throws(JanusError) -> UInt64? {
             guard let value = message[key] else { return nil }
