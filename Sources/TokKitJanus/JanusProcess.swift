@@ -286,6 +286,14 @@ public final class JanusProcess: Sendable {
         process.terminationHandler = { p in exit.exited(p.terminationStatus) }
         let launched = ContinuousClock.now
         do {
+            // A child inherits the spawning thread's signal mask, and the threads async code runs on (libdispatch's
+            // workers) block SIGTERM and most others: Janus would never see the SIGTERM of `stop`. Unblock the
+            // signals Janus handles on this thread for the spawn only (no suspension point in between).
+            var janusSignals = sigset_t(), previous = sigset_t()
+            sigemptyset(&janusSignals)
+            for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&janusSignals, signal) }
+            pthread_sigmask(SIG_UNBLOCK, &janusSignals, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
             try process.run()
         } catch {
             try? fm.removeItem(atPath: directory)

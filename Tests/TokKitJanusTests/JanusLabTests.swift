@@ -337,6 +337,37 @@ import TokKitSDP
         }
     }
 
+    /// The embedded deployment: Janus as a child of this process (no launcher), its API on 127.0.0.1 and a free
+    /// port, its media on this process's non-loopback address; stopped gracefully, its configuration removed.
+    @Test func anEmbeddedJanusRunsBesideItsOwnerWithItsAPIOnLoopback() async throws {
+        try await NetworkLab.run { lab in
+            let janus = try await JanusProcess.start(
+                JanusProcessConfiguration(mediaAddress: lab.testAddress, listenAddress: "127.0.0.1"),
+                logger: JanusLab.logger)
+            #expect(janus.url.hasPrefix("ws://127.0.0.1:"))
+            #expect(janus.url != "ws://127.0.0.1:8188" || janus.configuration.port == 8188)
+            do {
+                let connection = try await janus.connect(logger: JanusLab.logger)
+                let session = try await connection.createSession()
+                let admin = try await VideoRoomAdmin.attach(to: session,
+                                                            adminKey: janus.configuration.videoRoomAdminKey)
+                let room = try await admin.createRoom()
+                #expect(try await admin.exists(room))
+                await connection.close()
+            } catch {
+                print("janus log tail:\n\(janus.logTail(60))")
+                await janus.stop(grace: .seconds(1))
+                throw error
+            }
+            let stoppedAt = ContinuousClock.now
+            await janus.stop(grace: .seconds(5))
+            print("embedded janus stopped in \(ContinuousClock.now - stoppedAt), status \(String(describing: janus.exitStatus))")
+            #expect(!janus.isRunning)
+            #expect(janus.exitStatus == 0, "Janus exits by itself on SIGTERM (it must not inherit a blocked SIGTERM)")
+            #expect(!FileManager.default.fileExists(atPath: janus.configurationDirectory))
+        }
+    }
+
     /// Keepalives keep a session alive past Janus's session timeout; without them Janus ends it, and the handles'
     /// event streams end.
     @Test func keepalivesKeepSessionsAliveAndJanusTimeoutsEndThem() async throws {
