@@ -41,6 +41,7 @@ public final class JanusConnection: Sendable {
         /// Largest message accepted from Janus.
         public var maxMessageSize: Int
 
+        /// Options; the defaults: no secret, 5 s to connect, 10 s per request, messages up to 4 MiB.
         public init(apiSecret: String? = nil, connectTimeout: Duration = .seconds(5),
                     requestTimeout: Duration = .seconds(10), maxMessageSize: Int = 1 << 22) {
             self.apiSecret = apiSecret

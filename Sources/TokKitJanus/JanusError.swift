@@ -64,43 +64,78 @@ public enum JanusError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// The VideoRoom plugin's error codes (`janus_videoroom.c`), as found in ``JanusError/plugin(code:reason:)``.
 public enum VideoRoomErrorCode {
+    /// An unknown error (499).
     public static let unknown = 499
+    /// No message (421).
     public static let noMessage = 421
+    /// The body is not valid JSON (422).
     public static let invalidJSON = 422
+    /// An unknown or misplaced request (423).
     public static let invalidRequest = 423
+    /// The handle must join a room first (424).
     public static let joinFirst = 424
+    /// The handle already joined (425).
     public static let alreadyJoined = 425
+    /// No such room (426).
     public static let noSuchRoom = 426
+    /// The room exists already (427).
     public static let roomExists = 427
+    /// No such feed, or it is not publishing (428).
     public static let noSuchFeed = 428
+    /// A mandatory element is missing (429).
     public static let missingElement = 429
+    /// An element has the wrong type or value (430).
     public static let invalidElement = 430
+    /// The JSEP type is not the one expected (431).
     public static let invalidSDPType = 431
+    /// The room has its maximum of publishers (432).
     public static let publishersFull = 432
+    /// Unauthorized: wrong secret, PIN or admin key (433).
     public static let unauthorized = 433
+    /// The handle is already publishing (434).
     public static let alreadyPublished = 434
+    /// The handle is not publishing (435).
     public static let notPublished = 435
+    /// The participant id is taken (436).
     public static let idExists = 436
+    /// The SDP was refused (437).
     public static let invalidSDP = 437
 }
 
 /// The Janus core's error codes (`apierror.h`), as found in ``JanusError/janus(code:reason:)``.
 public enum JanusErrorCode {
+    /// Wrong or missing API secret or token (403).
     public static let unauthorized = 403
+    /// An unknown error (490).
     public static let unknown = 490
+    /// No request (452).
     public static let missingRequest = 452
+    /// An unknown request (453).
     public static let unknownRequest = 453
+    /// Not valid JSON (454).
     public static let invalidJSON = 454
+    /// Not a JSON object (455).
     public static let invalidJSONObject = 455
+    /// A mandatory element is missing (456).
     public static let missingMandatoryElement = 456
+    /// A request not valid at this path, e.g. an unknown `janus` (457).
     public static let invalidRequestPath = 457
+    /// No such session (458).
     public static let sessionNotFound = 458
+    /// No such handle (459).
     public static let handleNotFound = 459
+    /// No such plugin (460).
     public static let pluginNotFound = 460
+    /// The plugin refused the attach (461).
     public static let pluginAttach = 461
+    /// The plugin could not take the message (462).
     public static let pluginMessage = 462
+    /// The plugin refused the detach (463).
     public static let pluginDetach = 463
+    /// An unknown JSEP type (464).
     public static let jsepUnknownType = 464
+    /// The JSEP SDP is not valid (465).
     public static let jsepInvalidSDP = 465
+    /// An element has the wrong type (467).
     public static let invalidElementType = 467
 }

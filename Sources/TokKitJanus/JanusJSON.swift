@@ -7,12 +7,19 @@ import Foundation
 /// Integers are kept exactly (`Int64`; Janus's session, handle, room and feed ids are below 2^53); other numbers are
 /// `Double`. Value type, `Sendable`.
 public enum JanusJSON: Sendable, Hashable, CustomStringConvertible {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integral number.
     case integer(Int64)
+    /// Any other number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JanusJSON])
+    /// An object.
     case object([String: JanusJSON])
 
     /// The member `key` of an object (nil for anything else or a missing key).

@@ -1,11 +1,18 @@
 /// A session description carried next to a plugin message or event (Janus's `jsep` member).
 public struct JanusJSEP: Sendable, Hashable {
     /// Offer or answer.
-    public enum Kind: String, Sendable, Hashable { case offer, answer }
+    public enum Kind: String, Sendable, Hashable {
+        /// An offer.
+        case offer
+        /// An answer.
+        case answer
+    }
+    /// Offer or answer.
     public var type: Kind
     /// The SDP text.
     public var sdp: String
 
+    /// A description of `type` with the SDP text `sdp`.
     public init(type: Kind, sdp: String) {
         self.type = type
         self.sdp = sdp

@@ -41,6 +41,8 @@ public struct JanusProcessConfiguration: Sendable, Hashable {
     /// Janus's `server_name` (in `info`).
     public var serverName: String
 
+    /// A configuration for a Janus using `mediaAddress` (a non-loopback IPv4 address) for media; the other
+    /// values as documented on each property.
     public init(mediaAddress: String, executable: String = "/usr/bin/janus", launcher: [String] = [],
                 listenAddress: String? = nil, port: Int? = nil,
                 apiSecret: String? = JanusProcessConfiguration.randomSecret(),

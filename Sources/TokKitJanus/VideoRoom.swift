@@ -32,6 +32,7 @@ public struct VideoRoomSettings: Sendable, Hashable {
     /// A secret needed to destroy or edit the room.
     public var secret: String?
 
+    /// Settings; the defaults suit routed sessions (see the type's documentation).
     public init(publishers: Int = 16, description: String? = nil, bitrate: Int = 2_500_000,
                 bitrateCap: Bool = false, keyframeInterval: Int = 10, videoCodec: String = "vp8",
                 audioCodec: String = "opus", transportWideCC: Bool = true, audioLevel: Bool = true,
@@ -53,7 +54,9 @@ public struct VideoRoomSettings: Sendable, Hashable {
 public struct VideoRoomFeedStream: Sendable, Hashable {
     /// `audio`, `video` or `data`.
     public var type: String
+    /// Its m-line's index in the publisher's SDP.
     public var mindex: Int
+    /// Its m-line's mid in the publisher's SDP.
     public var mid: String
     /// e.g. `vp8`, `opus`; nil for a disabled stream.
     public var codec: String?
@@ -78,7 +81,9 @@ public struct VideoRoomFeedStream: Sendable, Hashable {
 public struct VideoRoomFeed: Sendable, Hashable {
     /// The publisher's id in the room.
     public var id: UInt64
+    /// The display name it joined with, if any.
     public var display: String?
+    /// What it publishes.
     public var streams: [VideoRoomFeedStream]
 
     init(_ json: JanusJSON) throws(JanusError) {
@@ -101,6 +106,7 @@ public struct VideoRoomFeed: Sendable, Hashable {
 
 /// What a publisher handle learns when it joins a room.
 public struct VideoRoomJoined: Sendable, Hashable {
+    /// The room joined.
     public var room: UInt64
     /// Its id in the room (its feed id once it publishes).
     public var id: UInt64
@@ -112,6 +118,7 @@ public struct VideoRoomJoined: Sendable, Hashable {
 
 /// One stream of a subscription (an m-line of Janus's offer).
 public struct VideoRoomSubscribedStream: Sendable, Hashable {
+    /// Its m-line's index in Janus's offer.
     public var mindex: Int
     /// The mid in the subscriber's PeerConnection.
     public var mid: String
@@ -119,8 +126,11 @@ public struct VideoRoomSubscribedStream: Sendable, Hashable {
     public var type: String
     /// The publisher it comes from, and that publisher's mid for it.
     public var feedID: UInt64?
+    /// The publisher's mid of it.
     public var feedMid: String?
+    /// Whether Janus relays it (``VideoRoomSubscriber/configure(mid:substream:temporal:send:)``).
     public var send: Bool
+    /// Whether it is ready to carry media.
     public var ready: Bool
 
     init(_ json: JanusJSON) throws(JanusError) {
@@ -146,9 +156,12 @@ public struct VideoRoomSubscribedStream: Sendable, Hashable {
 
 /// What a subscription asks for: a publisher's streams (all of them, or the one with `mid`).
 public struct VideoRoomStreamRequest: Sendable, Hashable {
+    /// The publisher's id in the room.
     public var feed: UInt64
+    /// One of its streams (its mid), or nil for all of them.
     public var mid: String?
 
+    /// A request for `feed`'s stream `mid`, or all its streams.
     public init(feed: UInt64, mid: String? = nil) {
         self.feed = feed
         self.mid = mid
@@ -163,7 +176,9 @@ public struct VideoRoomStreamRequest: Sendable, Hashable {
 
 /// A subscription Janus prepared: its streams and the offer to answer (``VideoRoomSubscriber/start(answer:)``).
 public struct VideoRoomSubscription: Sendable, Hashable {
+    /// The room.
     public var room: UInt64
+    /// Its streams, one per m-line of the offer.
     public var streams: [VideoRoomSubscribedStream]
     /// Janus's SDP offer.
     public var offer: String
@@ -171,7 +186,9 @@ public struct VideoRoomSubscription: Sendable, Hashable {
 
 /// A participant of a room (`listparticipants`).
 public struct VideoRoomParticipant: Sendable, Hashable {
+    /// Its id in the room.
     public var id: UInt64
+    /// Its display name, if any.
     public var display: String?
     /// Whether it is publishing.
     public var publisher: Bool
@@ -243,7 +260,9 @@ public struct VideoRoomEvents: AsyncSequence, Sendable {
     public typealias Failure = Never
     let base: AsyncStream<JanusEvent>
 
+    /// Reads the handle's stream.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// A typed event.
         public typealias Element = VideoRoomEvent
         public typealias Failure = Never
         var base: AsyncStream<JanusEvent>.AsyncIterator
@@ -258,10 +277,12 @@ public struct VideoRoomEvents: AsyncSequence, Sendable {
 /// Room management on one VideoRoom handle (any handle may create and destroy rooms; the session server keeps one
 /// per Janus session for it).
 public struct VideoRoomAdmin: Sendable {
+    /// The VideoRoom handle the requests go through.
     public let handle: JanusHandle
     /// The plugin's `admin_key`, if Janus was configured with one (``JanusProcessConfiguration/videoRoomAdminKey``).
     public let adminKey: String?
 
+    /// Room management through `handle`, creating rooms with `adminKey`.
     public init(handle: JanusHandle, adminKey: String?) {
         self.handle = handle
         self.adminKey = adminKey
@@ -343,8 +364,10 @@ public struct VideoRoomAdmin: Sendable {
 ///
 /// Threading: any method from any task.
 public struct VideoRoomPublisher: Sendable {
+    /// Its VideoRoom handle.
     public let handle: JanusHandle
 
+    /// A publisher on `handle` (attached to the VideoRoom plugin).
     public init(handle: JanusHandle) { self.handle = handle }
 
     /// Attaches a new VideoRoom handle for publishing.
@@ -422,8 +445,10 @@ public struct VideoRoomPublisher: Sendable {
 ///
 /// Threading: any method from any task.
 public struct VideoRoomSubscriber: Sendable {
+    /// Its VideoRoom handle.
     public let handle: JanusHandle
 
+    /// A subscriber on `handle` (attached to the VideoRoom plugin).
     public init(handle: JanusHandle) { self.handle = handle }
 
     /// Attaches a new VideoRoom handle for a subscription.
