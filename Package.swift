@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Already in the graph through swift-websocket; named here because TokKitJanus sets a WebSocket header.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // `swift package generate-documentation --target TokKit` (README, "Documentation"); scripts/check-docs.
@@ -104,6 +106,17 @@ let package = Package(
                 "TokKitICE", "TokKitDTLS", "TokKitSRTP", "TokKitRTP", "TokKitSDP", "TokKitPeer", "TokKitStreaming",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // MARK: Routed mode: the session server's client of Janus's VideoRoom (issue 15; Docs/Routing.md)
+        .target(
+            name: "TokKitJanus",
+            dependencies: [
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -207,6 +220,10 @@ let package = Package(
                 swiftSettings: strict),
         .testTarget(name: "TokKitNetworkLabTests", dependencies: ["TokKitNetworkLab", "TokKitChromiumSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "TokKitJanusTests", dependencies: [
+                        "TokKitJanus", "TokKitNetworkLab", "TokKitPeer", "TokKitSDP", "TokKitICE", "TokKitRTP",
+                        .product(name: "Logging", package: "swift-log"),
+                    ], swiftSettings: strict),
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "TokKitICETestSupport"], swiftSettings: strict),

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import TokKitJanus
+
+/// JanusConnection against a fake Janus (a small Python WebSocket server on 127.0.0.1) that sends what a real one
+/// never does: frames that are not JSON, replies without what their request needs, no reply at all.
+@Suite("Janus connection against a misbehaving server", .serialized) struct FakeJanusTests {
+    /// Answers `info` properly; before answering `create`, sends three frames that are not Janus messages, then a
+    /// `success` without `data.id`; never answers `hang`.
+    static let script = #"""
+        import base64, hashlib, json, os, socket, struct, sys
+        server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", int(sys.argv[1]))); server.listen(1)
+        conn, _ = server.accept()
+        request = b""
+        while b"\r\n\r\n" not in request: request += conn.recv(4096)
+        key = [l.split(b":", 1)[1].strip() for l in request.split(b"\r\n") if l.lower().startswith(b"sec-websocket-key:")][0]
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+        conn.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: janus-protocol\r\n\r\n" % accept).encode())
+        def exact(n):
+            data = b""
+            while len(data) < n:
+                chunk = conn.recv(n - len(data))
+                if not chunk: sys.exit(0)
+                data += chunk
+            return data
+        def send(text):
+            data = text.encode(); n = len(data)
+            header = bytes([0x81, n]) if n < 126 else bytes([0x81, 126]) + struct.pack(">H", n)
+            conn.sendall(header + data)
+        while True:
+            b0, b1 = exact(2)
+            n = b1 & 0x7F
+            if n == 126: n = struct.unpack(">H", exact(2))[0]
+            elif n == 127: n = struct.unpack(">Q", exact(8))[0]
+            mask = exact(4); payload = bytes(b ^ mask[i % 4] for i, b in enumerate(exact(n)))
+            if b0 & 0x0F == 8: sys.exit(0)
+            message = json.loads(payload)
+            kind, t = message.get("janus"), message.get("transaction")
+            if kind == "info":
+                send(json.dumps({"janus": "server_info", "transaction": t, "version": 1102, "version_string": "1.1.2",
+                                 "name": "fake", "plugins": {"janus.plugin.videoroom": {}}, "transports": {}}))
+            elif kind == "create":
+                send("this is not JSON"); send("[1, 2, 3]"); send(json.dumps({"janus": 5, "transaction": t}))
+                send(json.dumps({"janus": "success", "transaction": t}))
+            elif kind == "hang":
+                pass
+        """#
+
+    @Test func malformedFramesAndRepliesAreTypedErrorsAndTheConnectionSurvives() async throws {
+        let port = try JanusProcess.freePort(on: "127.0.0.1")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", Self.script, String(port)]
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+        }
+        // Refused until the server listens: retry, bounded.
+        var connected: JanusConnection?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while connected == nil, ContinuousClock.now < deadline {
+            connected = try? await JanusConnection.connect(
+                to: "ws://127.0.0.1:\(port)", options: .init(connectTimeout: .seconds(5), requestTimeout: .seconds(5)),
+                logger: JanusLab.logger)
+            if connected == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let connection = try #require(connected, "the fake server never answered")
+        #expect(connection.serverInfo?.name == "fake")
+
+        // A success without data.id: the request fails as malformed; the three bad frames before it are dropped.
+        do throws(JanusError) {
+            _ = try await connection.createSession()
+            Issue.record("a session from a reply without an id")
+        } catch {
+            guard case .malformedReply = error else { Issue.record("\(error)"); return }
+        }
+        #expect(connection.malformedMessages == 3)
+        // No reply at all: the request ends at its deadline.
+        let start = ContinuousClock.now
+        await #expect(throws: JanusError.timeout(request: "hang", after: .milliseconds(300))) {
+            _ = try await connection.rawRequest("hang", timeout: .milliseconds(300))
+        }
+        #expect(ContinuousClock.now - start < .seconds(2))
+        // The connection is still usable.
+        #expect(!connection.isClosed)
+        _ = try await connection.info()
+        await connection.close()
+        #expect(connection.isClosed)
+    }
+}
