@@ -26,15 +26,12 @@ public struct VideoFrame: Sendable {
     public private(set) var metadata: [UInt8]?
 
     private let planes: PlaneAddresses
-    private let backing: Backing
-
-    /// What keeps a frame's memory readable.
-    enum Backing: Sendable {
-        /// Pooled or copied memory, alive as long as the frame holds it.
-        case pooled(FrameStorage)
-        /// Memory lent under `lease` at `generation`: readable only while the lease is still at it.
-        case lent(FrameLease, generation: UInt64)
-    }
+    /// Pooled or copied memory, alive as long as the frame holds it (`nil` for a borrowed frame).
+    private let storage: FrameStorage?
+    /// For a borrowed frame, the owner's lease: the memory is readable only while the lease is at `generation`.
+    private let lease: FrameLease?
+    /// The generation of ``lease`` the frame was lent under (0 for a pooled frame).
+    private let generation: UInt64
 
     /// Wraps memory the caller owns, without copying, readable until `lease` is next revoked.
     ///
@@ -60,8 +57,8 @@ public struct VideoFrame: Sendable {
         let given = plane2 != nil ? 3 : plane1 != nil ? 2 : 1
         let p = VideoFramePlanes(plane0, plane1 ?? .init(start: nil, count: 0), plane2 ?? .init(start: nil, count: 0), count: given)
         try Self.check(format, p)
-        self.init(format: format, planes: p, backing: .lent(lease, generation: lease.generation), timestamp: timestamp,
-                  orientation: orientation)
+        self.init(format: format, planes: p, storage: nil, lease: lease, generation: lease.generation,
+                  timestamp: timestamp, orientation: orientation)
     }
 
     /// Copies the given planes into memory the frame owns.
@@ -92,13 +89,19 @@ public struct VideoFrame: Sendable {
 
     /// A pooled frame over `storage` (``VideoFramePool`` makes these).
     init(format: VideoFormat, planes: VideoFramePlanes, storage: FrameStorage, timestamp: Duration, orientation: VideoOrientation) {
-        self.init(format: format, planes: planes, backing: .pooled(storage), timestamp: timestamp, orientation: orientation)
+        self.init(format: format, planes: planes, storage: storage, lease: nil, generation: 0, timestamp: timestamp,
+                  orientation: orientation)
     }
 
-    private init(format: VideoFormat, planes: VideoFramePlanes, backing: Backing, timestamp: Duration, orientation: VideoOrientation) {
+    private init(
+        format: VideoFormat, planes: VideoFramePlanes, storage: FrameStorage?, lease: FrameLease?, generation: UInt64,
+        timestamp: Duration, orientation: VideoOrientation
+    ) {
         self.format = format
         self.planes = PlaneAddresses(planes: planes)
-        self.backing = backing
+        self.storage = storage
+        self.lease = lease
+        self.generation = generation
         self.timestamp = timestamp
         self.orientation = orientation
     }
@@ -117,10 +120,7 @@ public struct VideoFrame: Sendable {
 
     /// Whether the frame points at memory it does not own (see the type's documentation). A borrowed frame may
     /// have expired; a pooled one never does.
-    public var isBorrowed: Bool {
-        if case .lent = backing { return true }
-        return false
-    }
+    public var isBorrowed: Bool { lease != nil }
 
     /// Calls `body` with the frame's planes, keeping the memory readable meanwhile.
     ///
@@ -134,7 +134,12 @@ public struct VideoFrame: Sendable {
     /// - Throws: ``VideoFrameError/expired`` (and `body` is not called) if the frame is borrowed and its owner has
     ///   taken the memory back; what `body` throws.
     public func withPlanes<R>(_ body: (VideoFramePlanes) throws(VideoFrameError) -> R) throws(VideoFrameError) -> R {
-        try withPlanes(ifExpired: VideoFrameError.expired, body)
+        // Written out rather than forwarded to withPlanes(ifExpired:_:): the generic hop cost a pooled read
+        // several times its own price. A pooled frame is kept alive by `self` for the call: nothing to check.
+        guard let lease else { return try body(planes.planes) }
+        guard lease.enter(generation) else { throw .expired }
+        defer { lease.leave() }
+        return try body(planes.planes)
     }
 
     /// Calls `body` with the frame's planes, as ``withPlanes(_:)``, for a `body` that throws its own error type.
@@ -149,22 +154,16 @@ public struct VideoFrame: Sendable {
     public func withPlanes<R, E: Error>(
         ifExpired expired: @autoclosure () -> E, _ body: (VideoFramePlanes) throws(E) -> R
     ) throws(E) -> R {
-        switch backing {
-        case let .pooled(storage):
-            defer { withExtendedLifetime(storage) {} }
-            return try body(planes.planes)
-        case let .lent(lease, generation):
-            guard lease.enter(generation) else { throw expired() }
-            defer { lease.leave() }
-            return try body(planes.planes)
-        }
+        guard let lease else { return try body(planes.planes) }
+        guard lease.enter(generation) else { throw expired() }
+        defer { lease.leave() }
+        return try body(planes.planes)
     }
 
     /// Calls `body` with writable planes. Only for a frame fresh from a pool that nobody else has seen yet; traps
     /// on a borrowed frame (``VideoFrameError/notWritable``).
     public func withMutablePlanes<R, E: Error>(_ body: (MutableVideoFramePlanes) throws(E) -> R) throws(E) -> R {
-        guard case let .pooled(storage) = backing else { preconditionFailure("\(VideoFrameError.notWritable)") }
-        defer { withExtendedLifetime(storage) {} }
+        guard storage != nil else { preconditionFailure("\(VideoFrameError.notWritable)") }
         return try body(MutableVideoFramePlanes(planes: planes.planes))
     }
 
@@ -197,10 +196,10 @@ public struct VideoFrame: Sendable {
 /// The addresses of a frame's planes, so that ``VideoFrame`` can be checked `Sendable`.
 ///
 /// `@unchecked` because raw pointers are not `Sendable`; sending the addresses is safe because they are only
-/// dereferenced inside ``VideoFrame/withPlanes(ifExpired:_:)`` (what every read goes through) and
-/// ``VideoFrame/withMutablePlanes(_:)``, after the frame's ``VideoFrame/Backing`` vouches for the memory: a pooled
-/// frame holds its ``FrameStorage`` alive, a lent frame is counted inside its ``FrameLease``, which no longer
-/// admits it once the owner has revoked it (and whose revocation waits for it to leave).
+/// dereferenced inside ``VideoFrame/withPlanes(_:)`` and ``VideoFrame/withPlanes(ifExpired:_:)`` (what every read
+/// goes through) and ``VideoFrame/withMutablePlanes(_:)``, once the frame vouches for the memory: a pooled frame
+/// holds its ``FrameStorage`` alive, a lent frame is counted inside its ``FrameLease``, which no longer admits it
+/// once the owner has revoked it (and whose revocation waits for it to leave).
 struct PlaneAddresses: @unchecked Sendable {
     let planes: VideoFramePlanes
 }
