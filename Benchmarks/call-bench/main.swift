@@ -79,11 +79,13 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 let pictures = PictureSequence(content)
 let i420 = VideoFormat.i420(width: width, height: height, fps: Double(fps))
 
+/// Lends the source frames (one lease for all, as a capturer keeps one).
+let sourceLease = FrameLease()
+
 /// Hands out borrowed I420 frames of the picture sequence, as a camera does from its own buffers.
 func withSourceFrame(_ n: Int, timestamp: Duration, _ body: (VideoFrame) -> Void) {
     pictures.withFrame(n) { y, u, v in
-        guard let frame = try? VideoFrame(format: i420, borrowing: y, u, v, timestamp: timestamp) else { return }
-        body(frame)
+        _ = try? sourceLease.lend(format: i420, borrowing: y, u, v, timestamp: timestamp) { frame in body(frame) }
     }
 }
 

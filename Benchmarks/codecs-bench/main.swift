@@ -140,11 +140,11 @@ final class RawVP8Encoder {
 }
 
 /// The frame's planes copied into one contiguous buffer (what the raw path wraps).
-func contiguous(_ frame: VideoFrame) -> UnsafeMutablePointer<UInt8> {
+func contiguous(_ frame: VideoFrame) throws -> UnsafeMutablePointer<UInt8> {
     let size = frame.format.minimumFrameSize
     let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
     var offset = 0
-    frame.withPlanes { planes in
+    try frame.withPlanes { planes in
         for i in 0..<3 {
             let n = frame.format.minimumSize(ofPlane: i)
             UnsafeMutableRawPointer(buffer + offset).copyMemory(from: planes[i].baseAddress!, byteCount: n)
@@ -156,7 +156,7 @@ func contiguous(_ frame: VideoFrame) -> UnsafeMutablePointer<UInt8> {
 
 func benchVP8(width: Int, height: Int, bitrate: Int) throws {
     let frames = try pattern(width: width, height: height, count: 30)
-    let rawInputs = frames.map(contiguous)
+    let rawInputs = try frames.map(contiguous)
     defer { rawInputs.forEach { $0.deallocate() } }
     let label = "\(width)x\(height) @\(bitrate / 1000) kbps"
 

@@ -1,8 +1,9 @@
 // TokKit frame-path benchmark: TokKit's conversions against raw libyuv calls on the same buffers, in one run.
 //
 // For each case, rounds alternate between the two paths; the figure is the median time per frame over rounds.
-// The TokKit path is what a capturer and a publisher do per frame: wrap the capturer's memory as a borrowed
-// VideoFrame, take a destination frame from a pool, convert into it with VideoConverter. Heap allocations per
+// The TokKit path is what a capturer and a publisher do per frame: lend the capturer's memory as a borrowed
+// VideoFrame through its FrameLease (revoked when the call returns), take a destination frame from a pool, convert
+// into it with VideoConverter (which enters the lease to read the source). Heap allocations per
 // frame are counted by interposing malloc over both paths: libyuv itself allocates a row buffer in some
 // conversions (ARGBToNV12), so the figure that matters is what TokKit adds. Times are the thread's CPU time.
 //
@@ -88,11 +89,14 @@ for c in cases {
         ? (UnsafeRawBufferPointer(rebasing: src[0..<yBytes]), UnsafeRawBufferPointer?(UnsafeRawBufferPointer(rebasing: src[yBytes...])))
         : (UnsafeRawBufferPointer(src), nil)
     var failures = 0
+    let lease = FrameLease()  // one per source, as a capturer keeps one
     let tokkit: () -> Void = {
         do {
-            let frame = try VideoFrame(format: srcFormat, borrowing: planes.0, planes.1, timestamp: .zero)
-            let out = try converter.pool.makeFrame(format: dstFormat, timestamp: frame.timestamp)
-            try converter.convert(frame, into: out)
+            try lease.lend(format: srcFormat, borrowing: planes.0, planes.1, timestamp: .zero) {
+                (frame) throws(VideoFrameError) in
+                let out = try converter.pool.makeFrame(format: dstFormat, timestamp: frame.timestamp)
+                try converter.convert(frame, into: out)
+            }
         } catch {
             failures += 1
         }

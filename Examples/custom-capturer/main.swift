@@ -17,12 +17,13 @@ import TokKitMedia
 
 /// A moving vertical bar on a grey background, 320x240 ARGB at 15 fps.
 ///
-/// The pixels live in one buffer the capturer owns; each frame is handed over borrowed, so it is valid only
-/// during `consumeFrame` (the consumer copies what it keeps). Drawing happens on the capture thread, outside the
+/// The pixels live in one buffer the capturer owns; each frame is lent through a `FrameLease`, so it is readable
+/// only during `consumeFrame` (the consumer copies what it keeps; a kept frame throws `.expired` when read). Drawing happens on the capture thread, outside the
 /// lock, so a consumer that calls back into the capturer cannot deadlock.
 final class PatternCapturer: VideoCapture, @unchecked Sendable {  // `pixels` is touched by the capture thread only
     private let format = VideoFormat.argb(width: 320, height: 240, fps: 15)
     private let pixels: UnsafeMutableRawBufferPointer
+    private let lease = FrameLease()  // one for all frames: lending allocates nothing
     private struct State {
         var consumer: (any VideoCaptureConsumer)?
         var hint = VideoContentHint.motion
@@ -70,9 +71,9 @@ final class PatternCapturer: VideoCapture, @unchecked Sendable {  // `pixels` is
                 pixels[i] = v; pixels[i + 1] = v; pixels[i + 2] = v; pixels[i + 3] = 0xFF
             }
         }
-        if let frame = try? VideoFrame(format: format, borrowing: UnsafeRawBufferPointer(pixels)) {
+        try? lease.lend(format: format, borrowing: UnsafeRawBufferPointer(pixels)) { frame in
             consumer.consumeFrame(frame)
-        }
+        }  // returns once nobody reads the frame any more: the buffer may be redrawn
         return true
     }
 

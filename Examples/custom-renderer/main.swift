@@ -29,7 +29,8 @@ final class TextArtRenderer: VideoRender {
         let width = frame.format.width, height = frame.format.height
         let stride = frame.format.bytesPerRow[0]
         var art = "frame \(n), \(width)x\(height)\n"
-        frame.withPlanes { planes in
+        // Throws only for a borrowed frame read after its call returned (VideoFrameError.expired): never here.
+        try? frame.withPlanes { planes in
             let luma = planes[0]
             for row in 0..<rows {
                 let y = row * height / rows

@@ -21,6 +21,9 @@ public enum CodecError: Error, Hashable, Sendable, CustomStringConvertible {
     case corruptFrame(String)
     /// The decoded picture was dropped because every frame of the decoder's pool is still held.
     case poolExhausted(capacity: Int)
+    /// The frame handed to an encoder was borrowed and its owner has taken the memory back
+    /// (``VideoFrameError/expired``): nothing was encoded.
+    case expiredFrame
 
     public var description: String {
         switch self {
@@ -32,6 +35,7 @@ public enum CodecError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .bufferTooSmall(size, needed): "output buffer holds \(size), needs \(needed)"
         case let .corruptFrame(detail): "corrupt frame: \(detail)"
         case let .poolExhausted(capacity): "all \(capacity) decoded-frame buffers are in use"
+        case .expiredFrame: "the borrowed frame expired before it was encoded"
         }
     }
 }

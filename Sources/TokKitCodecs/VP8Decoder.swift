@@ -54,8 +54,8 @@ public final class VP8Decoder {
     }
 
     /// Decodes one complete VP8 frame and lends the picture to `body` without copying it: the frame borrows the
-    /// decoder's own buffer (rows padded, see its ``VideoFormat/bytesPerRow``) and is valid only inside `body`;
-    /// ``VideoFrame/copy(using:)`` keeps it. One picture copy cheaper than ``decode(_:timestamp:)``, for a caller
+    /// decoder's own buffer (rows padded, see its ``VideoFormat/bytesPerRow``) and is readable only inside `body`
+    /// (afterwards every read fails with ``VideoFrameError/expired``); ``VideoFrame/copy(using:)`` keeps it. One picture copy cheaper than ``decode(_:timestamp:)``, for a caller
     /// that renders on the decode thread (a ``VideoRender`` may be handed a borrowed frame).
     ///
     /// - Returns: whether a picture was lent (`false` for a frame that shows none).
@@ -65,7 +65,7 @@ public final class VP8Decoder {
         _ bytes: UnsafeRawBufferPointer, timestamp: Duration = MonotonicClock.now(), lending body: (VideoFrame) -> Void
     ) throws(CodecError) -> Bool {
         try withDecodedImage(bytes) { image throws(CodecError) in
-            body(try lend(image, timestamp: timestamp))
+            try lend(image, timestamp: timestamp, to: body)
         } != nil
     }
 
@@ -103,8 +103,13 @@ public final class VP8Decoder {
     /// (building one per frame would allocate).
     private var lentFormat = VideoFormat.i420(width: 0, height: 0)
 
-    /// `image` as a borrowed I420 frame over libvpx's own planes.
-    private func lend(_ image: UnsafeMutablePointer<vpx_image_t>, timestamp: Duration) throws(CodecError) -> VideoFrame {
+    /// Lends the frames of ``decode(_:timestamp:lending:)``; revoked before libvpx gets its picture back.
+    private let lease = FrameLease()
+
+    /// Lends `body` `image` as a borrowed I420 frame over libvpx's own planes, revoked when `body` returns.
+    private func lend(
+        _ image: UnsafeMutablePointer<vpx_image_t>, timestamp: Duration, to body: (VideoFrame) -> Void
+    ) throws(CodecError) {
         let img = image.pointee
         let width = Int(img.d_w), height = Int(img.d_h)
         let strides = (Int(img.stride.0), Int(img.stride.1), Int(img.stride.2))
@@ -116,10 +121,11 @@ public final class VP8Decoder {
         }
         let chromaRows = (height + 1) / 2
         do {
-            return try VideoFrame(
+            try lease.lend(
                 format: lentFormat, borrowing: UnsafeRawBufferPointer(start: img.planes.0, count: strides.0 * height),
                 UnsafeRawBufferPointer(start: img.planes.1, count: strides.1 * chromaRows),
-                UnsafeRawBufferPointer(start: img.planes.2, count: strides.2 * chromaRows), timestamp: timestamp)
+                UnsafeRawBufferPointer(start: img.planes.2, count: strides.2 * chromaRows), timestamp: timestamp
+            ) { frame in body(frame) }
         } catch {
             throw .corruptFrame("decoded size \(width)x\(height): \(error)")
         }

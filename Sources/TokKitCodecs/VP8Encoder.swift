@@ -62,6 +62,7 @@ public final class VP8Encoder {
     /// The frame's ``VideoFrame/timestamp`` drives rate control, so it must advance with capture time.
     /// - Parameter forceKeyframe: encode a keyframe (so does a pending ``requestKeyframe()``).
     /// - Throws: ``CodecError/unsupportedFormat(expected:actual:)`` for any other pixel format or size (nothing is
+    ///   encoded), ``CodecError/expiredFrame`` for a borrowed frame whose owner has taken it back (nothing is
     ///   encoded), ``CodecError/libvpx(operation:status:detail:)`` if libvpx fails.
     public func encode(_ frame: VideoFrame, forceKeyframe: Bool = false, _ body: (EncodedVideoFrame) -> Void) throws(CodecError) {
         let format = frame.format
@@ -71,7 +72,7 @@ public final class VP8Encoder {
         let pts = nextPTS(for: frame.timestamp)
         let duration = UInt(Self.clockRate) / UInt(settings.framesPerSecond)
         let flags: vpx_enc_frame_flags_t = (forceKeyframe || keyframeRequested) ? TOKKIT_VPX_EFLAG_FORCE_KF : 0
-        try frame.withPlanes { (planes) throws(CodecError) in
+        try frame.withPlanes(ifExpired: CodecError.expiredFrame) { (planes) throws(CodecError) in
             let img = image
             let y = UnsafeMutablePointer(mutating: planes[0].baseAddress!.assumingMemoryBound(to: UInt8.self))
             vpx_img_wrap(img, VPX_IMG_FMT_I420, UInt32(format.width), UInt32(format.height), 1, y)

@@ -37,14 +37,15 @@ public final class CountingRenderer: VideoRender {
         var left = 0, right = 0
         let planar = format.pixelFormat == .i420 || format.pixelFormat == .nv12
         if planar {
-            (left, right) = frame.withPlanes { planes in
+            // A borrowed frame kept past its call reads as black (it never is here: this renders at once).
+            (left, right) = (try? frame.withPlanes { planes in
                 (Self.meanLuma(planes[0], stride: format.bytesPerRow[0], width: format.width,
                                height: format.height, leftHalf: true),
                  Self.meanLuma(planes[0], stride: format.bytesPerRow[0], width: format.width,
                                height: format.height, leftHalf: false))
-            }
+            }) ?? (0, 0)
         }
-        let psnr: Double? = planar ? frame.withPlanes { planes in
+        let psnr: Double? = planar ? try? frame.withPlanes { planes in
             Self.lumaPSNR(planes[0], stride: format.bytesPerRow[0], width: format.width, height: format.height)
         } : nil
         let looksRight = planar && abs(left - Int(PatternCapturer.brightLuma)) < 25

@@ -71,15 +71,19 @@ public final class PatternCapturer: VideoCapture {
             let frame = UnsafeMutableRawBufferPointer.allocate(byteCount: pixels.count, alignment: 64)
             frame.copyBytes(from: pixels)
             let holder = BufferHolder(frame)
+            let lease = FrameLease()
             c.thread = PeriodicThread(name: "tk-pattern", interval: .seconds(1 / framesPerSecond)) { [weak consumer] in
                 guard let consumer else { return false }
                 let b = UnsafeRawBufferPointer(holder.buffer)
-                guard let video = try? VideoFrame(
-                    format: format, borrowing: UnsafeRawBufferPointer(rebasing: b[0..<ySize]),
-                    UnsafeRawBufferPointer(rebasing: b[ySize..<(ySize + cSize)]),
-                    UnsafeRawBufferPointer(rebasing: b[(ySize + cSize)..<(ySize + 2 * cSize)]))
-                else { return false }
-                consumer.consumeFrame(video)
+                do {
+                    try lease.lend(
+                        format: format, borrowing: UnsafeRawBufferPointer(rebasing: b[0..<ySize]),
+                        UnsafeRawBufferPointer(rebasing: b[ySize..<(ySize + cSize)]),
+                        UnsafeRawBufferPointer(rebasing: b[(ySize + cSize)..<(ySize + 2 * cSize)])
+                    ) { video in consumer.consumeFrame(video) }
+                } catch {
+                    return false
+                }
                 counter.delivered.add(1, ordering: .relaxed)
                 return true
             }

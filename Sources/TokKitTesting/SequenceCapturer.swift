@@ -49,13 +49,12 @@ public final class SequenceCapturer: VideoCapture {
         let ready: Bool = control.withLock { c in
             guard c.thread == nil, c.initialized, let consumer = c.consumer else { return c.thread != nil }
             let next = Atomic<Int>(0)
+            let lease = FrameLease()
             c.thread = PeriodicThread(name: "tk-sequence", interval: .seconds(1 / framesPerSecond)) { [weak consumer] in
                 guard let consumer else { return false }
                 let index = next.add(1, ordering: .relaxed).oldValue
                 return sequence.withFrame(index) { y, u, v in
-                    guard let frame = try? VideoFrame(format: format, borrowing: y, u, v) else { return false }
-                    consumer.consumeFrame(frame)
-                    return true
+                    (try? lease.lend(format: format, borrowing: y, u, v) { consumer.consumeFrame($0) }) != nil
                 }
             }
             return true

@@ -64,8 +64,8 @@ enum TestSignals {
         let w = a.format.width, h = a.format.height
         let sa = a.format.bytesPerRow[0], sb = b.format.bytesPerRow[0]
         var sum = 0
-        a.withPlanes { pa in
-            b.withPlanes { pb in
+        let read: Void? = try? a.withPlanes { (pa) throws(VideoFrameError) in
+            try b.withPlanes { pb in
                 let ya = pa[0].baseAddress!.assumingMemoryBound(to: UInt8.self)
                 let yb = pb[0].baseAddress!.assumingMemoryBound(to: UInt8.self)
                 for row in 0..<h {
@@ -79,6 +79,7 @@ enum TestSignals {
                 }
             }
         }
+        guard read != nil else { return 0 }  // an expired borrowed frame: as unlike as can be
         let mse = Double(sum) / Double(w * h)
         return mse == 0 ? 100 : 10 * log10(255 * 255 / mse)
     }

@@ -133,8 +133,8 @@ struct SplitMix64: RandomNumberGenerator {
     /// Whether two I420 frames of the same size hold the same pixels, whatever their strides.
     static func samePixels(_ a: VideoFrame, _ b: VideoFrame) -> Bool {
         let (w, h) = (a.format.width, a.format.height)
-        return a.withPlanes { pa in
-            b.withPlanes { pb in
+        return (try? a.withPlanes { (pa) throws(VideoFrameError) in
+            try b.withPlanes { pb in
                 (0..<3).allSatisfy { plane in
                     let (pw, ph) = plane == 0 ? (w, h) : ((w + 1) / 2, (h + 1) / 2)
                     let (sa, sb) = (a.format.bytesPerRow[plane], b.format.bytesPerRow[plane])
@@ -143,7 +143,28 @@ struct SplitMix64: RandomNumberGenerator {
                     }
                 }
             }
+        }) ?? false
+    }
+
+    @Test func aLentPictureKeptPastTheCallExpiresAndCannotBeEncoded() throws {
+        let stream = try Self.encoded(width: 320, height: 240, count: 2)
+        let decoder = try VP8Decoder(poolCapacity: 1)
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 320, height: 240, bitrate: 800_000))
+        var kept: VideoFrame?
+        _ = try stream[0].withUnsafeBytes { b in
+            try decoder.decode(b) { frame in
+                kept = frame
+                #expect(((try? frame.withPlanes { $0[0].count }) ?? 0) >= 320 * 240, "readable inside the call")
+            }
         }
+        // The next picture is decoded into libvpx's buffers, where the kept frame pointed.
+        _ = try stream[1].withUnsafeBytes { b in try decoder.decode(b) { _ in } }
+        let frame = try #require(kept)
+        #expect(throws: VideoFrameError.expired) { try frame.withPlanes { Array($0[0].prefix(16)) } }
+        #expect(throws: VideoFrameError.expired) { try frame.copy(using: VideoFramePool(capacity: 1)) }
+        var packets = 0
+        #expect(throws: CodecError.expiredFrame) { try encoder.encode(frame) { _ in packets += 1 } }
+        #expect(packets == 0)
     }
 
     @Test func invalidSettingsAreRejected() {

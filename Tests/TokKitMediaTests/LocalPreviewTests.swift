@@ -17,10 +17,11 @@ final class ScriptedCapturer: VideoCapture, @unchecked Sendable {
         let consumer = videoCaptureConsumer, count = count
         thread = MediaThread(name: "scripted") { me in
             var px = [UInt8](repeating: 0, count: 8 * 4 * 4)
+            let lease = FrameLease()
             for i in 0..<count where !me.isStopping {
                 for p in stride(from: 0, to: px.count, by: 4) { px[p + 2] = UInt8(i) ; px[p + 3] = 255 }
                 px.withUnsafeBytes { raw in
-                    if let f = try? VideoFrame(format: .argb(width: 8, height: 4), borrowing: raw, orientation: .right) {
+                    _ = try? lease.lend(format: .argb(width: 8, height: 4), borrowing: raw, orientation: .right) { f in
                         consumer?.consumeFrame(f)
                     }
                 }

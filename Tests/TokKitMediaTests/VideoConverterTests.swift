@@ -8,7 +8,8 @@ func solidARGB(width: Int, height: Int, r: UInt8, g: UInt8, b: UInt8) throws -> 
     return try VideoFrame(format: .argb(width: width, height: height), copying: [px])
 }
 
-func planeBytes(_ frame: VideoFrame, _ i: Int) -> [UInt8] { frame.withPlanes { Array($0[i]) } }
+/// Plane `i` of `frame`; no bytes for an expired frame.
+func planeBytes(_ frame: VideoFrame, _ i: Int) -> [UInt8] { (try? frame.withPlanes { Array($0[i]) }) ?? [] }
 
 @Suite struct VideoConverterTests {
     let converter = VideoConverter(pool: VideoFramePool(capacity: 8))

@@ -9,11 +9,11 @@ import Testing
         let b = try pool.makeFrame(format: format)
         #expect(pool.buffersInUse == 2)
         #expect(throws: VideoFrameError.poolExhausted(capacity: 2)) { _ = try pool.makeFrame(format: format) }
-        let firstAddress = a!.withPlanes { $0[0].baseAddress }
+        let firstAddress = try a!.withPlanes { $0[0].baseAddress }
         a = nil
         #expect(pool.buffersInUse == 1)
         let c = try pool.makeFrame(format: format)
-        #expect(c.withPlanes { $0[0].baseAddress } == firstAddress, "the released buffer is reused")
+        #expect(try c.withPlanes { $0[0].baseAddress } == firstAddress, "the released buffer is reused")
         _ = b
     }
 
@@ -21,13 +21,13 @@ import Testing
         let pool = VideoFramePool(capacity: 1)
         _ = try pool.makeFrame(format: .i420(width: 16, height: 16))
         let big = try pool.makeFrame(format: .i420(width: 640, height: 480))
-        #expect(big.withPlanes { $0[0].count } == 640 * 480)
-        #expect(big.withPlanes { $0[2].count } == 320 * 240)
+        #expect(try big.withPlanes { $0[0].count } == 640 * 480)
+        #expect(try big.withPlanes { $0[2].count } == 320 * 240)
     }
 
     @Test func planesAreAlignedAndDisjoint() throws {
         let frame = try VideoFramePool().makeFrame(format: .i420(width: 33, height: 17))
-        frame.withPlanes { p in
+        try frame.withPlanes { p in
             for i in 0..<3 { #expect(Int(bitPattern: p[i].baseAddress!) % 64 == 0) }
             #expect(p[0].baseAddress! + p[0].count <= p[1].baseAddress!)
             #expect(p[1].baseAddress! + p[1].count <= p[2].baseAddress!)

@@ -42,10 +42,10 @@ enum TestPattern {
         return frame
     }
 
-    /// The number coded in a decoded frame (the centre of each block, thresholded).
+    /// The number coded in a decoded frame (the centre of each block, thresholded); -1 for an expired frame.
     static func number(in frame: VideoFrame) -> Int {
         let width = frame.format.width, block = width / (bits + 4), stride = frame.format.bytesPerRow[0]
-        return frame.withPlanes { p in
+        return (try? frame.withPlanes { p in
             var n = 0
             for bit in 0..<bits {
                 let x = block * (2 + bit) + block / 2, y = block
@@ -53,7 +53,7 @@ enum TestPattern {
                 n = n << 1 | (luma > 128 ? 1 : 0)
             }
             return n
-        }
+        }) ?? -1
     }
 
     /// PSNR of the Y planes of two frames of the same size, in dB (99 when identical).
@@ -61,8 +61,8 @@ enum TestPattern {
         let w = a.format.width, h = a.format.height
         let (sa, sb) = (a.format.bytesPerRow[0], b.format.bytesPerRow[0])
         var squared = 0.0
-        a.withPlanes { pa in
-            b.withPlanes { pb in
+        let read: Void? = try? a.withPlanes { (pa) throws(VideoFrameError) in
+            try b.withPlanes { pb in
                 for row in 0..<h {
                     for col in 0..<w {
                         let d = Double(pa[0][row * sa + col]) - Double(pb[0][row * sb + col])
@@ -71,6 +71,7 @@ enum TestPattern {
                 }
             }
         }
+        guard read != nil else { return 0 }  // an expired borrowed frame: as unlike as can be
         let mse = squared / Double(w * h)
         return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
     }

@@ -24,6 +24,8 @@ final class CameraCaptureLoop: Sendable {
     private let output: CameraOutput
     private let stopRequested = Atomic<Bool>(false)
     private let releaseOnExit = Atomic<Bool>(false)
+    /// Lends the dequeued buffer to the converter; revoked before the buffer is queued back to the driver.
+    private let lease = FrameLease()
 
     init(session: CameraSession, output: CameraOutput) {
         self.session = session
@@ -119,26 +121,22 @@ final class CameraCaptureLoop: Sendable {
 
         let base = UnsafeRawPointer(mapped.address)
         func plane(_ offset: Int, _ count: Int) -> UnsafeRawBufferPointer { .init(start: base + offset, count: count) }
-        do {
-            let source: VideoFrame
-            switch format.pixelFormat {
-            case .mjpeg:
-                source = try VideoFrame(format: format, borrowing: plane(0, used), timestamp: timestamp)
-            case .nv12:
-                let y = format.minimumSize(ofPlane: 0)
-                source = try VideoFrame(
-                    format: format, borrowing: plane(0, y), plane(y, format.minimumSize(ofPlane: 1)), timestamp: timestamp)
-            case .i420:
-                let y = format.minimumSize(ofPlane: 0), u = format.minimumSize(ofPlane: 1)
-                source = try VideoFrame(
-                    format: format, borrowing: plane(0, y), plane(y, u), plane(y + u, format.minimumSize(ofPlane: 2)),
-                    timestamp: timestamp)
-            default:
-                source = try VideoFrame(format: format, borrowing: plane(0, format.minimumSize(ofPlane: 0)), timestamp: timestamp)
-            }
-            return try session.converter.convert(source, to: session.outputFormat.pixelFormat)
-        } catch {
-            return nil
+        let planes: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?, UnsafeRawBufferPointer?)
+        switch format.pixelFormat {
+        case .mjpeg:
+            planes = (plane(0, used), nil, nil)
+        case .nv12:
+            let y = format.minimumSize(ofPlane: 0)
+            planes = (plane(0, y), plane(y, format.minimumSize(ofPlane: 1)), nil)
+        case .i420:
+            let y = format.minimumSize(ofPlane: 0), u = format.minimumSize(ofPlane: 1)
+            planes = (plane(0, y), plane(y, u), plane(y + u, format.minimumSize(ofPlane: 2)))
+        default:
+            planes = (plane(0, format.minimumSize(ofPlane: 0)), nil, nil)
+        }
+        let target = session.outputFormat.pixelFormat
+        return try? lease.lend(format: format, borrowing: planes.0, planes.1, planes.2, timestamp: timestamp) {
+            (source) throws(VideoFrameError) in try session.converter.convert(source, to: target)
         }
     }
 }

@@ -31,6 +31,9 @@ public enum MediaFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case truncatedY4MFrame(frame: Int)
     /// A frame or call does not fit the stream being written (another size or pixel format, header missing).
     case frameMismatch(String)
+    /// The frame to write was borrowed and its owner has taken the memory back (``VideoFrameError/expired``):
+    /// nothing of it was written.
+    case expiredFrame
 
     /// A parameter is out of range, or a pixel buffer is shorter than the image it should hold (the text says
     /// which). Nothing was read or written.
@@ -67,6 +70,7 @@ public enum MediaFileError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .malformedY4MFrameHeader(f): "frame \(f): missing or malformed FRAME header"
         case let .truncatedY4MFrame(f): "frame \(f): file ends inside the frame"
         case let .frameMismatch(r): "frame does not fit the stream: \(r)"
+        case .expiredFrame: "the borrowed frame expired before it was written"
         case let .invalidArgument(r): "invalid argument: \(r)"
         case let .invalidImageSize(w, h): "cannot write an image of \(w)x\(h)"
         case .noImage: "no frame rendered yet"

@@ -4,8 +4,10 @@ import Glibc
 
 /// Reads the frames of a YUV4MPEG2 file, one at a time, into one buffer it owns and reuses.
 ///
-/// ``init(path:)`` opens the file and parses its ``header``; ``readFrame()`` then fills ``frame`` with the next
-/// frame's planes; ``rewind()`` goes back to the first frame. Reading a frame allocates nothing.
+/// ``init(path:)`` opens the file and parses its ``header``; ``readFrame()`` then fills the reader's buffer with the
+/// next frame's planes, which ``frame(timestamp:)`` lends as a borrowed frame until the next ``readFrame()`` or
+/// ``rewind()`` (then every copy of it expires: reads fail with ``VideoFrameError/expired``); ``rewind()`` goes
+/// back to the first frame. Reading a frame allocates nothing.
 ///
 /// Not thread-safe: one thread at a time (``Y4MFileCapturer`` reads on its capture thread).
 public final class Y4MReader {
@@ -19,8 +21,10 @@ public final class Y4MReader {
     private let file: UnsafeMutablePointer<FILE>
     private let firstFrameOffset: off_t
     private let buffer: UnsafeMutableRawBufferPointer
-    /// A borrowed frame over ``buffer``, built once.
-    private let template: VideoFrame
+    /// Lends ``buffer``; revoked before anything rewrites or frees it.
+    private let lease = FrameLease()
+    /// A borrowed frame over ``buffer`` under the current generation of ``lease``.
+    private var current: VideoFrame
 
     /// The longest `FRAME` line accepted (parameters included).
     static let maximumFrameHeaderLength = 256
@@ -53,13 +57,14 @@ public final class Y4MReader {
         self.file = file
         firstFrameOffset = ftello(file)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: header.frameSize, alignment: 64)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)  // what frame(timestamp:) shows before readFrame()
         self.buffer = buffer
         let y = header.width * header.height, c = header.chromaPlaneSize
         let base = UnsafeRawBufferPointer(buffer)
         do throws(VideoFrameError) {
-            template = try VideoFrame(
+            current = try VideoFrame(
                 format: header.videoFormat, borrowing: .init(rebasing: base[0..<y]),
-                .init(rebasing: base[y..<(y + c)]), .init(rebasing: base[(y + c)..<(y + 2 * c)]))
+                .init(rebasing: base[y..<(y + c)]), .init(rebasing: base[(y + c)..<(y + 2 * c)]), lease: lease)
         } catch {
             // Unreachable for a parsed header (sizes 1...16384, planes cut to the exact sizes), kept typed.
             fclose(file)
@@ -70,6 +75,7 @@ public final class Y4MReader {
 
     deinit {
         fclose(file)
+        lease.revoke()
         buffer.deallocate()
     }
 
@@ -79,6 +85,7 @@ public final class Y4MReader {
     ///   ``MediaFileError/truncatedY4MFrame(frame:)`` when the file ends inside a frame, a system error when
     ///   reading fails.
     public func readFrame() throws(MediaFileError) -> Bool {
+        try renew()
         let index = framesRead
         // "FRAME", then either the newline or parameters (ignored) up to it.
         var tag: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0)
@@ -107,16 +114,34 @@ public final class Y4MReader {
 
     /// Goes back to the first frame.
     public func rewind() throws(MediaFileError) {
+        try renew()
         guard fseeko(file, firstFrameOffset, SEEK_SET) == 0 else { throw .system("seek", path: path, errno: errno) }
         framesRead = 0
     }
 
-    /// The frame last read, borrowing the reader's buffer: valid until the next ``readFrame()`` or ``rewind()``,
-    /// and only while the reader lives.
+    /// The frame last read, borrowing the reader's buffer: readable until the next ``readFrame()`` or ``rewind()``,
+    /// and only while the reader lives; after that, every read of it (or of a copy of the value) throws
+    /// ``VideoFrameError/expired``. ``VideoFrame/copy(using:)`` keeps it.
     public func frame(timestamp: Duration = MonotonicClock.now()) -> VideoFrame {
-        var frame = template
+        var frame = current
         frame.timestamp = timestamp
         return frame
+    }
+
+    /// Expires every frame lent so far (waiting for a read in progress to finish), so that the buffer may be
+    /// rewritten, and makes the frame that ``frame(timestamp:)`` lends next. Allocates nothing.
+    private func renew() throws(MediaFileError) {
+        lease.revoke()
+        let y = header.width * header.height, c = header.chromaPlaneSize
+        let base = UnsafeRawBufferPointer(buffer)
+        do throws(VideoFrameError) {
+            current = try VideoFrame(
+                format: current.format, borrowing: .init(rebasing: base[0..<y]),
+                .init(rebasing: base[y..<(y + c)]), .init(rebasing: base[(y + c)..<(y + 2 * c)]), lease: lease)
+        } catch {
+            // Unreachable: init(path:) accepted the same format and planes.
+            throw .malformedY4MHeader("\(error)")
+        }
     }
 
     private func skipFrameParameters(frame index: Int) throws(MediaFileError) {

@@ -42,7 +42,8 @@ public final class Y4MWriter {
 
     /// Appends `frame`, which must be I420 of the header's size (any strides).
     ///
-    /// - Throws: ``MediaFileError/frameMismatch(_:)`` for another format or size (nothing is written),
+    /// - Throws: ``MediaFileError/frameMismatch(_:)`` for another format or size, ``MediaFileError/expiredFrame``
+    ///   for a borrowed frame whose owner has taken it back (nothing is written for either),
     ///   ``MediaFileError/closed`` after ``close()``, a system error (e.g. ``MediaFileError/noSpace(path:)``).
     public func write(_ frame: VideoFrame) throws(MediaFileError) {
         guard let file else { throw .closed }
@@ -51,8 +52,8 @@ public final class Y4MWriter {
         guard f.pixelFormat == .i420, f.width == header.width, f.height == header.height else {
             throw .frameMismatch("stream is I420 \(header.width)x\(header.height), frame is \(f)")
         }
-        try put(file, UnsafeRawBufferPointer(start: Self.frameTag.utf8Start, count: Self.frameTag.utf8CodeUnitCount))
-        try frame.withPlanes { planes throws(MediaFileError) in
+        try frame.withPlanes(ifExpired: MediaFileError.expiredFrame) { planes throws(MediaFileError) in
+            try put(file, UnsafeRawBufferPointer(start: Self.frameTag.utf8Start, count: Self.frameTag.utf8CodeUnitCount))
             for plane in 0..<3 {
                 let rowBytes = plane == 0 ? f.width : (f.width + 1) / 2
                 let stride = f.bytesPerRow[plane]

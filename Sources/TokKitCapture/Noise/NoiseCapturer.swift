@@ -107,7 +107,7 @@ private final class NoiseSource: PacedFrameSource {
     func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> Bool {
         generator.withLock { generator in
             guard let generator else { return false }
-            consumer?.consumeFrame(generator.nextFrame())
+            generator.nextFrame { consumer?.consumeFrame($0) }
             return true
         }
     }
@@ -119,25 +119,23 @@ private final class NoiseSource: PacedFrameSource {
 private final class NoiseGenerator {
     private var random: WyRand
     private let buffer: UnsafeMutableRawBufferPointer
-    private let template: VideoFrame
+    private let format: VideoFormat
+    /// Lends ``buffer`` for one `consumeFrame` call at a time.
+    private let lease = FrameLease()
 
     /// Allocates the buffer for `format` (tightly packed ARGB); `nil` if the format is invalid.
     init?(format: VideoFormat, seed: UInt64) {
+        guard (try? format.validate()) != nil, format.pixelFormat.planeCount == 1 else { return nil }
         random = WyRand(seed: seed)
+        self.format = format
         buffer = .allocate(byteCount: format.minimumFrameSize, alignment: 64)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
-        do throws(VideoFrameError) {
-            template = try VideoFrame(format: format, borrowing: UnsafeRawBufferPointer(buffer))
-        } catch {
-            buffer.deallocate()
-            return nil
-        }
     }
 
     deinit { buffer.deallocate() }
 
-    /// Refills the buffer with opaque random pixels and returns it as a borrowed frame stamped now.
-    func nextFrame() -> VideoFrame {
+    /// Refills the buffer with opaque random pixels and lends it to `body` as a borrowed frame stamped now.
+    func nextFrame(_ body: (VideoFrame) -> Void) {
         // Bytes B, G, R, A per pixel: two pixels per 64-bit word, alpha (bytes 3 and 7) forced to 0xFF.
         let opaque: UInt64 = 0xff00_0000_ff00_0000
         let words = buffer.count / 8
@@ -149,8 +147,7 @@ private final class NoiseGenerator {
             let last = UInt32(truncatingIfNeeded: random.next()) | 0xff00_0000
             base.storeBytes(of: last.littleEndian, toByteOffset: words * 8, as: UInt32.self)
         }
-        var frame = template
-        frame.timestamp = MonotonicClock.now()
-        return frame
+        // Cannot throw: init checked the format, and the buffer holds exactly its minimum frame size.
+        try? lease.lend(format: format, borrowing: UnsafeRawBufferPointer(buffer)) { frame in body(frame) }
     }
 }

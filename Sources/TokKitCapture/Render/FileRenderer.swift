@@ -331,7 +331,7 @@ private final class FileRecording: Sendable {
 
     private func snapshot(_ frame: VideoFrame, to path: String, format: ImageFileFormat) throws(MediaFileError) {
         let f = frame.format
-        let result: Result<Void, MediaFileError> = frame.withPlanes { planes in
+        let read: Result<Void, MediaFileError>? = try? frame.withPlanes { planes in
             switch format {
             case .pgm:
                 return Result { () throws(MediaFileError) in
@@ -364,7 +364,7 @@ private final class FileRecording: Sendable {
                 }
             }
         }
-        try result.get()
+        try (read ?? .failure(.expiredFrame)).get()
     }
 
 }

@@ -40,7 +40,7 @@ public final class GrayscaleRenderer: VideoRender {
 
     /// Frames rendered so far.
     public var frameCount: Int { state.withLock { $0.frames } }
-    /// Frames that could not be read (unconvertible pixel format or data).
+    /// Frames that could not be read (unconvertible pixel format or data, or a borrowed frame that had expired).
     public var framesDropped: Int { state.withLock { $0.dropped } }
     /// The size of the last frame rendered, `nil` before the first.
     public var lastSize: (width: Int, height: Int)? {
@@ -72,19 +72,23 @@ public final class GrayscaleRenderer: VideoRender {
 
     private func keepLuma(of frame: VideoFrame) {
         let f = frame.format
-        frame.withPlanes { planes in
-            state.withLock { s in
-                let size = f.width * f.height
-                if s.luma.count != size { s.luma = [UInt8](repeating: 0, count: size) }
-                s.luma.withUnsafeMutableBufferPointer { dst in
-                    CopyPlane(
-                        planes[0].baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(f.bytesPerRow[0]),
-                        dst.baseAddress!, Int32(f.width), Int32(f.width), Int32(f.height))
+        do {
+            try frame.withPlanes { planes in
+                state.withLock { s in
+                    let size = f.width * f.height
+                    if s.luma.count != size { s.luma = [UInt8](repeating: 0, count: size) }
+                    s.luma.withUnsafeMutableBufferPointer { dst in
+                        CopyPlane(
+                            planes[0].baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(f.bytesPerRow[0]),
+                            dst.baseAddress!, Int32(f.width), Int32(f.width), Int32(f.height))
+                    }
+                    s.width = f.width
+                    s.height = f.height
+                    s.frames += 1
                 }
-                s.width = f.width
-                s.height = f.height
-                s.frames += 1
             }
+        } catch {
+            state.withLock { $0.dropped += 1 }  // a borrowed frame kept past its call: nothing to read
         }
     }
 }

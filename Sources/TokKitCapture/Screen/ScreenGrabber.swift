@@ -23,6 +23,8 @@ final class ScreenGrabber: @unchecked Sendable {
     private let segment = Atomic<Int32>(-1)
     /// The format of the area as it was at the last look (first one: at init).
     private(set) var format: VideoFormat
+    /// Lends the grabbed pixels (shared-memory segment or XImage) for one delivery at a time.
+    private let lease = FrameLease()
 
     /// Opens the display and checks the source: the window exists and has a usable visual, the region lies on
     /// the screen.
@@ -121,7 +123,7 @@ final class ScreenGrabber: @unchecked Sendable {
         let current = format(for: area, bytesPerRow: bytesPerRow)
         if current != format { format = current }
         do {
-            deliver(try VideoFrame(format: current, borrowing: pixels, timestamp: timestamp))
+            try lease.lend(format: current, borrowing: pixels, timestamp: timestamp) { frame in deliver(frame) }
         } catch {
             throw .systemError(operation: "screen frame \(current): \(error)", errno: EIO)
         }

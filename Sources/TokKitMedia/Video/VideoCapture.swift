@@ -8,13 +8,15 @@
 /// ## Frames
 /// A started capturer calls ``VideoCaptureConsumer/consumeFrame(_:)`` from **its own thread** (a named
 /// ``MediaThread`` or ``PeriodicThread``, never the main thread, never a Swift concurrency task), one frame at a
-/// time. It may hand in memory it owns (a borrowed frame): the consumer copies or converts it before returning,
-/// so the capturer may reuse that memory as soon as the call returns.
+/// time. It may hand in memory it owns (a borrowed frame), lent through a ``FrameLease`` it keeps for all its frames
+/// (``FrameLease/lend(format:borrowing:_:_:timestamp:orientation:to:)``): the consumer copies or converts it before
+/// returning, and once `lend` returns the frame is revoked (a copy kept anyway throws ``VideoFrameError/expired``
+/// when read), so the capturer may reuse that memory at once.
 ///
 /// ## What a capturer must never do
 /// - call `consumeFrame` concurrently from two threads, or after `stopCapture()` has returned;
 /// - block inside `stopCapture()` waiting for its own capture thread while being called from it;
-/// - free or rewrite borrowed memory while `consumeFrame` is running;
+/// - free or rewrite borrowed memory before the frame lent over it is revoked (before `lend` returns);
 /// - throw away errors: a device that fails mid-stream reports ``VideoCaptureConsumer/captureDidFail(_:)``
 ///   and stops.
 public protocol VideoCapture: AnyObject, Sendable {

@@ -6,6 +6,8 @@ import CYUV
 /// MJPEG → I420, YUY2/MJPEG → NV12, and copies within one format. Scaling (box filter) and rotation work on I420.
 ///
 /// Results come from the converter's ``VideoFramePool``: a steady stream of conversions allocates nothing.
+/// Sources are read through ``VideoFrame/withPlanes(_:)``: a borrowed source whose owner has taken its memory back
+/// fails with ``VideoFrameError/expired``, and nothing is converted.
 /// A converter keeps scratch memory for two-step conversions, so it belongs to one thread at a time
 /// (it is deliberately not `Sendable`); give each pipeline thread its own.
 public final class VideoConverter {
@@ -65,7 +67,7 @@ public final class VideoConverter {
         }
         let w = Int32(source.format.width), h = Int32(source.format.height)
         let ss = source.format.bytesPerRow, ds = destination.format.bytesPerRow
-        let rc: Int32 = source.withPlanes { src in
+        let rc: Int32 = try source.withPlanes { src in
             destination.withMutablePlanes { dst in
                 func s(_ i: Int) -> UnsafePointer<UInt8> { src[i].baseAddress!.assumingMemoryBound(to: UInt8.self) }
                 func d(_ i: Int) -> UnsafeMutablePointer<UInt8> { dst[i].baseAddress!.assumingMemoryBound(to: UInt8.self) }
@@ -110,7 +112,7 @@ public final class VideoConverter {
         let out = try pool.makeFrame(
             format: frame.format.with(width: width, height: height), timestamp: frame.timestamp, orientation: frame.orientation)
         let ss = frame.format.bytesPerRow, ds = out.format.bytesPerRow
-        let rc: Int32 = frame.withPlanes { src in
+        let rc: Int32 = try frame.withPlanes { src in
             out.withMutablePlanes { dst in
                 I420Scale(
                     src[0].u8, Int32(ss[0]), src[1].u8, Int32(ss[1]), src[2].u8, Int32(ss[2]),
@@ -132,7 +134,7 @@ public final class VideoConverter {
         let out = try pool.makeFrame(format: frame.format.with(width: w, height: h), timestamp: frame.timestamp, orientation: .up)
         let ss = frame.format.bytesPerRow, ds = out.format.bytesPerRow
         let mode = RotationModeEnum(rawValue: UInt32(frame.orientation.clockwiseDegrees))
-        let rc: Int32 = frame.withPlanes { src in
+        let rc: Int32 = try frame.withPlanes { src in
             out.withMutablePlanes { dst in
                 I420Rotate(
                     src[0].u8, Int32(ss[0]), src[1].u8, Int32(ss[1]), src[2].u8, Int32(ss[2]),

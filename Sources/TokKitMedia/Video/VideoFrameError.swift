@@ -18,6 +18,10 @@ public enum VideoFrameError: Error, Hashable, Sendable, CustomStringConvertible 
     case metadataTooLarge(size: Int)
     /// The frame borrows memory it does not own; only pooled frames can be written.
     case notWritable
+    /// The frame borrowed memory its owner has since taken back (its ``FrameLease`` was revoked, normally when
+    /// the call it was handed to returned): nothing was read. Copy a borrowed frame with
+    /// ``VideoFrame/copy(using:)`` before returning to keep its pixels.
+    case expired
 
     /// A short English message with the sizes involved.
     public var description: String {
@@ -31,6 +35,7 @@ public enum VideoFrameError: Error, Hashable, Sendable, CustomStringConvertible 
         case let .poolExhausted(c): "all \(c) pooled frame buffers are in use"
         case let .metadataTooLarge(s): "metadata of \(s) bytes exceeds \(VideoFrame.maximumMetadataSize)"
         case .notWritable: "frame memory is borrowed and cannot be written"
+        case .expired: "borrowed frame expired: its owner took the memory back (copy a frame to keep it)"
         }
     }
 }

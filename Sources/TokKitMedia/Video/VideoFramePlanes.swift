@@ -1,6 +1,7 @@
 /// The planes of a ``VideoFrame``, read-only, stored inline (no heap allocation).
 ///
-/// Valid only inside ``VideoFrame/withPlanes(_:)`` (or, for a borrowed frame, the call it was handed to).
+/// Valid only inside ``VideoFrame/withPlanes(_:)``: a borrowed frame's memory may be rewritten or freed by its
+/// owner as soon as that returns.
 public struct VideoFramePlanes: RandomAccessCollection {
     var p0, p1, p2: UnsafeRawBufferPointer
     /// The number of planes of the frame's pixel format (1 to 3).

@@ -34,6 +34,29 @@ import Testing
         }
     }
 
+    @Test func aKeptFrameExpiresOnTheNextReadOnRewindAndWithTheReader() throws {
+        try withFile(Self.header + Self.frame(1) + Self.frame(2)) { path in
+            var third: VideoFrame?
+            do {
+                let r = try Y4MReader(path: path)
+                #expect(try r.readFrame())
+                let first = r.frame()
+                #expect(try first.withPlanes { Array($0[0]) } == [UInt8](repeating: 1, count: 8))
+                #expect(try r.readFrame())  // refills the buffer `first` borrowed
+                #expect(throws: VideoFrameError.expired) { try first.withPlanes { Array($0[0]) } }
+                #expect(throws: VideoFrameError.expired) { try first.copy(using: VideoFramePool(capacity: 1)) }
+                let second = r.frame()
+                #expect(try second.withPlanes { Array($0[0]) } == [UInt8](repeating: 2, count: 8))
+                try r.rewind()
+                #expect(throws: VideoFrameError.expired) { try second.withPlanes { Array($0[0]) } }
+                #expect(try r.readFrame())
+                third = r.frame()
+                #expect(try third?.withPlanes { Array($0[0]) } == [UInt8](repeating: 1, count: 8))
+            }  // the reader is gone, its buffer freed
+            #expect(throws: VideoFrameError.expired) { try third?.withPlanes { Array($0[0]) } }
+        }
+    }
+
     @Test func missingUnreadableAndNonY4MFilesAreTypedErrors() throws {
         let dir = try RendererTestKit.temporaryDirectory()
         defer { RendererTestKit.removeDirectory(dir) }

@@ -175,12 +175,13 @@ import Testing
         // Six frames never fill eight places: nothing is dropped whatever the disk does.
         let renderer = try FileRenderer(path: dir + "/out.y4m", queueDepth: 8)
         var memory = [UInt8](repeating: 7, count: 4 * 4 + 2 * 4)
+        let lease = FrameLease()
         for _ in 0..<6 {
-            memory.withUnsafeBytes { m in
-                let frame = try? VideoFrame(
+            try memory.withUnsafeBytes { m in
+                try lease.lend(
                     format: .i420(width: 4, height: 4), borrowing: .init(rebasing: m[0..<16]), .init(rebasing: m[16..<20]),
-                    .init(rebasing: m[20..<24]))
-                renderer.renderVideoFrame(frame!)
+                    .init(rebasing: m[20..<24])
+                ) { frame in renderer.renderVideoFrame(frame) }
             }
             for i in memory.indices { memory[i] = 0xEE }  // the capturer reuses its buffer at once
         }

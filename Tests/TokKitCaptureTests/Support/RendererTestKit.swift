@@ -77,10 +77,10 @@ enum RendererTestKit {
         return condition()
     }
 
-    /// The tightly packed rows of each plane of `frame` (padding dropped).
+    /// The tightly packed rows of each plane of `frame` (padding dropped); no planes for an expired frame.
     static func tightPlanes(_ frame: VideoFrame) -> [[UInt8]] {
         let f = frame.format
-        return frame.withPlanes { planes in
+        return (try? frame.withPlanes { planes in
             (0..<planes.count).map { i in
                 let rowBytes: Int
                 switch f.pixelFormat {
@@ -97,7 +97,7 @@ enum RendererTestKit {
                 }
                 return out
             }
-        }
+        }) ?? []
     }
 
     /// An I420 frame whose planes hold a pattern that differs per `seed`, with optional row padding.

@@ -93,9 +93,10 @@ final class RecordingConsumer: VideoCaptureConsumer, @unchecked Sendable {
         }
     }
 
+    /// What `frame` shows; an expired frame (never seen here: camera frames are pooled) records no bars.
     static func inspect(_ frame: VideoFrame) -> Frame {
         let f = frame.format
-        return frame.withPlanes { planes in
+        let seen: Frame? = try? frame.withPlanes { planes in
             let luma = planes[0]
             let code = SimulatedPattern.decode(luma: luma, stride: f.bytesPerRow[0], width: f.width, height: f.height)
             let y = f.height / 2
@@ -118,5 +119,7 @@ final class RecordingConsumer: VideoCaptureConsumer, @unchecked Sendable {
                 format: f, timestamp: frame.timestamp, receivedAt: MonotonicClock.now(), isBorrowed: frame.isBorrowed,
                 counter: code.counter, marker: code.marker, bars: bars)
         }
+        return seen ?? Frame(format: f, timestamp: frame.timestamp, receivedAt: MonotonicClock.now(),
+                             isBorrowed: frame.isBorrowed, counter: 0, marker: 0, bars: [])
     }
 }

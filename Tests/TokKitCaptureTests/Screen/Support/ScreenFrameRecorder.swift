@@ -71,10 +71,10 @@ extension String {
 }
 
 extension VideoFrame {
-    /// The 0xRRGGBB colour of the ARGB pixel at (`x`, `y`), or `nil` outside the frame.
+    /// The 0xRRGGBB colour of the ARGB pixel at (`x`, `y`), or `nil` outside the frame (or when it expired).
     func rgb(x: Int, y: Int) -> UInt? {
         guard format.pixelFormat == .argb, x >= 0, y >= 0, x < format.width, y < format.height else { return nil }
-        return withPlanes { planes in
+        return try? withPlanes { planes in
             UInt(planes[0].load(fromByteOffset: y * format.bytesPerRow[0] + x * 4, as: UInt32.self) & 0xFF_FFFF)
         }
     }
