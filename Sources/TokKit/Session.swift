@@ -111,8 +111,8 @@ public final class Session: Sendable {
     /// (``resolveICEHostNames(_:)``), so making the agent looks nothing up.
     func iceConfiguration(base: ICEConfiguration) -> ICEConfiguration {
         var ice = base
-        let (servers, resolved) = state.withLock { s in (iceServers(s), s.resolvedHosts) }
-        ice.servers += servers.map { $0.replacingHostNames(resolved) }
+        let (servers, resolved, unresolvable) = state.withLock { s in (iceServers(s), s.resolvedHosts, s.unresolvableHosts) }
+        ice.servers += servers.compactMap { $0.replacingHostNames(resolved, removing: unresolvable) }
         if settings.ice.transportPolicy == .relay { ice.transportPolicy = .relay }
         return ice
     }
@@ -124,10 +124,11 @@ public final class Session: Sendable {
 
     /// Starts resolving the ICE servers' host names not resolved yet, on ``ICEHostResolver``'s queue (`getaddrinfo`
     /// blocks). ``publish(_:)`` and ``subscribe(_:)`` wait for it, at most ``iceResolutionLimit``, before any media
-    /// connection is made; a name that does not resolve is left as it is (the agent then reports it).
+    /// connection is made; a name that does not resolve is logged and left out of media connections (looking it
+    /// up again would block the negotiation queue for the resolver's whole timeout).
     func resolveICEHostNames(_ s: inout SessionState) {
         let names = iceServers(s).reduce(into: Set<String>()) { $0.formUnion($1.hostNames) }
-            .subtracting(s.resolvedHosts.keys)
+            .subtracting(s.resolvedHosts.keys).subtracting(s.unresolvableHosts)
         guard !names.isEmpty else { return }
         let previous = s.iceResolution
         s.iceResolutionsRunning += 1
@@ -141,7 +142,8 @@ public final class Session: Sendable {
                             let address = try await ICEHostResolver.numericAddress(of: name)
                             self?.state.withLock { $0.resolvedHosts[name] = address }
                         } catch {
-                            logger.warning("ICE server host \(name) did not resolve: \(error)")
+                            logger.warning("ICE server host \(name) did not resolve and is left out: \(error)")
+                            self?.state.withLock { _ = $0.unresolvableHosts.insert(name) }
                         }
                     }
                 }
@@ -160,8 +162,8 @@ public final class Session: Sendable {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let once = Mutex<CheckedContinuation<Void, Never>?>(done)
             let finish: @Sendable () -> Void = { once.withLock { c in c.take() }?.resume() }
-            Task { await resolution.value; finish() }
-            Task { try? await Task.sleep(for: Self.iceResolutionLimit); finish() }
+            let limit = Task { try? await Task.sleep(for: Self.iceResolutionLimit); finish() }
+            Task { await resolution.value; finish(); limit.cancel() }
         }
     }
 

@@ -44,6 +44,8 @@ struct SessionState {
     var iceServers: [ICEServer] = []
     /// Numeric addresses of the ICE servers' host names, resolved ahead so that no agent looks one up.
     var resolvedHosts: [String: String] = [:]
+    /// ICE server host names that did not resolve: left out of media connections rather than looked up again.
+    var unresolvableHosts: Set<String> = []
     /// Resolving the names of the last `connected`'s (and the settings') ICE servers; media setup waits for it.
     var iceResolution: Task<Void, Never>?
     /// How many resolutions are still running (0: nothing to wait for).

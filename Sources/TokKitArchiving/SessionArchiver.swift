@@ -8,8 +8,9 @@ import TokKitRecording
 /// starts and those published later) and writes each into its own WebM file, VP8 and Opus as they arrived, never
 /// decoded.
 ///
-/// In a relayed session it is one more subscriber of each publisher (one more upload for them). Connect it with a
-/// token the server minted `hidden` (``TokenClaims/hidden``) and the session's members never see it.
+/// In a relayed session it is one more subscriber of each publisher (one more upload for them). Connected with a
+/// hidden token (the `hidden` claim, Protocol.md section 4, which only the session server mints, for its own
+/// recorder), the session's members never see it.
 ///
 /// ```swift
 /// let archiver = try await SessionArchiver.start(serverURL: url, apiKey: key, sessionID: id, token: hidden,
@@ -18,7 +19,8 @@ import TokKitRecording
 /// let files = await archiver.stop()   // one entry per stream: its file, offset, counts
 /// ```
 ///
-/// Threading: `Sendable`; ``stop()`` may be called from any task, once (later calls return the same files).
+/// Threading: `Sendable`; ``stop()`` may be called from any task; a later call waits for the first (at most 10 s)
+/// and returns the same files.
 public final class SessionArchiver: Sendable {
     /// One stream's file.
     public struct StreamFile: Sendable, Hashable {
@@ -28,7 +30,7 @@ public final class SessionArchiver: Sendable {
         public var path: String
         /// When the stream's media started, from the archive's start (`nil`: it never delivered any).
         public var startOffset: Duration?
-        /// Video frames and audio packets written.
+        /// Video frames written.
         public var videoFrames: Int
         /// Audio packets written.
         public var audioPackets: Int
@@ -147,9 +149,13 @@ public final class SessionArchiver: Sendable {
     /// Subscribes to `stream` with a file of its own, once.
     private func record(_ stream: SessionStream) async {
         let id = stream.streamID
-        let path = "\(directory)/\(Self.fileName(id)).webm"
         let fresh: StreamArchiver? = state.withLock { s in
             guard case .recording = s.phase, s.streams[id] == nil else { return nil }
+            // Two ids may reduce to one name (`a.b`, `a_b`): the later stream's file gets its place as a suffix.
+            var path = "\(directory)/\(Self.fileName(id)).webm"
+            if s.streams.values.contains(where: { $0.archiver.writer.path == path }) {
+                path = "\(directory)/\(Self.fileName(id))-\(s.order.count).webm"
+            }
             let configuration = WebMWriter.Configuration(
                 video: hasVideo && stream.hasVideo ? .init() : nil, audio: hasAudio && stream.hasAudio ? .init() : nil)
             guard configuration.hasVideo || configuration.hasAudio,

@@ -13,6 +13,21 @@ extension ICEServer {
     /// A copy whose URLs name `addresses[host]` in place of each host name found in `addresses`; every other URL
     /// is kept as it was. With numeric addresses only, an ``ICEAgent`` is made without a DNS lookup.
     public func replacingHostNames(_ addresses: [String: String]) -> ICEServer {
+        substituting(addresses)
+    }
+
+    /// ``replacingHostNames(_:)``, leaving out the URLs whose host is in `unresolvable` (names known not to
+    /// resolve, so that no agent blocks looking them up again); `nil` when no URL is left.
+    public func replacingHostNames(_ addresses: [String: String], removing unresolvable: Set<String>) -> ICEServer? {
+        let kept = unresolvable.isEmpty ? urls : urls.filter { text in
+            guard let url = try? ICEServerURL(parsing: text) else { return true }
+            return !unresolvable.contains(url.host)
+        }
+        guard !kept.isEmpty else { return nil }
+        return ICEServer(urls: kept, username: username, credential: credential).substituting(addresses)
+    }
+
+    private func substituting(_ addresses: [String: String]) -> ICEServer {
         var copy = self
         copy.urls = urls.map { text in
             guard let url = try? ICEServerURL(parsing: text), let address = addresses[url.host] else { return text }

@@ -105,9 +105,14 @@ public struct StreamTimeline: Hashable, Sendable {
     }
 
     private func time(extended: Int64) -> Duration {
-        let ticks = extended - (first ?? extended)
-        // Floor division, so a timestamp before the first one maps before the start offset.
-        let milliseconds = (ticks * 1000 - (ticks < 0 ? Int64(clockRate) - 1 : 0)) / Int64(clockRate)
+        let ticks = extended &- (first ?? extended)
+        // Whole seconds and the rest apart, so that no product overflows however far a remote stream's timestamps
+        // were pushed (the unwrapper moves up to 2^31 ticks a packet); floor division for the rest, so a timestamp
+        // before the first one maps before the start offset.
+        let rate = Int64(clockRate)
+        let (seconds, rest) = ticks.quotientAndRemainder(dividingBy: rate)
+        let part = rest * 1000
+        let milliseconds = seconds * 1000 + (part >= 0 ? part / rate : (part - (rate - 1)) / rate)
         return startOffset + .milliseconds(milliseconds)
     }
 }

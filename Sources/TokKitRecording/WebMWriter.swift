@@ -116,9 +116,10 @@ public final class WebMWriter: Sendable {
                     throw .invalidConfiguration("pre-skip \(audio.preSkip) outside 0...65535")
                 }
             }
-            guard clusterDuration >= .milliseconds(10), clusterSizeLimit >= 4096, maximumFrameSize >= 1,
+            guard clusterDuration >= .milliseconds(10), clusterSizeLimit >= 4096,
+                  (1...Int(Int32.max)).contains(maximumFrameSize),  // libav's packet sizes are Int32
                   maximumInterleaveDelay >= .zero, maximumPendingPackets >= 0
-            else { throw .invalidConfiguration("cluster, frame or queue limits too small") }
+            else { throw .invalidConfiguration("cluster, frame or queue limits out of range") }
         }
     }
 
@@ -323,7 +324,7 @@ private final class Core: @unchecked Sendable {
             failure = Self.setOptions(context, configuration)
         }
         if failure == nil {
-            let opened = avio_open(&context.pointee.pb, path, TOKKIT_AVIO_FLAG_WRITE)
+            let opened = avio_open(&context.pointee.pb, "file:" + path, TOKKIT_AVIO_FLAG_WRITE)  // never a protocol URL
             if opened < 0 { failure = .libav("avio_open", opened) }
         }
         if failure == nil, configuration.video == nil || configuration.video?.width != nil {

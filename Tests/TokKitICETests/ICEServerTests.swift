@@ -45,6 +45,14 @@ import Testing
         }
     }
 
+    @Test func namesKnownNotToResolveAreLeftOut() {
+        let server = ICEServer(urls: ["stun:gone.example.org", "turn:turn.example.org", "turn:198.18.0.9"])
+        let kept = server.replacingHostNames(["turn.example.org": "198.18.0.8"], removing: ["gone.example.org"])
+        #expect(kept?.urls == ["turn:198.18.0.8:3478?transport=udp", "turn:198.18.0.9"])
+        #expect(ICEServer(urls: ["stun:gone.example.org"]).replacingHostNames([:], removing: ["gone.example.org"]) == nil)
+        #expect(ICEServer(urls: []).replacingHostNames([:]).urls.isEmpty, "no URL, no trap")
+    }
+
     @Test func theResolverAnswersAsynchronouslyAndNumericHostsAtOnce() async throws {
         #expect(try await ICEHostResolver.numericAddress(of: "198.18.0.1") == "198.18.0.1")
         #expect(try await ICEHostResolver.numericAddress(of: "::1") == "::1")

@@ -19,6 +19,21 @@ import TokKitRecording
         #expect(timeline.counters.droppedNotAfterPrevious == 0)
     }
 
+    /// A remote stream whose every timestamp jumps almost half the 32-bit range ahead pushes the unwrapped clock
+    /// about 2^31 ticks a packet: after 4.3 million packets, times past 9.2e15 ticks, where multiplying the ticks
+    /// by 1000 overflowed Int64 and trapped (the recorder, and the server with it, crashed). Now it keeps counting.
+    @Test func timestampsPushedFarAheadByARemoteStreamDoNotTrap() {
+        var timeline = StreamTimeline.opus(startOffset: .zero)
+        var ts: UInt32 = 0
+        var last = Duration.zero
+        for _ in 0..<4_400_000 {
+            ts = ts &+ 0x7FFF_FFFF
+            if case .write(let at) = timeline.admit(rtpTimestamp: ts, isKeyFrame: false) { last = at }
+        }
+        // 4.4e6 × (2^31 − 1) ticks at 48 kHz ≈ 1.97e11 s.
+        #expect(last > .seconds(190_000_000_000) && last < .seconds(200_000_000_000), "\(last)")
+    }
+
     @Test func opusTimestampsAndFloorDivision() {
         var timeline = StreamTimeline.opus(startOffset: .milliseconds(100))
         #expect(timeline.admit(rtpTimestamp: 1000, isKeyFrame: false) == .write(at: .milliseconds(100)))

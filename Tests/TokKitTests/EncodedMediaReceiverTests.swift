@@ -66,6 +66,8 @@ extension LiveServer {
             try await b.subscribe(subscriber)
 
             #expect(await eventually { delegate.events.contains("connected") })
+            // The publisher's encoder makes a periodic key frame only every 3000 frames (100 s at 30 fps, its
+            // default), so a key frame within these 20 s after the first comes from the request.
             #expect(await eventually(timeout: .seconds(20)) { counter.snapshot.keyFramesAfterRequest >= 1 },
                     "\(counter.snapshot)")
             let seen = counter.snapshot

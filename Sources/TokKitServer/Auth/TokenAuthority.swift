@@ -39,9 +39,14 @@ public struct TokenAuthority: Sendable {
                   hidden: false, now: now)
     }
 
-    /// ``issue(sessionID:role:expireTime:connectionData:now:)``, or, with `hidden`, a token for a connection the
-    /// session's other members never see (``TokenClaims/hidden``: the server's archive recorder).
-    func issue(
+    /// A subscriber token for a connection the session's other members never see (``TokenClaims/hidden``): the
+    /// server's own archive recorder. Subscriber only: a hidden publisher's streams would name a connection
+    /// nobody knows.
+    func issueHidden(sessionID: String, now: Int64) throws(ProtocolError) -> IssuedToken {
+        try issue(sessionID: sessionID, role: .subscriber, hidden: true, now: now)
+    }
+
+    private func issue(
         sessionID: String, role: Role, expireTime: Int64? = nil, connectionData: String = "", hidden: Bool,
         now: Int64
     ) throws(ProtocolError) -> IssuedToken {

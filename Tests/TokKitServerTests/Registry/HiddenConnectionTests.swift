@@ -15,8 +15,7 @@ import TokKitProtocol
             }
             guard case .streamCreated = await a.nextMessage() else { throw TestFailure("streamCreated") }
 
-            let token = try server.server.authority.issue(
-                sessionID: session, role: .subscriber, hidden: true, now: WallClock.seconds()).token
+            let token = try server.server.authority.issueHidden(sessionID: session, now: WallClock.seconds()).token
             let hidden = try await server.open(session, token: token)
             guard case let .connected(hiddenConnected) = await hidden.nextMessage() else { throw TestFailure("connected") }
             #expect(hiddenConnected.connections == [aConnected.connection], "the hidden one sees the members")
@@ -55,9 +54,9 @@ import TokKitProtocol
             let session = try await server.session()
             let plain = try server.server.authority.verify(try await server.token(session), now: WallClock.seconds())
             #expect(plain.hidden == nil)
-            let minted = try server.server.authority.issue(sessionID: session, role: .subscriber, hidden: true,
-                                                           now: WallClock.seconds())
-            #expect(try server.server.authority.verify(minted.token, now: WallClock.seconds()).hidden == true)
+            let minted = try server.server.authority.issueHidden(sessionID: session, now: WallClock.seconds())
+            let claims = try server.server.authority.verify(minted.token, now: WallClock.seconds())
+            #expect(claims.hidden == true && claims.role == .subscriber, "hidden tokens are subscriber tokens")
         }
     }
 }
