@@ -8,7 +8,7 @@ public struct LoopbackPeerPair: Sendable {
     public let subscriber: PeerConnection
     private let pumps: [Task<Void, Never>]
 
-    /// Why ``connect(timeout:transportFeedbackInterval:publisherClock:)`` failed.
+    /// Why ``connect(timeout:transportFeedbackInterval:publisherClock:bandwidthEstimateBounds:)`` failed.
     public enum ConnectError: Error, Sendable {
         /// The two ends did not connect in time (their states).
         case notConnected(String)
@@ -16,11 +16,15 @@ public struct LoopbackPeerPair: Sendable {
 
     /// Negotiates and waits (bounded) until both ends are connected; throws if they are not. A nil
     /// `transportFeedbackInterval` leaves transport-cc out (no send-side estimate reaches the pipeline).
+    /// `bandwidthEstimateBounds` bounds the publisher's send-side estimate, which starts at the upper bound
+    /// (``PeerConfiguration/bandwidthEstimateBounds`` by default).
     public static func connect(timeout: Duration = .seconds(30),
                                transportFeedbackInterval: Duration? = .milliseconds(50),
-                               publisherClock: PeerClock = .system) async throws -> LoopbackPeerPair {
-        let publisher = try PeerConnection(configuration: PeerConfiguration(
-            rtcpInterval: nil, transportFeedbackInterval: transportFeedbackInterval), clock: publisherClock)
+                               publisherClock: PeerClock = .system,
+                               bandwidthEstimateBounds: ClosedRange<Int>? = nil) async throws -> LoopbackPeerPair {
+        var configuration = PeerConfiguration(rtcpInterval: nil, transportFeedbackInterval: transportFeedbackInterval)
+        if let bandwidthEstimateBounds { configuration.bandwidthEstimateBounds = bandwidthEstimateBounds }
+        let publisher = try PeerConnection(configuration: configuration, clock: publisherClock)
         let subscriber = try PeerConnection(configuration: PeerConfiguration(audioSSRC: nil, videoSSRC: nil,
                                                                              rtcpInterval: nil))
         let pair = LoopbackPeerPair(publisher: publisher, subscriber: subscriber,

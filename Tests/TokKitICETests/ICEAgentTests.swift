@@ -116,7 +116,8 @@ import TokKitICETestSupport
         #expect(selected.local.kind == .host && selected.remote.kind == .host && !selected.isRelayed)
         #expect(selected.local.address == selected.remote.address
                 && candidates.contains { $0.address == selected.local.address && $0.port == selected.local.port })
-        #expect(pair.controllingLog.events.withLock { $0.contains(.selectedPair(selected)) })
+        // The agent keeps the pair before it emits the event: the event may still be on its way.
+        #expect(await eventually { pair.controllingLog.events.withLock { $0.contains(.selectedPair(selected)) } })
         #expect(selected.description.hasPrefix("host \(selected.local.address):"))
         await pair.close()
     }

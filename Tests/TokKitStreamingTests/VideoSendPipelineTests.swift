@@ -185,7 +185,11 @@ import TokKitTesting
     }
 
     @Test func lossTowardsATokKitSubscriberLowersTheEncoderTarget() async throws {
-        let peers = try await LoopbackPeerPair.connect()  // transport-cc negotiated
+        // transport-cc negotiated. The send-side estimate starts at its upper bound and falls by a window's loss
+        // once per window (1 s and 10 packets): from the default 10 Mb/s that took more windows than a 30 s run
+        // under ThreadSanitizer on a loaded machine gets (a few packets a second; the estimate had reached
+        // 1.6 Mb/s). From 800 kb/s to below the 300 kb/s asserted here takes about six windows at the ~30 % loss reported.
+        let peers = try await LoopbackPeerPair.connect(bandwidthEstimateBounds: 50_000 ... 800_000)
         defer { peers.close() }
         let sender = try VideoSendPipeline(settings: Self.encoded, previewRenderer: Preview())
         defer { sender.close() }
