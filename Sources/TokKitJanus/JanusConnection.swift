@@ -270,6 +270,10 @@ public final class JanusConnection: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (k: CheckedContinuation<Result<JanusIncoming, JanusError>, Never>) in
                 let refused: JanusError? = state.withLock { s in
+                    // A task cancelled before it got here has already run `onCancel`, which found nothing to
+                    // complete: without this check the request would wait for its reply or its timeout. (A cancel
+                    // from now on finds the request pending: `complete` takes this lock.)
+                    if Task.isCancelled { return .cancelled }
                     switch s.phase {
                     case .closed(let why): return why
                     case .connecting where kind != "info": return .transportClosed("not connected yet")

@@ -83,6 +83,19 @@ import Testing
             _ = try await connection.rawRequest("hang", timeout: .milliseconds(300))
         }
         #expect(ContinuousClock.now - start < .seconds(2))
+        // From a task cancelled before it asks: fails at once, not at the request's deadline.
+        let asked = ContinuousClock.now
+        let cancelled = Task { () -> JanusError? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(JanusError) {
+                _ = try await connection.rawRequest("hang", timeout: .seconds(30))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(await cancelled.value == .cancelled)
+        #expect(ContinuousClock.now - asked < .seconds(2))
         // The connection is still usable.
         #expect(!connection.isClosed)
         _ = try await connection.info()
