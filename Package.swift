@@ -218,7 +218,7 @@ let package = Package(
                           path: "Benchmarks/network-bench", swiftSettings: strict),
         .target(name: "TokKitNetworkLab", dependencies: ["TokKitChromiumSupport"], path: "Tests/TokKitNetworkLab",
                 swiftSettings: strict),
-        .testTarget(name: "TokKitNetworkLabTests", dependencies: ["TokKitNetworkLab", "TokKitChromiumSupport"],
+        .testTarget(name: "TokKitNetworkLabTests", dependencies: ["TokKitNetworkLab", "TokKitChromiumSupport", "TokKitTesting"],
                     swiftSettings: strict),
         .testTarget(name: "TokKitJanusTests", dependencies: [
                         "TokKitJanus", "TokKitNetworkLab", "TokKitPeer", "TokKitSDP", "TokKitICE", "TokKitRTP",

@@ -60,15 +60,21 @@ import TokKitTesting
         #expect(earlyFile.failure == nil && lateFile.failure == nil)
         #expect(try #require(earlyFile.startOffset) < .milliseconds(800), "the early stream starts at once")
         #expect(try #require(lateFile.startOffset) >= .milliseconds(900), "the late one about a second in")
-        #expect(earlyFile.videoFrames > 45 && earlyFile.audioPackets > 75, "\(earlyFile)")
-        #expect(lateFile.videoFrames > 20 && lateFile.audioPackets > 30, "\(lateFile)")
+        // About 3 s and 2 s at 30 fps and 50 packets/s. Under a sanitizer the publishers' instrumented capture and
+        // encoding run several times slower (41 frames and 67 packets in 3 s seen under ThreadSanitizer beside other
+        // builds): there the bars only check that both streams were recorded.
+        let (earlyBar, lateBar) = Sanitizers.active ? ((15, 25), (8, 10)) : ((45, 75), (20, 30))
+        #expect(earlyFile.videoFrames > earlyBar.0 && earlyFile.audioPackets > earlyBar.1, "\(earlyFile)")
+        #expect(lateFile.videoFrames > lateBar.0 && lateFile.audioPackets > lateBar.1, "\(lateFile)")
 
         let early_ = try Probe.streams(earlyFile.path)
         #expect(early_.codecs == ["vp8", "opus"] || early_.codecs == ["opus", "vp8"], "\(early_)")
         #expect(early_.width == 320 && early_.height == 240)
         // About 3 s were recorded; the file starts at the stream's first key frame, later on a loaded machine or
-        // under a sanitizer (2.3 s seen under ThreadSanitizer with a CI run beside it), so the bar is loose below.
-        #expect((1.5...3.6).contains(early_.duration), "duration \(early_.duration) of about 3 s")
+        // under a sanitizer (2.3 s and 1.46 s seen under ThreadSanitizer beside a CI run or other builds), so the
+        // bar is loose below.
+        let shortest = Sanitizers.active ? 0.8 : 1.5
+        #expect((shortest...3.6).contains(early_.duration), "duration \(early_.duration) of about 3 s")
         let late_ = try Probe.streams(lateFile.path)
         #expect(late_.width == 160 && late_.height == 120)
         #expect(try Probe.decodeErrors(earlyFile.path).isEmpty && Probe.decodeErrors(lateFile.path).isEmpty)

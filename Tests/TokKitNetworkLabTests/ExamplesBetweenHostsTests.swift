@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TokKitChromiumSupport
 import TokKitNetworkLab
+import TokKitTesting
 
 /// The issue's own reproduction, with the shipped examples and defaults: `tokkit-server --host` on one lab host
 /// (with `--quick-start`, which the examples' `--server` needs and which is off by default), the examples on two

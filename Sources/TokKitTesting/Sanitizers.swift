@@ -10,5 +10,6 @@ import Glibc
 /// decoded per frames sent, frames rendered in a few seconds) lower their bar or lengthen their window there. What
 /// they check stays the same, and they still fail when media does not flow.
 public enum Sanitizers {
+    /// True in a process built with ThreadSanitizer or AddressSanitizer.
     public static let active: Bool = dlsym(nil, "__tsan_init") != nil || dlsym(nil, "__asan_init") != nil
 }
