@@ -141,7 +141,8 @@ let package = Package(
         ),
         // MARK: Archiving: the recorder that joins a session and records each stream without decoding (issue 16)
         .target(name: "TokKitArchiving", dependencies: [
-                    "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", .product(name: "Logging", package: "swift-log"),
+                    "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", "TokKitCodecs", "TokKitMedia", "CYUV",
+                    .product(name: "Logging", package: "swift-log"),
                 ], swiftSettings: strict),
         .executableTarget(
             name: "tokkit-server",
@@ -256,6 +257,7 @@ let package = Package(
                 path: "Tests/TokKitRecordingTestSupport", swiftSettings: strict),
         .testTarget(name: "TokKitArchivingTests",
                     dependencies: ["TokKitArchiving", "TokKit", "TokKitServer", "TokKitProtocol", "TokKitTesting", "TokKitAudio",
+                                   "TokKitMedia",
                                    .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),
         .testTarget(name: "TokKitRecordingTests",
