@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TokKit
+import TokKitArchivingTestSupport
 import TokKitAudio
 import TokKitProtocol
 import TokKitTesting
@@ -12,9 +13,18 @@ import TokKitTesting
 /// The composed archiver joins a real session through a real server, decodes every stream, and writes one WebM:
 /// the streams' pictures in a grid at 640x480, their audio mixed; ffprobe and ffmpeg read it back.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ComposedArchiverTests {
+    /// An executable built next to the test bundle.
+    static func helper(_ name: String) -> String? {
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let candidate = me.deletingLastPathComponent().appendingPathComponent(name).path
+        return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
+    }
+
     @Test func recordsTwoPublishersInOneGridThatFollowsThem() async throws {
-        // Both publishers run in this process and so share its audio device: they send the same 440 Hz tone.
-        // (Two distinct tones mixed are checked on the composer alone, ArchiveComposerTests.)
+        // The red publisher runs here with a 440 Hz tone; the blue one in a process of its own (a process has one
+        // audio device) with a 1 kHz tone.
+        let helper = try #require(Self.helper("tokkit-archive-test-publisher"),
+                                  "tokkit-archive-test-publisher is not built next to the tests: run `swift build --build-tests`")
         _ = try? AudioDeviceManager.setAudioDevice(ToneAudioDevice(frequency: 440))
         var configuration = ServerConfiguration(apiKey: "composed-test", apiSecret: "composed-secret-\(UInt64.random(in: 0...UInt64.max))")
         configuration.host = "127.0.0.1"
@@ -35,9 +45,9 @@ import TokKitTesting
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("composed-\(UUID().uuidString).webm").path
         defer { try? FileManager.default.removeItem(atPath: path) }
 
-        // Red is published before the archive starts; blue joins 1.5 s in; red leaves 2 s later; 1.5 s more.
+        // Red is published before the archive starts; blue joins 1.5 s in; red leaves 3 s later; 1.5 s more.
         let first = try await member()
-        let red = Publisher(name: "red", videoCapture: ColourCapturer(width: 320, height: 240, colour: .red))
+        let red = Publisher(name: "red", videoCapture: ColourCapturer(width: 320, height: 240, colour: DecodedArchive.YUV.red.bytes))
         try await first.publish(red)
         let archiver = try await ComposedArchiver.start(
             serverURL: url, apiKey: "composed-test", sessionID: SessionID(sessionID),
@@ -45,27 +55,36 @@ import TokKitTesting
             path: path, settings: ComposedArchiveSettings(width: 640, height: 480, framesPerSecond: 15),
             ice: .loopback, logger: quiet)
         try await Task.sleep(for: .milliseconds(1500))
-        let second = try await member()
-        let blue = Publisher(name: "blue", videoCapture: ColourCapturer(width: 320, height: 240, colour: .blue))
-        try await second.publish(blue)
-        try await Task.sleep(for: .seconds(2))
-        let redID = try #require(red.stream?.streamID), blueID = try #require(blue.stream?.streamID)
+        let blueProcess = Process()
+        blueProcess.executableURL = URL(fileURLWithPath: helper)
+        let blueColour = DecodedArchive.YUV.blue
+        blueProcess.arguments = [url.absoluteString, "composed-test", sessionID, try await server.issueToken(sessionID: sessionID).token,
+                                 "1000", "\(blueColour.y)", "\(blueColour.u)", "\(blueColour.v)", "30"]
+        blueProcess.standardOutput = FileHandle.nullDevice
+        try blueProcess.run()
+        defer {
+            if blueProcess.isRunning { blueProcess.terminate() }
+            blueProcess.waitUntilExit()
+        }
+        try await Task.sleep(for: .seconds(3))
+        let redID = try #require(red.stream?.streamID)
         try await first.unpublish(red)
         try await Task.sleep(for: .milliseconds(1500))
         let result = await archiver.stop()
         await first.disconnect()
-        await second.disconnect()
+        #expect(blueProcess.isRunning, "the blue publisher was there until the stop")
 
         #expect(result.failure == nil, "\(result.failure ?? "")")
-        #expect(result.streams.map(\.streamID) == [redID, blueID])
-        try #require(result.streams.count == 2)
+        try #require(result.streams.count == 2, "\(result.streams)")
+        let blueID = result.streams[1].streamID
+        #expect(result.streams[0].streamID == redID && blueID != redID)
         let (redSpan, blueSpan) = (result.streams[0], result.streams[1])
         #expect(redSpan.joined < .milliseconds(500) && blueSpan.joined > .milliseconds(1400), "\(result.streams)")
         let redLeft = try #require(redSpan.left, "red left before the stop")
-        #expect(redLeft > .milliseconds(3400) && blueSpan.left == nil, "\(result.streams)")
+        #expect(redLeft > .milliseconds(4400) && blueSpan.left == nil, "\(result.streams)")
         #expect(redSpan.framesDecoded > 45 && blueSpan.framesDecoded > 45, "\(result.streams)")
         let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) * 1e-18
-        #expect((4.5...7.0).contains(seconds), "duration \(result.duration)")
+        #expect((5.5...8.5).contains(seconds), "duration \(result.duration)")
         #expect(result.videoFrames > 50 && result.audioPackets > 200, "\(result.videoFrames) frames, \(result.audioPackets) packets")
 
         // The layout: red alone, red and blue side by side from blue's first picture, blue alone once red left.
@@ -73,7 +92,7 @@ import TokKitTesting
         try #require(result.layoutChanges.count == 3)
         func at(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
         let (both, blueAlone) = (at(result.layoutChanges[1].at), at(result.layoutChanges[2].at))
-        #expect(both > 1.4 && both < 2.6 && blueAlone > at(redLeft) - 0.1 && blueAlone < at(redLeft) + 0.3,
+        #expect(both > 1.4 && both < 4.0 && blueAlone > at(redLeft) - 0.1 && blueAlone < at(redLeft) + 0.3,
                 "layout changes at \(both) s and \(blueAlone) s; red left at \(redLeft)")
 
         let probe = try Probe.streams(path)
@@ -98,13 +117,22 @@ import TokKitTesting
             #expect(after.colour(x: x, y: y).isClose(to: .blue), "after red left at \(x),\(y): \(after.colour(x: x, y: y))")
         }
 
-        // The tone is heard from each publisher in the mix (where one alone is heard: the same tone from two
-        // publishers may cancel out, depending on their phases).
+        // Each publisher's tone is in the mix exactly while it is there: red's 440 Hz, blue's 1 kHz, both at once
+        // while both are published. Heard: loud (amplitude over 2000 of the 8000 sent) in most 200 ms windows (on
+        // this loaded machine a publisher's capture or its packets are sometimes late, and the mix has a gap);
+        // absent: under 300 over the whole span.
         let audio = try DecodedArchive.audio(path)
-        let redAlone = DecodedArchive.amplitude(of: 440, in: audio, from: 0.6, to: min(both, 1.4))
-        let blueHeard = DecodedArchive.amplitude(of: 440, in: audio, from: blueAlone + 0.2, to: seconds - 0.1)
-        let silence = DecodedArchive.amplitude(of: 1_000, in: audio, from: 0.6, to: seconds - 0.1)
-        #expect(redAlone > 2_000 && blueHeard > 2_000 && silence < 300, "440 Hz \(redAlone) then \(blueHeard); 1 kHz \(silence)")
+        func level(_ f: Double, _ from: Double, _ to: Double) -> Double { DecodedArchive.amplitude(of: f, in: audio, from: from, to: to) }
+        func heard(_ f: Double, _ from: Double, _ to: Double) -> Double {
+            let windows = stride(from: from, to: to - 0.2, by: 0.2).map { level(f, $0, $0 + 0.2) }
+            return windows.isEmpty ? 0 : Double(windows.filter { $0 > 2_000 }.count) / Double(windows.count)
+        }
+        let redOnly = (heard(440, 0.6, min(both, 1.6)), level(1_000, 0.6, min(both, 1.6)))
+        let mixed = (heard(440, both + 0.3, at(redLeft) - 0.1), heard(1_000, both + 0.3, at(redLeft) - 0.1))
+        let blueOnly = (level(440, blueAlone + 0.2, seconds - 0.1), heard(1_000, blueAlone + 0.2, seconds - 0.1))
+        #expect(redOnly.0 >= 0.6 && redOnly.1 < 300, "red alone: 440 Hz in \(redOnly.0) of the time, 1 kHz level \(redOnly.1)")
+        #expect(mixed.0 >= 0.6 && mixed.1 >= 0.6, "both: 440 Hz in \(mixed.0), 1 kHz in \(mixed.1) of the time")
+        #expect(blueOnly.0 < 300 && blueOnly.1 >= 0.6, "blue alone: 440 Hz level \(blueOnly.0), 1 kHz in \(blueOnly.1) of the time")
         #expect(await archiver.stop() == result, "a second stop returns the same result")
     }
 

@@ -17,6 +17,8 @@ enum DecodedArchive {
             abs(y - other.y) <= tolerance && abs(u - other.u) <= tolerance && abs(v - other.v) <= tolerance
         }
         var description: String { "YUV(\(y), \(u), \(v))" }
+        /// The colour as a capturer takes it.
+        var bytes: (y: UInt8, u: UInt8, v: UInt8) { (UInt8(y), UInt8(u), UInt8(v)) }
     }
 
     /// One decoded picture, I420, tightly packed.

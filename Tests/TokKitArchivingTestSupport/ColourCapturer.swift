@@ -4,9 +4,15 @@ import TokKitMedia
 /// A test video source: solid frames of one colour with the frame counter drawn as 16 binary blocks (white: 1,
 /// black: 0) along the top 16 rows, at a fixed size and rate, on a ``PeriodicThread`` named `tk-colour`. Frames
 /// come from a small pool, filled on the capture thread (nothing is allocated per frame once the pool is warm).
-final class ColourCapturer: VideoCapture {
-    let width: Int, height: Int, framesPerSecond: Double
-    let colour: DecodedArchive.YUV
+public final class ColourCapturer: VideoCapture {
+    /// Frame width in pixels.
+    public let width: Int
+    /// Frame height in pixels.
+    public let height: Int
+    /// Frames per second.
+    public let framesPerSecond: Double
+    /// The colour, limited-range BT.601 Y, U, V.
+    public let colour: (y: UInt8, u: UInt8, v: UInt8)
 
     private struct Control {
         weak var consumer: (any VideoCaptureConsumer)?
@@ -18,7 +24,8 @@ final class ColourCapturer: VideoCapture {
     private let control = Mutex(Control())
     private let counter = FrameCounter()
 
-    init(width: Int, height: Int, colour: DecodedArchive.YUV, framesPerSecond: Double = 30) {
+    /// A `width` x `height` source of `colour` at `framesPerSecond`.
+    public init(width: Int, height: Int, colour: (y: UInt8, u: UInt8, v: UInt8), framesPerSecond: Double = 30) {
         self.width = width
         self.height = height
         self.colour = colour
@@ -28,26 +35,26 @@ final class ColourCapturer: VideoCapture {
     deinit { stopCapture() }
 
     /// Frames handed to the consumer so far.
-    var framesDelivered: Int { counter.delivered.load(ordering: .relaxed) }
+    public var framesDelivered: Int { counter.delivered.load(ordering: .relaxed) }
 
-    var videoCaptureConsumer: (any VideoCaptureConsumer)? {
+    public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
         get { control.withLock { $0.consumer } }
         set { control.withLock { $0.consumer = newValue } }
     }
 
-    var videoContentHint: VideoContentHint {
+    public var videoContentHint: VideoContentHint {
         get { control.withLock { $0.hint } }
         set { control.withLock { $0.hint = newValue } }
     }
 
-    func initCapture() throws(VideoCaptureError) { control.withLock { $0.initialized = true } }
+    public func initCapture() throws(VideoCaptureError) { control.withLock { $0.initialized = true } }
 
-    func releaseCapture() {
+    public func releaseCapture() {
         stopCapture()
         control.withLock { $0.initialized = false }
     }
 
-    func startCapture() throws(VideoCaptureError) {
+    public func startCapture() throws(VideoCaptureError) {
         let format = captureSettings()
         let (width, height, colour) = (self.width, self.height, self.colour)
         let ready: Bool = control.withLock { c in
@@ -60,9 +67,9 @@ final class ColourCapturer: VideoCapture {
                 guard let frame = try? pool.makeFrame(format: format) else { return true }  // all held: skip one
                 frame.withMutablePlanes { p in
                     let luma = p[0]
-                    _ = luma.initializeMemory(as: UInt8.self, repeating: UInt8(colour.y))
-                    _ = p[1].initializeMemory(as: UInt8.self, repeating: UInt8(colour.u))
-                    _ = p[2].initializeMemory(as: UInt8.self, repeating: UInt8(colour.v))
+                    _ = luma.initializeMemory(as: UInt8.self, repeating: colour.y)
+                    _ = p[1].initializeMemory(as: UInt8.self, repeating: colour.u)
+                    _ = p[2].initializeMemory(as: UInt8.self, repeating: colour.v)
                     for bit in 0..<min(16, width / 16) {
                         let value: UInt8 = (count >> bit) & 1 == 1 ? 235 : 16
                         for row in 0..<min(16, height) {
@@ -79,14 +86,14 @@ final class ColourCapturer: VideoCapture {
         if !ready { throw .notInitialized }
     }
 
-    func stopCapture() {
+    public func stopCapture() {
         let thread = control.withLock { c in defer { c.thread = nil }; return c.thread }
         thread?.stop()
     }
 
-    var isCaptureStarted: Bool { control.withLock { $0.thread != nil } }
+    public var isCaptureStarted: Bool { control.withLock { $0.thread != nil } }
 
-    func captureSettings() -> VideoFormat { .i420(width: width, height: height, fps: framesPerSecond) }
+    public func captureSettings() -> VideoFormat { .i420(width: width, height: height, fps: framesPerSecond) }
 }
 
 /// Frames delivered, shared with the capture thread.
