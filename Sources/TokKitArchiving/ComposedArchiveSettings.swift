@@ -34,6 +34,21 @@ public struct ComposedArchiveSettings: Hashable, Sendable {
         self.hasVideo = hasVideo
     }
 
+    /// Settings from OpenTok's archive options: `resolution` as its REST API writes it (`"640x480"`,
+    /// `"1280x720"`; any `WIDTHxHEIGHT` in range), `hasAudio`, `hasVideo`.
+    ///
+    /// - Throws: ``ComposedArchiveError/invalidSettings(_:)`` for a resolution that is not `WIDTHxHEIGHT` or is out of
+    ///   range, or neither audio nor video.
+    public init(resolution: String, hasAudio: Bool = true, hasVideo: Bool = true, framesPerSecond: Int = 15)
+        throws(ComposedArchiveError) {
+        let parts = resolution.split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ (1...4).contains($0.count) && $0.allSatisfy(\.isASCII) }),
+              let width = Int(parts[0]), let height = Int(parts[1])
+        else { throw .invalidSettings("resolution \"\(resolution.prefix(32))\" (WIDTHxHEIGHT, e.g. 640x480)") }
+        self.init(width: width, height: height, framesPerSecond: framesPerSecond, hasAudio: hasAudio, hasVideo: hasVideo)
+        try validate()
+    }
+
     /// The VP8 bitrate used: ``videoBitrate``, or about 3.3 bits per pixel per second (1 Mbps at 640x480).
     public var effectiveVideoBitrate: Int { videoBitrate ?? max(300_000, width * height * 10 / 3) }
 

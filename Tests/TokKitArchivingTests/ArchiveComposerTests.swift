@@ -85,6 +85,18 @@ import TokKitMedia
         #expect(level(600, 3.2, 4.4) < 400 && level(1_000, 3.2, 4.4) > 4_000, "\(level(600, 3.2, 4.4)) \(level(1_000, 3.2, 4.4))")
     }
 
+    @Test func resolutionsAreReadAsOpenTokWritesThem() throws {
+        let vga = try ComposedArchiveSettings(resolution: "640x480")
+        #expect(vga.width == 640 && vga.height == 480 && vga.hasAudio && vga.hasVideo)
+        let hd = try ComposedArchiveSettings(resolution: "1280x720", hasAudio: false)
+        #expect(hd.width == 1280 && hd.height == 720 && !hd.hasAudio)
+        for bad in ["", "640", "640x", "x480", "640x480x2", "-640x480", "640X480", "٦٤٠x480", "99999x480", "1920x1200",
+                    "641x480", " 640x480"] {
+            #expect(throws: ComposedArchiveError.self, "\(bad)") { try ComposedArchiveSettings(resolution: bad) }
+        }
+        #expect(throws: ComposedArchiveError.self) { try ComposedArchiveSettings(resolution: "640x480", hasAudio: false, hasVideo: false) }
+    }
+
     @Test func badSettingsAreRefusedBeforeAnythingIsCreated() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("refused-\(UUID().uuidString).webm").path
         for settings in [ComposedArchiveSettings(width: 641), ComposedArchiveSettings(width: 4096, height: 2160),
