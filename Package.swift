@@ -141,7 +141,8 @@ let package = Package(
         ),
         // MARK: Archiving: the recorder that joins a session and records each stream without decoding (issue 16)
         .target(name: "TokKitArchiving", dependencies: [
-                    "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", .product(name: "Logging", package: "swift-log"),
+                    "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", "TokKitCodecs", "TokKitMedia", "CYUV",
+                    .product(name: "Logging", package: "swift-log"),
                 ], swiftSettings: strict),
         .executableTarget(
             name: "tokkit-server",
@@ -256,8 +257,15 @@ let package = Package(
                 path: "Tests/TokKitRecordingTestSupport", swiftSettings: strict),
         .testTarget(name: "TokKitArchivingTests",
                     dependencies: ["TokKitArchiving", "TokKit", "TokKitServer", "TokKitProtocol", "TokKitTesting", "TokKitAudio",
+                                   "TokKitMedia", "TokKitArchivingTestSupport",
                                    .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),
+        .target(name: "TokKitArchivingTestSupport", dependencies: ["TokKitMedia"],
+                path: "Tests/TokKitArchivingTestSupport", swiftSettings: strict),
+        // A publisher in a process of its own (its own audio device, so its own tone), for ComposedArchiverTests.
+        .executableTarget(name: "tokkit-archive-test-publisher",
+                          dependencies: ["TokKit", "TokKitAudio", "TokKitArchivingTestSupport"],
+                          path: "Tests/TokKitArchiveTestPublisher", swiftSettings: strict),
         .testTarget(name: "TokKitRecordingTests",
                     dependencies: ["TokKitRecording", "TokKitRecordingTestSupport", "TokKitRTP", "TokKitCodecs", "TokKitMedia"],
                     swiftSettings: strict),

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// A composed archive decoded back by ffmpeg (run for real; a missing tool fails the test): raw I420 pictures at
+/// chosen times, the whole audio track as 48 kHz mono samples, and tone measurement on them.
+enum DecodedArchive {
+    /// A colour in limited-range BT.601 YUV.
+    struct YUV: CustomStringConvertible {
+        var y: Int, u: Int, v: Int
+        static let black = YUV(y: 16, u: 128, v: 128)
+        static let red = YUV(y: 81, u: 90, v: 240)
+        static let blue = YUV(y: 41, u: 240, v: 110)
+        static let green = YUV(y: 145, u: 54, v: 34)
+
+        /// Whether every component is within `tolerance` of `other`'s (lossy coding moves them a little).
+        func isClose(to other: YUV, tolerance: Int = 24) -> Bool {
+            abs(y - other.y) <= tolerance && abs(u - other.u) <= tolerance && abs(v - other.v) <= tolerance
+        }
+        var description: String { "YUV(\(y), \(u), \(v))" }
+        /// The colour as a capturer takes it.
+        var bytes: (y: UInt8, u: UInt8, v: UInt8) { (UInt8(y), UInt8(u), UInt8(v)) }
+    }
+
+    /// One decoded picture, I420, tightly packed.
+    struct Picture {
+        var width: Int, height: Int
+        var bytes: [UInt8]
+
+        /// The colour at (`x`, `y`).
+        func colour(x: Int, y: Int) -> YUV {
+            let luma = width * height, chromaWidth = width / 2
+            let c = (y / 2) * chromaWidth + x / 2
+            return YUV(y: Int(bytes[y * width + x]), u: Int(bytes[luma + c]), v: Int(bytes[luma + luma / 4 + c]))
+        }
+    }
+
+    /// The picture shown at `seconds` (ffmpeg seeks exactly: it decodes from the key frame before).
+    static func picture(_ path: String, at seconds: Double, width: Int, height: Int) throws -> Picture {
+        let data = try run(["-nostdin", "-v", "error", "-ss", String(format: "%.3f", seconds), "-i", path,
+                            "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+        try #require(data.count == width * height * 3 / 2, "picture at \(seconds) s: \(data.count) bytes")
+        return Picture(width: width, height: height, bytes: [UInt8](data))
+    }
+
+    /// The whole audio track, decoded, 48 kHz mono.
+    static func audio(_ path: String) throws -> [Int16] {
+        let data = try run(["-nostdin", "-v", "error", "-i", path, "-vn", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
+        return data.withUnsafeBytes { raw in (0..<raw.count / 2).map { raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self) } }
+    }
+
+    /// The amplitude of the `frequency` component of `samples` between `from` and `to` seconds (Goertzel): about
+    /// the peak value of a sine at that frequency, near zero when it is absent.
+    static func amplitude(of frequency: Double, in samples: [Int16], from: Double, to: Double) -> Double {
+        let start = max(0, Int(from * 48_000)), end = min(samples.count, Int(to * 48_000))
+        guard end > start else { return 0 }
+        let coefficient = 2 * cos(2 * Double.pi * frequency / 48_000)
+        var s1 = 0.0, s2 = 0.0
+        for i in start..<end {
+            let s0 = Double(samples[i]) + coefficient * s1 - s2
+            s2 = s1
+            s1 = s0
+        }
+        let power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
+        return 2 * power.squareRoot() / Double(end - start)
+    }
+
+    private static func run(_ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "ffmpeg \(arguments.joined(separator: " ")) failed")
+        return data
+    }
+}
