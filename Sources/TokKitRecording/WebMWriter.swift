@@ -8,7 +8,8 @@ import TokKitRTP
 /// Frames come with their time on the archive's timeline (``Duration`` since the archive started; the file keeps
 /// milliseconds, WebM's usual timecode scale). Each track's timestamps must not go back: a frame older than the
 /// previous one of its track is dropped and counted, as are empty or oversized payloads, invalid Opus packets and
-/// video delta frames before the first key frame. None of these is an error, so bad input never ends a recording;
+/// video delta frames before the first key frame. A video frame in the previous one's millisecond is written 1 ms
+/// after it (``Counters/videoFramesDelayed``). None of these is an error, so bad input never ends a recording;
 /// only libav failures (the disk, the file) throw ``RecordingError``.
 ///
 /// **Incremental and crash safe.** The muxer builds one cluster at a time in memory and ends it at a key frame once
@@ -157,6 +158,8 @@ public final class WebMWriter: Sendable {
         public var audioPacketsWritten = 0
         /// Payload bytes handed to the muxer (container overhead excluded).
         public var payloadBytesWritten = 0
+        /// Video frames written 1 ms or more after their time, which fell in the previous frame's millisecond.
+        public var videoFramesDelayed = 0
         /// Frames dropped, by reason.
         public var dropped: [DropReason: Int] = [:]
         /// All frames dropped.
@@ -266,7 +269,9 @@ private final class Core: @unchecked Sendable {
     private let audioIndex: Int32?
     private var videoTimeBase = AVRational(num: 1, den: 1000)
     private var audioTimeBase = AVRational(num: 1, den: 1000)
+    /// The previous video frame's time as given (frames before it are refused) and as written (at least 1 ms later).
     private var lastVideo: Int64?
+    private var lastVideoWritten: Int64?
     private var lastAudio: Int64?
     private var sawKeyFrame = false
     private var pending: [PendingPacket] = []
@@ -409,8 +414,14 @@ private final class Core: @unchecked Sendable {
             try writePending()
         }
         sawKeyFrame = true
+        // Matroska times are milliseconds: a frame in the same millisecond as the previous one (RTP times under a
+        // millisecond apart, as a capturer catching up sends them) goes 1 ms later. Two frames at one time make
+        // players and ffmpeg report non-monotonic timestamps, and dropping it would break every delta frame after.
+        let at = lastVideoWritten.map { max(milliseconds, $0 + 1) } ?? milliseconds
+        if at != milliseconds { counters.videoFramesDelayed += 1 }
         lastVideo = milliseconds
-        try emit(frame, stream: videoIndex, timeBase: videoTimeBase, milliseconds: milliseconds, durationMilliseconds: 0,
+        lastVideoWritten = at
+        try emit(frame, stream: videoIndex, timeBase: videoTimeBase, milliseconds: at, durationMilliseconds: 0,
                  key: isKeyFrame)
         counters.videoFramesWritten += 1
         return .written

@@ -112,7 +112,12 @@ enum Probe {
 
     /// What `ffmpeg -v error` prints while decoding the whole file (empty: no error).
     static func decodeErrors(_ path: String) throws -> String {
-        try run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "null", "-"], errors: true)
+        // Frames keep their own times, in the file's millisecond time base (`passthrough`, `-enc_time_base -1`):
+        // by default ffmpeg moves them onto the grid of a frame rate it guesses, where irregular capture times
+        // collide ("non monotonically increasing dts": the flake seen under load), a complaint about its
+        // conversion, not about the file.
+        try run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-fps_mode", "passthrough",
+                                    "-enc_time_base", "-1", "-f", "null", "-"], errors: true)
     }
 
     static func run(_ tool: String, _ arguments: [String], errors: Bool = false) throws -> String {

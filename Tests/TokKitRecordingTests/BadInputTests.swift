@@ -86,6 +86,31 @@ import TokKitRecordingTestSupport
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "ffmpeg: \(decoded.stderr)")
     }
 
+    /// Video frames whose times fall in one millisecond (a capturer catching up) are all written, each 1 ms after
+    /// the previous one: ffmpeg reads strictly increasing times and decodes every frame without a complaint.
+    @Test func videoFramesInOneMillisecondAreWrittenOneMillisecondApart() throws {
+        let directory = try MediaTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("burst.webm").path
+        let video = try RecordingTestMedia.encodeVideo(count: 6, width: 160, height: 120)
+        let writer = try WebMWriter(path: file, configuration: .init(video: .init(width: 160, height: 120)))
+        for (i, ms) in [0, 0, 0, 33, 33, 34].enumerated() {
+            let outcome = try video[i].bytes.withUnsafeBytes {
+                try writer.writeVideo($0, isKeyFrame: video[i].isKeyFrame, timestamp: .milliseconds(Int64(ms)))
+            }
+            #expect(outcome == .written, "frame \(i) at \(ms) ms")
+        }
+        #expect(writer.counters.videoFramesWritten == 6 && writer.counters.videoFramesDelayed == 4)
+        try writer.close()
+        let times = try MediaTools.run("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries",
+                                                   "packet=pts_time", "-of", "csv=p=0", file])
+        #expect(String(decoding: times.stdout, as: UTF8.self).split(separator: "\n").compactMap { Double($0) }
+                == [0, 0.001, 0.002, 0.033, 0.034, 0.035])
+        #expect(try MediaTools.probe(file).video?.frames == 6)
+        let decoded = try MediaTools.decode(file)
+        #expect(decoded.status == 0 && decoded.stderr.isEmpty, "ffmpeg: \(decoded.stderr)")
+    }
+
     @Test func garbagePacketsIntoARecorderAreCountedNotFatal() throws {
         let directory = try MediaTools.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -82,7 +82,11 @@ enum MediaTools {
 
     /// `ffmpeg -v error -i file -f null -`: decodes everything; returns the exit status and what it printed.
     static func decode(_ file: String) throws -> Result {
-        try run("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-f", "null", "-"])
+        // Frames keep their own times, in the file's millisecond time base (`passthrough`, `-enc_time_base -1`):
+        // by default ffmpeg moves them onto the grid of a frame rate it guesses, where irregular capture times
+        // collide ("non monotonically increasing dts"), a complaint about its conversion, not about the file.
+        try run("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-fps_mode", "passthrough", "-enc_time_base", "-1",
+                           "-f", "null", "-"])
     }
 
     /// Every `every`-th decoded video frame (n = 0, every, 2 every, ...) as 8-bit luma planes, exactly as decoded
