@@ -46,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // `swift package generate-documentation --target TokKit` (README, "Documentation"); scripts/check-docs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The server's archive store (issue 16): SQLite through GRDB (Debian: libsqlite3-dev, scripts/bootstrap).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: C shims (one per C library)
@@ -135,18 +137,22 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.embedInCode("Browser/tokkit.js"), .embedInCode("Browser/index.html")],
             swiftSettings: strict
         ),
         // MARK: Archiving: the recorder that joins a session and records each stream without decoding (issue 16)
         .target(name: "TokKitArchiving", dependencies: [
-                    "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", .product(name: "Logging", package: "swift-log"),
+                    "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", "TokKitServer",
+                    .product(name: "Logging", package: "swift-log"),
                 ], swiftSettings: strict),
         .executableTarget(
             name: "tokkit-server",
             dependencies: [
-                "TokKitServer", "TokKitProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TokKitServer", "TokKitProtocol", "TokKitArchiving",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
