@@ -7,7 +7,8 @@ import TokKitProtocol
 /// last.
 ///
 /// An actor. Each archive this server runs has an explicit ``Phase``: `starting` (the recorder is joining),
-/// `recording`, `finishing` (stopped; files being finished). A record in the store whose archive is not in
+/// `recording`, `stopping` (its `stopped` record being saved), `finishing` (files being finished; the `available` or
+/// `failed` record is saved only after the `stopped` one). A record in the store whose archive is not in
 /// ``running`` is settled: `available`, `failed` or `deleted`. Every check happens before the first `await` that
 /// follows it, so concurrent calls cannot both start an archive of one session.
 actor ArchiveService {
@@ -17,6 +18,8 @@ actor ArchiveService {
         case starting
         /// Recording.
         case recording(any ArchiveRecording, started: ContinuousClock.Instant)
+        /// Stopped: its `stopped` record is being saved and members told, before the recorder is asked to finish.
+        case stopping
         /// Stopped; the recorder finishes its files.
         case finishing(Task<Void, Never>)
     }
@@ -92,7 +95,7 @@ actor ArchiveService {
             switch running[id]?.phase {
             case nil: return
             case let .finishing(task): await task.value
-            case .starting, .recording: try? await Task.sleep(for: .milliseconds(50))
+            case .starting, .recording, .stopping: try? await Task.sleep(for: .milliseconds(50))
             }
         }
     }
@@ -164,13 +167,18 @@ actor ArchiveService {
         } catch {
             running[record.id] = nil
             bySession[record.sessionID] = nil
-            var failed = record
-            failed.status = .failed
-            failed.reason = error.protocolError.message
-            try? await store.save(failed)
+            if case .recorder(.unsupportedOutputMode) = error {
+                // Refused as bad input: nothing is left of it.
+                try? await store.remove(record.id)
+            } else {
+                var failed = record
+                failed.status = .failed
+                failed.reason = error.protocolError.message
+                try? await store.save(failed)
+            }
             await ArchiveFiles.removeIfEmpty(store.directory(of: record.id))
             logger.warning("archive did not start", metadata: [
-                "archive_id": "\(record.id)", "reason": "\(failed.reason ?? "")"])
+                "archive_id": "\(record.id)", "reason": "\(error.protocolError.message)"])
             throw error
         }
         running[record.id]?.phase = .recording(recording, started: .now)
@@ -194,8 +202,7 @@ actor ArchiveService {
         var record = current.record
         record.status = .stopped
         record.duration = Self.seconds(ContinuousClock.now - started)
-        let finishing = Task { await self.finish(record, recording: recording) }
-        running[id] = Running(record: record, phase: .finishing(finishing))
+        running[id] = Running(record: record, phase: .stopping)
         if bySession[record.sessionID] == id { bySession[record.sessionID] = nil }
         do throws(ArchiveError) {
             try await store.save(record)
@@ -203,6 +210,8 @@ actor ArchiveService {
             logger.error("archive record not saved: \(error)")
         }
         await registry.archiveStopped(sessionID: record.sessionID, id: id)
+        // Only now: the finished record must be saved after the stopped one, never overwritten by it.
+        running[id]?.phase = .finishing(Task { await self.finish(record, recording: recording) })
         logger.info("archive stopped", metadata: ["archive_id": "\(id)"])
         return record
     }

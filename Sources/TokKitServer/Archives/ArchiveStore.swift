@@ -62,6 +62,15 @@ public final class ArchiveStore: Sendable {
         }
     }
 
+    /// Removes the record of `id` (an archive refused before it recorded anything).
+    public func remove(_ id: String) async throws(ArchiveError) {
+        do {
+            _ = try await database.write { db in try ArchiveRecord.deleteOne(db, key: id) }
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
     /// The record of `id`, nil when there is none.
     public func record(_ id: String) async throws(ArchiveError) -> ArchiveRecord? {
         do {
