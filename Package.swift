@@ -169,7 +169,7 @@ let package = Package(
                           path: "Examples/noise-audio", swiftSettings: strict),
         .executableTarget(name: "screen-capture", dependencies: ["ExampleHelp", "TokKitCapture"],
                           path: "Examples/screen-capture", swiftSettings: strict),
-        .target(name: "ExampleSupport", dependencies: ["TokKit", "TokKitServer", .product(name: "Logging", package: "swift-log")],
+        .target(name: "ExampleSupport", dependencies: ["TokKit", "TokKitServer", "TokKitArchiving", .product(name: "Logging", package: "swift-log")],
                 path: "Examples/Support", swiftSettings: strict),
         .executableTarget(name: "basics", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit", "TokKitCapture"],
                           path: "Examples/basics", swiftSettings: strict),

@@ -210,7 +210,7 @@ struct ArchiveRoutes: Sendable {
     }
 
     private func view(_ record: ArchiveRecord) -> ArchiveReply {
-        let available = record.status == .available
+        let available = record.status == .available && !record.streams.isEmpty
         return ArchiveReply(record: record, url: available ? downloadPath(record.id, stream: nil) : nil)
     }
 

@@ -263,6 +263,17 @@ import TokKitProtocol
         }
     }
 
+    @Test func anArchiveOfNoStreamIsAvailableWithoutFilesOrURL() async throws {
+        try await Self.with(recorder: FakeArchiveRecorder(streams: [])) { api, _ in
+            let id = try await api.start(try await api.server.session())
+            _ = try await api.call(.post, "\(ArchiveClient.base)/\(id)/stop")
+            let record = try await api.wait(id, status: "available")
+            #expect(record["size"] as? Int == 0 && (record["streams"] as? [Any])?.isEmpty == true && record["url"] == nil)
+            let download = try await api.call(.get, "\(ArchiveClient.base)/\(id)/download")
+            #expect(download.status == 400 && download.code == 1011)
+        }
+    }
+
     @Test func stoppingTheServerFinishesItsRecordings() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
