@@ -46,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         // `swift package generate-documentation --target TokKit` (README, "Documentation"); scripts/check-docs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The server's archive store (issue 16): SQLite through GRDB (Debian: libsqlite3-dev, scripts/bootstrap).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: C shims (one per C library)
@@ -135,6 +137,8 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.embedInCode("Browser/tokkit.js"), .embedInCode("Browser/index.html")],
             swiftSettings: strict
@@ -142,12 +146,14 @@ let package = Package(
         // MARK: Archiving: the recorder that joins a session and records each stream without decoding (issue 16)
         .target(name: "TokKitArchiving", dependencies: [
                     "TokKit", "TokKitRecording", "TokKitRTP", "TokKitPeer", "TokKitCodecs", "TokKitMedia", "CYUV",
+                    "TokKitServer",
                     .product(name: "Logging", package: "swift-log"),
                 ], swiftSettings: strict),
         .executableTarget(
             name: "tokkit-server",
             dependencies: [
-                "TokKitServer", "TokKitProtocol", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TokKitServer", "TokKitProtocol", "TokKitArchiving",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -164,7 +170,7 @@ let package = Package(
                           path: "Examples/noise-audio", swiftSettings: strict),
         .executableTarget(name: "screen-capture", dependencies: ["ExampleHelp", "TokKitCapture"],
                           path: "Examples/screen-capture", swiftSettings: strict),
-        .target(name: "ExampleSupport", dependencies: ["TokKit", "TokKitServer", .product(name: "Logging", package: "swift-log")],
+        .target(name: "ExampleSupport", dependencies: ["TokKit", "TokKitServer", "TokKitArchiving", .product(name: "Logging", package: "swift-log")],
                 path: "Examples/Support", swiftSettings: strict),
         .executableTarget(name: "basics", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit", "TokKitCapture"],
                           path: "Examples/basics", swiftSettings: strict),

@@ -5,11 +5,13 @@
 //                  started with --quick-start
 //   --seconds N    how long to keep media flowing before leaving (default 5)
 // Without --server the example starts a TokKitServer in its own process on 127.0.0.1, so it runs with nothing
-// else running; open the printed URL in a browser to join the same session from there.
+// else running; open the printed URL in a browser to join the same session from there. That embedded server records
+// archives (Docs/Archiving.md) into <temporary directory>/tokkit-example-archives.
 import Foundation
 import FoundationNetworking
 import Logging
 import TokKit
+import TokKitArchiving
 import TokKitServer
 
 /// A connected session for an example, with the embedded server it may have started.
@@ -31,9 +33,12 @@ public struct ExampleSession: Sendable {
             var configuration = ServerConfiguration(
                 apiKey: "example", apiSecret: "example-secret-\(UInt64.random(in: 0...UInt64.max))")
             configuration.quickStart = true
+            configuration.archiveDirectory =
+                FileManager.default.temporaryDirectory.appendingPathComponent("tokkit-example-archives").path
             var logger = Logger(label: "example.server")
             logger.logLevel = .warning
-            let server = try TokKitServer(configuration: configuration, logger: logger)
+            let server = try TokKitServer(configuration: configuration, logger: logger,
+                                          archiveRecorder: ServerArchiveRecorder(logger: logger))
             base = "http://127.0.0.1:\(try await server.start())"
             embedded = server
             print("* server running at \(base) (a browser can join at \(base)/)")

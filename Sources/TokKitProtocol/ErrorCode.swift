@@ -51,10 +51,17 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let unableToForceUnpublish = ErrorCode(1535)
     /// The token's role may not force a stream's audio off (moderator only). (TokKit code.)
     public static let unableToForceMute = ErrorCode(1540)
+    /// The token's role may not start, stop, list, download or delete archives (moderator only). (TokKit code.)
+    public static let unableToArchive = ErrorCode(1550)
     /// The token's role may not subscribe. (TokKit code.)
     public static let unableToSubscribe = ErrorCode(1600)
     /// The stream id names no live stream of the session.
     public static let streamNotFound = ErrorCode(1604)
+    /// The archive id names no archive of this server. (TokKit code.)
+    public static let archiveNotFound = ErrorCode(1605)
+    /// Archiving is not available: no archive directory is configured, no recorder is wired in, or the recorder
+    /// cannot record the asked output mode. (TokKit code.)
+    public static let archivingUnavailable = ErrorCode(1620)
     /// Unexpected server failure.
     public static let internalError = ErrorCode(2000)
 

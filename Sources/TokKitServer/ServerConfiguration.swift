@@ -69,6 +69,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var quickStartBurst: Int = 10
     /// Directory of static files served at `/` (the browser client), or nil for none.
     public var staticDirectory: String? = nil
+    /// Directory of the archives (issue 16): their records (`archives.sqlite`) and one directory of files per
+    /// archive; created if missing. Nil: no archiving (the archive calls answer 501 / 1620).
+    public var archiveDirectory: String? = nil
     /// STUN and TURN servers handed to every client in `connected`, for its media connections. A TURN entry
     /// without `username` gets time-limited credentials made with ``turnSecret`` (the TURN REST API scheme of
     /// coturn's `use-auth-secret`); one with `username` and `credential` goes as it is.
@@ -135,6 +138,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.quickStartRate = try c.decodeIfPresent(Double.self, forKey: .quickStartRate) ?? d.quickStartRate
         d.quickStartBurst = try c.decodeIfPresent(Int.self, forKey: .quickStartBurst) ?? d.quickStartBurst
         d.staticDirectory = try c.decodeIfPresent(String.self, forKey: .staticDirectory) ?? d.staticDirectory
+        d.archiveDirectory = try c.decodeIfPresent(String.self, forKey: .archiveDirectory) ?? d.archiveDirectory
         d.iceServers = try c.decodeIfPresent([ICEServerInfo].self, forKey: .iceServers) ?? d.iceServers
         d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret) ?? d.turnSecret
         d.turnCredentialLifetime =

@@ -23,6 +23,8 @@ public final class TokKitServer: Service, Sendable {
     /// Signs and verifies this server's tokens (in-process token minting for demos and tests).
     public let authority: TokenAuthority
     let registry: SessionRegistry
+    /// The archives (Docs/Archiving.md): start, stop, list, events, `archiveMode: always`.
+    let archives: ArchiveService
     private let endpoint: SignalingEndpoint
     /// Counts open TCP connections against ``ServerConfiguration/maxConnections`` and its per-address cap.
     private let limiter: ConnectionLimiter
@@ -38,14 +40,31 @@ public final class TokKitServer: Service, Sendable {
         case stopped
     }
 
-    /// Validates the configuration; nothing is bound until `start()`.
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "tokkit.server")) throws(TokKitServerError) {
+    /// Validates the configuration and opens the archive store (when ``ServerConfiguration/archiveDirectory`` is
+    /// set); nothing is bound until `start()`.
+    ///
+    /// - Parameter archiveRecorder: what records archives (TokKitArchiving's `ServerArchiveRecorder`); nil: archive
+    ///   starts answer 501 / 1620 (stored archives are still listed, served and deleted).
+    public init(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "tokkit.server"),
+        archiveRecorder: (any ArchiveRecorderFactory)? = nil
+    ) throws(TokKitServerError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
         authority = TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
         registry = SessionRegistry(
             authority: authority, configuration: configuration, logger: logger, metrics: metrics)
+        var store: ArchiveStore?
+        if let directory = configuration.archiveDirectory {
+            do throws(ArchiveError) {
+                store = try ArchiveStore(directory: directory)
+            } catch {
+                throw .configuration("archiveDirectory: \(error.protocolError.message)")
+            }
+        }
+        archives = ArchiveService(
+            store: store, recorder: archiveRecorder, registry: registry, authority: authority, logger: logger)
         endpoint = SignalingEndpoint(
             registry: registry, outboxCapacity: configuration.outboxCapacity,
             outboxMaxBytes: configuration.outboxMaxBytes,
@@ -100,6 +119,8 @@ public final class TokKitServer: Service, Sendable {
                 }
             }
             runState.withLock { $0 = .running(group: group, serving: serving, janitor: janitor, port: port) }
+            let reachable = ["0.0.0.0", "::", "[::]"].contains(host) ? "127.0.0.1" : host
+            await archives.open(serverURL: "http://\(reachable.contains(":") ? "[\(reachable)]" : reachable):\(port)")
             logger.info("tokkit-server listening", metadata: ["host": "\(host)", "port": "\(port)"])
             return port
         case let .failure(error):
@@ -118,6 +139,7 @@ public final class TokKitServer: Service, Sendable {
             return (group, serving, janitor)
         }
         guard let (group, serving, janitor) = running else { return }
+        await archives.close()  // recordings end first: their files are finished, members hear archiveStopped
         await registry.shutdown()
         // Every socket's writer now sends its 1001 close frame; let them finish before the HTTP server closes the
         // channels under them (which would end a socket with no close frame, or with 1000). Sockets upgraded whose
@@ -203,6 +225,10 @@ public final class TokKitServer: Service, Sendable {
         RESTRoutes(
             registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate,
             metrics: metrics
+        ).register(on: router)
+        ArchiveRoutes(
+            service: archives, registry: registry, authority: authority, quickStart: configuration.quickStart,
+            links: ArchiveLinkSigner(), limiter: rate, metrics: metrics
         ).register(on: router)
         BrowserClient(
             registry: registry, authority: authority, quickStart: configuration.quickStart, limiter: rate,

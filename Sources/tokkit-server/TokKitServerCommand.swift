@@ -5,6 +5,7 @@ import Glibc
 import Logging
 import UnixSignals
 import TokKitProtocol
+import TokKitArchiving
 import TokKitServer
 
 /// `tokkit-server`: runs the TokKit session server until SIGTERM or SIGINT.
@@ -18,7 +19,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
             Docs/Protocol.md. Stops gracefully on SIGTERM or SIGINT (every socket is closed with 1001).
             """)
 
-    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, iceServers, turnSecret, turnCredentialLifetime).")
+    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, archiveDirectory, iceServers, turnSecret, turnCredentialLifetime).")
     var config: String?
 
     @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")
@@ -35,6 +36,9 @@ struct TokKitServerCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("static-dir"), help: "Directory of static files served at / (browser client).")
     var staticDirectory: String?
+
+    @Option(name: .customLong("archive-directory"), help: "Directory of the archives (records and WebM files; created if missing). Without it, archiving is off.")
+    var archiveDirectory: String?
 
     @Flag(
         name: .customLong("quick-start"), inversion: .prefixedNo,
@@ -66,6 +70,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
         if let key = apiKey ?? environment["TOKKIT_API_KEY"] { settings.apiKey = key }
         if let secret = apiSecret ?? environment["TOKKIT_API_SECRET"] { settings.apiSecret = secret }
         if let staticDirectory { settings.staticDirectory = staticDirectory }
+        if let archiveDirectory { settings.archiveDirectory = archiveDirectory }
         if let quickStart { settings.quickStart = quickStart }
         if let secret = turnSecret ?? environment["TOKKIT_TURN_SECRET"] { settings.turnSecret = secret }
         if !stun.isEmpty { settings.iceServers.append(ICEServerInfo(urls: stun)) }
@@ -79,7 +84,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
         DescriptorLimit.ensure(for: settings.maxConnections, logger: logger)
         let server: TokKitServer
         do {
-            server = try TokKitServer(configuration: settings, logger: logger)
+            server = try TokKitServer(configuration: settings, logger: logger, archiveRecorder: ServerArchiveRecorder())
         } catch {
             throw ValidationError(error.description)
         }

@@ -12,15 +12,17 @@ struct RESTFailure: Error, Sendable {
     }
 
     /// The status Docs/Protocol.md, 5 gives each code: 401 credentials, 403 role, 404 unknown session or stream,
-    /// 413 signal data, 503 a server limit, 500 internal, 400 everything else.
+    /// 413 signal data, 503 a server limit, 501 archiving unavailable, 500 internal, 400 everything else (archive
+    /// calls answer 409 for a state conflict themselves: ``ArchiveError``).
     init(_ error: ProtocolError) {
         let status: HTTPResponse.Status =
             switch error.code {
             case .authorizationFailure: .unauthorized
             case .unableToPublish, .unableToSignal, .unableToForceDisconnect, .unableToForceUnpublish,
-                 .unableToForceMute, .unableToSubscribe:
+                 .unableToForceMute, .unableToSubscribe, .unableToArchive:
                 .forbidden
-            case .invalidSessionID, .streamNotFound: .notFound
+            case .invalidSessionID, .streamNotFound, .archiveNotFound: .notFound
+            case .archivingUnavailable: .init(code: 501)
             case .signalDataTooLong: .contentTooLarge
             case .limitReached: .serviceUnavailable
             case .internalError: .internalServerError

@@ -10,9 +10,6 @@ extension SessionRegistry {
     func createSession(mediaMode: MediaMode, archiveMode: ArchiveMode, now: ContinuousClock.Instant = .now)
         throws(ProtocolError) -> SessionDescription
     {
-        guard !(archiveMode == .always && mediaMode == .relayed) else {
-            throw ProtocolError(.invalidParameter, "archiveMode always requires mediaMode routed")
-        }
         guard sessions.count < configuration.maxSessions else {
             throw ProtocolError(.limitReached, "too many sessions")
         }

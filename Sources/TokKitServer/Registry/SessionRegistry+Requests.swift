@@ -66,6 +66,7 @@ extension SessionRegistry {
             connections[id]?.label?.set(connection: id, session: connect.sessionID)
             sendConnected(id, resumed: false)
             ack(rid, to: id)
+            announceRecording(to: id)
             if !membership.hidden {
                 broadcast(.connectionCreated(.init(connection: info)), in: connect.sessionID, except: id)
             }
@@ -120,6 +121,7 @@ extension SessionRegistry {
         connections[target.id]?.membership?.resumeToken = RandomID.make(bytes: 32)
         sendConnected(target.id, resumed: true)
         ack(rid, to: target.id)
+        announceRecording(to: target.id)
         metrics.resumed()
         logger.debug("resumed", metadata: logMetadata(target.id))
     }
@@ -172,6 +174,7 @@ extension SessionRegistry {
             logger.debug("stream published", metadata: logMetadata(id, ["stream_id": "\(info.id)"]))
             ack(rid, to: id, streamID: info.id)
             broadcast(.streamCreated(.init(stream: info)), in: sessionID)
+            noteStreamPublished(in: sessionID)
         case let .unpublish(reference):
             _ = try ownedStream(reference.streamID, by: id, in: sessionID)
             ack(rid, to: id)

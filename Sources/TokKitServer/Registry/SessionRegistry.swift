@@ -25,6 +25,10 @@ actor SessionRegistry {
     var sockets: [SocketID: String] = [:]
     var streams: [String: StreamRecord] = [:]
     var subscriptions: [String: SubscriptionRecord] = [:]
+    /// The recording running in each session (the `archiveStarted` a joining connection gets; Archives/).
+    var recordings: [String: ServerMessage.ArchiveStarted] = [:]
+    /// Where `archiveMode: always` activity goes (the archive service), if anywhere.
+    var archiveActivity: AsyncStream<ArchiveActivity>.Continuation?
     private var nextSocket: UInt64 = 0
     private var isShutDown = false
 
@@ -147,7 +151,7 @@ actor SessionRegistry {
             }
         }
         guard !expired.isEmpty else { return }
-        for id in expired { sessions[id] = nil }
+        for id in expired { sessions[id] = nil; recordings[id] = nil }
         metrics.sessionsExpired(expired.count)
         rooms = rooms.filter { !expired.contains($0.value) }
         logger.debug("empty sessions expired", metadata: ["count": "\(expired.count)"])
@@ -163,6 +167,7 @@ actor SessionRegistry {
         subscriptions.removeAll()
         sessions.removeAll()
         rooms.removeAll()
+        recordings.removeAll()
     }
 
     /// Connections of every state (cheap: no walk).
@@ -277,6 +282,7 @@ actor SessionRegistry {
         sessions[stream.sessionID]?.streamIDs.removeAll { $0 == streamID }
         connections[stream.info.connectionID]?.streamIDs.removeAll { $0 == streamID }
         broadcast(.streamDestroyed(.init(stream: stream.info, reason: reason)), in: stream.sessionID, except: excluded)
+        noteStreamEnded(in: stream.sessionID)
     }
 
     /// Ends a subscription; optionally tells the publisher (`unsubscribe`).

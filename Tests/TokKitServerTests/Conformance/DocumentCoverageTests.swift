@@ -15,6 +15,7 @@ import Testing
         ("5.5", "RESTConformanceTests.connectionRuleRows"),
         ("5.6", "MetricsConformanceTests"),
         ("5.6", "MetricsConformanceTests"),
+        ("5.7", "ArchiveConformanceTests"),
         ("6.3", "ClientMessageConformanceTests"),
         ("6.4", "ServerMessageConformanceTests"),
         ("6.6", "CloseCodeConformanceTests"),

@@ -18,6 +18,8 @@ import TokKitProtocol
         "unableToSignal": .unableToSignal, "unableToForceDisconnect": .unableToForceDisconnect,
         "unableToForceUnpublish": .unableToForceUnpublish, "unableToForceMute": .unableToForceMute,
         "unableToSubscribe": .unableToSubscribe, "streamNotFound": .streamNotFound, "internalError": .internalError,
+        "unableToArchive": .unableToArchive, "archiveNotFound": .archiveNotFound,
+        "archivingUnavailable": .archivingUnavailable,
     ]
 
     /// What the server answers in each row's situation (the code it sent, or nil if it sent none).
@@ -64,6 +66,19 @@ import TokKitProtocol
         1530: { try await member(.publisher) { _, member in try await request(member, ["type": "forceDisconnect", "connectionId": member.id]) } },
         1535: { try await member(.publisher) { _, member in try await request(member, ["type": "forceUnpublish", "streamId": "nope"]) } },
         1540: { try await member(.publisher) { _, member in try await request(member, ["type": "forceMute", "streamId": "nope"]) } },
+        1550: {
+            try await archives { api, session in
+                try await api.call(.post, ArchiveClient.base, headers: try await api.token(session, .publisher),
+                                   body: #"{"sessionId":"\#(session)"}"#).code
+            }
+        },
+        1605: { try await archives { api, _ in try await api.call(.get, "\(ArchiveClient.base)/\(ArchiveID.make())").code } },
+        1620: {
+            try await TestServer.with { server in
+                try await ArchiveClient(server: server).call(
+                    .post, ArchiveClient.base, body: #"{"sessionId":"\#(try await server.session())"}"#).code
+            }
+        },
         1600: { try await member(.publisherOnly) { _, member in try await request(member, ["type": "subscribe", "streamId": "nope"]) } },
         1604: { try await member(.publisher) { _, member in try await request(member, ["type": "subscribe", "streamId": "nope"]) } },
         // No request can make the server fail; what the row promises is the code, sent on REST with status 500.
@@ -114,6 +129,15 @@ import TokKitProtocol
             let socket = try await ConformanceMember.open(server)
             return try await request(socket, ["type": "connect", "version": fields.version, "apiKey": TestServer.apiKey,
                                               "sessionId": fields.sessionID, "token": fields.token])
+        }
+    }
+
+    /// Runs `body` with a server that archives (fake recorder) and one session.
+    static func archives(_ body: (ArchiveClient, String) async throws -> Int?) async throws -> Int? {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        return try await TestServer.with(recorder: FakeArchiveRecorder(), { $0.archiveDirectory = directory.path }) { server in
+            try await body(ArchiveClient(server: server), try await server.session())
         }
     }
 

@@ -99,18 +99,9 @@ import TokKitProtocol
                     for value in field.values {
                         let (status, body) = try await server.http(.post, path, headers: LimitConformanceTests.admin(server),
                                                                    body: #"{"\#(field.name)":"\#(value)"}"#)
-                        let combinationRefused = value == "always"  // "`always` archive mode with `relayed` media is 400 / 1011"
-                        if combinationRefused {
-                            #expect(status == .badRequest && TestServer.restError(body)?.code == .invalidParameter)
-                            let routed = try await server.http(.post, path, headers: LimitConformanceTests.admin(server),
-                                                               body: #"{"mediaMode":"routed","archiveMode":"always"}"#)
-                            let routedReply = try Self.object(routed.body)
-                            #expect(routed.status.code == successStatus && routedReply["archiveMode"] as? String == "always")
-                        } else {
-                            let reply = try Self.object(body)
-                            #expect(Int(status.code) == successStatus && reply[field.name] as? String == value,
-                                    "\(template) with \(field.name) \(value)")
-                        }
+                        let reply = try Self.object(body)
+                        #expect(Int(status.code) == successStatus && reply[field.name] as? String == value,
+                                "\(template) with \(field.name) \(value)")
                     }
                     let (status, body) = try await server.http(.post, path, headers: LimitConformanceTests.admin(server),
                                                                body: #"{"\#(field.name)":"no-such-value"}"#)

@@ -116,10 +116,13 @@ import TokKitProtocol
     /// Every message two members of one session receive while going through every request (and a REST signal),
     /// on a server that hands out STUN and TURN servers.
     static func everyMessage() async throws -> [[String: Any]] {
-        try await TestServer.with({ configuration in
+        let archives = try TemporaryDirectory()
+        defer { archives.remove() }
+        return try await TestServer.with(recorder: FakeArchiveRecorder(), { configuration in
             configuration.iceServers = [ICEServerInfo(urls: ["stun:127.0.0.1:3478"]),
                                         ICEServerInfo(urls: ["turn:127.0.0.1:3478?transport=udp"])]
             configuration.turnSecret = "turn-secret"
+            configuration.archiveDirectory = archives.path
         }) { server in
             let session = try await server.session()
             let a = try await ConformanceMember.join(server, session, role: .moderator)
@@ -143,6 +146,8 @@ import TokKitProtocol
             admin[Caller.adminJWTHeader] = server.server.authority.adminToken(now: WallClock.seconds())
             _ = try await server.http(.post, "/v2/project/\(TestServer.apiKey)/session/\(session)/signal", headers: admin,
                                       body: #"{"type":"rest","data":"x"}"#)
+            let archive = try await ArchiveClient(server: server).start(session)  // archiveStarted
+            _ = try await server.http(.post, "\(ArchiveClient.base)/\(archive)/stop", headers: admin)  // archiveStopped
             _ = await request(a, ["type": "updateStream", "streamId": streamID, "hasVideo": false])
             _ = await request(b, ["type": "forceMute", "streamId": streamID])  // refused: an error
             _ = await request(a, ["type": "forceMute", "streamId": streamID])

@@ -75,9 +75,11 @@ import TokKitProtocol
             #expect(session.mediaMode == .routed && session.archiveMode == .always && session.apiKey == TestServer.apiKey)
             let partner: HTTPFields = [Caller.partnerHeader: "\(TestServer.apiKey):\(TestServer.apiSecret)"]
             #expect(try await server.http(.post, "/session/create", headers: partner).status == .ok)
-            let invalid = try await server.http(
+            // Issue 16: `always` records relayed sessions too (it was refused before the archive service existed).
+            let relayedAlways = try await server.http(
                 .post, "/session/create", headers: admin(server), body: #"{"mediaMode":"relayed","archiveMode":"always"}"#)
-            #expect(invalid.status == .badRequest && TestServer.restError(invalid.body)?.code == .invalidParameter)
+            #expect(relayedAlways.status == .ok)
+            #expect(try WireCodec.decode(SessionDescription.self, from: relayedAlways.body).archiveMode == .always)
             #expect(try await server.http(.post, "/session/create", headers: admin(server), body: "{").status == .badRequest)
 
             let path = "/v2/project/\(TestServer.apiKey)/session/\(session.sessionID)/token"

@@ -14,20 +14,23 @@ struct TestServer: Sendable {
     let server: TokKitServer
     let port: Int
 
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+    static func start(
+        recorder: (any ArchiveRecorderFactory)? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestServer {
         var configuration = ServerConfiguration(apiKey: apiKey, apiSecret: apiSecret)
         configure(&configuration)
         var logger = Logger(label: "test.server")
         logger.logLevel = .warning
-        let server = try TokKitServer(configuration: configuration, logger: logger)
+        let server = try TokKitServer(configuration: configuration, logger: logger, archiveRecorder: recorder)
         return TestServer(server: server, port: try await server.start())
     }
 
     /// Runs `body` with a started server and always stops it.
     static func with<T>(
+        recorder: (any ArchiveRecorderFactory)? = nil,
         _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
     ) async throws -> T {
-        let test = try await start(configure)
+        let test = try await start(recorder: recorder, configure)
         do {
             let result = try await body(test)
             await test.server.stop()
