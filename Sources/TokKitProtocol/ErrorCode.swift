@@ -55,6 +55,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let unableToSubscribe = ErrorCode(1600)
     /// The stream id names no live stream of the session.
     public static let streamNotFound = ErrorCode(1604)
+    /// The media router (the SFU that carries a routed session's media) refused or failed a request of this
+    /// subscription or published stream, or could not be reached; the message says what it answered. Sent as an
+    /// `error` naming the `subscriberId` it concerns (Docs/Protocol.md 6.7). (TokKit code.)
+    public static let mediaRouterFailed = ErrorCode(1570)
     /// Unexpected server failure.
     public static let internalError = ErrorCode(2000)
 
