@@ -1,0 +1,229 @@
+import Foundation
+import Logging
+import Testing
+import TokKit
+import TokKitICE
+import TokKitJanus
+import TokKitNetworkLab
+import TokKitProtocol
+import TokKitServer
+import TokKitTesting
+
+/// Routed sessions end to end (issue 15): a real `TokKitServer` in the test process drives a real Janus 1.1.2 in a
+/// network-lab host; Swift clients (their peers gathering on the test process's lab address) publish once to Janus
+/// and subscribe by answering Janus's offer. Run inside `unshare -n`, as scripts/test does.
+@Suite("Routed sessions through Janus", .serialized) struct RoutedSessionTests {
+    /// One publisher, two subscribers: both decode ≥ 90 % of the frames encoded over 4 s, the publisher uploads one
+    /// stream (one peer connection, bytes within 1.2 × what it encoded), and unsubscribe, unpublish and the session's
+    /// end take the Janus handles and the room down.
+    @Test func onePublisherTwoSubscribersThroughJanus() async throws {
+        try await RoutedLab.run { lab, janus, server in
+            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
+            let alice = try await RoutedLab.connect(server, sessionID, lab)
+            let capturer = PatternCapturer(width: 320, height: 240, framesPerSecond: 30)
+            let publisher = Publisher(name: "pattern", videoCapture: capturer)
+            try await alice.publish(publisher)
+            let streamID = try #require(publisher.stream?.streamID)
+
+            var subscribers: [(Session, Subscriber, CountingRenderer)] = []
+            for _ in 0..<2 {
+                let bob = try await RoutedLab.connect(server, sessionID, lab)
+                #expect(await eventually { bob.streams[streamID] != nil })
+                let renderer = CountingRenderer()
+                let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
+                try await bob.subscribe(subscriber)
+                subscribers.append((bob, subscriber, renderer))
+            }
+            let flowing = await eventually(timeout: .seconds(20)) {
+                subscribers.allSatisfy { $0.2.frames >= 10 }
+            }
+            #expect(flowing, "frames decoded: \(subscribers.map { $0.2.frames }); janus:\n\(janus.logTail(20))")
+            guard flowing else { return }
+
+            // Over 4 s: frames encoded once, decoded by both.
+            let encoded0 = publisher.statistics.video.framesEncoded
+            let decoded0 = subscribers.map { $0.2.frames }
+            let bytesEncoded0 = publisher.statistics.video.bytesEncoded
+            let bytesSent0 = RoutedLab.videoBytesSent(publisher)
+            try await Task.sleep(for: .seconds(4))
+            let encoded = publisher.statistics.video.framesEncoded - encoded0
+            let decoded = zip(subscribers, decoded0).map { $0.0.2.frames - $0.1 }
+            let bytesEncoded = publisher.statistics.video.bytesEncoded - bytesEncoded0
+            let bytesSent = RoutedLab.videoBytesSent(publisher) - bytesSent0
+            print("routed: encoded \(encoded) frames (\(bytesEncoded) B), decoded \(decoded), sent \(bytesSent) B")
+            #expect(encoded >= 60, "the publisher encodes (\(encoded) frames in 4 s)")
+            for count in decoded {
+                #expect(Double(count) >= 0.9 * Double(encoded), "decoded \(count) of \(encoded)")
+            }
+            #expect(publisher.statistics.subscriptions.count == 1, "one upload, to the media router")
+            #expect(Double(bytesSent) <= 1.2 * Double(bytesEncoded) && bytesSent > 0,
+                    "sent \(bytesSent) B for \(bytesEncoded) B encoded (relayed to two would be about 2x)")
+
+            // The server holds one room, one publisher handle and two subscriber handles at Janus.
+            let status = try #require(await server.routedMediaStatus())
+            let room = try #require(status.rooms[sessionID])
+            #expect(status.publishers == 1 && status.subscribers == 2, "\(status)")
+            let watcher = try await RoutedLab.admin(janus)
+            #expect(try await watcher.admin.participants(in: room).filter(\.publisher).count == 1)
+
+            // Unsubscribe: that subscriber's handle goes.
+            try await subscribers[0].0.unsubscribe(subscribers[0].1)
+            #expect(await eventually { await server.routedMediaStatus()?.subscribers == 1 })
+            // Unpublish: the other subscriber hears streamDestroyed, the publisher and subscriber handles go.
+            try await alice.unpublish(publisher)
+            #expect(await eventually { subscribers[1].0.streams[streamID] == nil })
+            #expect(await eventually {
+                let s = await server.routedMediaStatus()
+                return s?.publishers == 0 && s?.subscribers == 0
+            })
+            // Janus drops a detached handle's participant asynchronously, right after its reply.
+            let emptied = await eventually(timeout: .seconds(5)) {
+                (try? await watcher.admin.participants(in: room).isEmpty) == true
+            }
+            #expect(emptied, "nobody left in the Janus room")
+
+            // Everyone leaves; the empty session expires and its room is destroyed.
+            await alice.disconnect()
+            for (bob, _, _) in subscribers { await bob.disconnect() }
+            #expect(await eventually(timeout: .seconds(10)) { await server.routedMediaStatus()?.rooms.isEmpty == true })
+            #expect(try await watcher.admin.exists(room) == false, "the session's room is gone from Janus")
+            await watcher.close()
+        }
+    }
+
+    /// Janus refusing a request (the session's room destroyed behind the server's back) reaches the subscriber as
+    /// a typed error (1570), and the server keeps no handle for it.
+    @Test func aJanusRefusalReachesTheSubscriberAsATypedError() async throws {
+        try await RoutedLab.run { lab, janus, server in
+            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
+            let alice = try await RoutedLab.connect(server, sessionID, lab)
+            let publisher = Publisher(name: "pattern", videoCapture: PatternCapturer(width: 160, height: 120))
+            try await alice.publish(publisher)
+            let streamID = try #require(publisher.stream?.streamID)
+            #expect(await eventually(timeout: .seconds(15)) { await server.routedMediaStatus()?.publishers == 1 })
+            // Wait until the feed is up at Janus: a first subscriber gets media.
+            let bob = try await RoutedLab.connect(server, sessionID, lab)
+            #expect(await eventually { bob.streams[streamID] != nil })
+            let first = CountingRenderer()
+            try await bob.subscribe(Subscriber(stream: try #require(bob.streams[streamID]), videoRender: first))
+            #expect(await eventually(timeout: .seconds(20)) { first.frames > 0 })
+
+            let room = try #require(await server.routedMediaStatus()?.rooms[sessionID])
+            let watcher = try await RoutedLab.admin(janus)
+            try await watcher.admin.destroyRoom(room)
+
+            let second = Subscriber(stream: try #require(bob.streams[streamID]))
+            let events = second.events
+            try await bob.subscribe(second)
+            let failure = try await RoutedLab.within(.seconds(10), "the subscriber's failure") { () -> SessionError? in
+                for await event in events { if case .failed(let error) = event { return error } }
+                return nil
+            }
+            let error = try #require(failure)
+            #expect(error.code == ErrorCode.mediaRouterFailed.rawValue, "\(error)")
+            #expect("\(error)".contains("426"), "Janus's own code is in the message: \(error)")
+            #expect(await eventually { await server.routedMediaStatus()?.subscribers == 1 }, "only the first one is left")
+            await bob.disconnect()
+            await alice.disconnect()
+            await watcher.close()
+        }
+    }
+}
+
+/// The routed lab: Janus in a lab host, a TokKitServer in the test process using it.
+enum RoutedLab {
+    static let ip = "/usr/sbin/ip"
+    static let apiKey = "routed-key"
+    static let apiSecret = "routed-secret-0123456789"
+
+    static var logger: Logger {
+        var logger = Logger(label: "tokkit.routed.tests")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// Runs `body` with Janus in a new lab host and a server on 127.0.0.1 driving it; stops both whatever happens.
+    static func run(_ body: (NetworkLab, JanusProcess, TokKitServer) async throws -> Void) async throws {
+        try await NetworkLab.run { lab in
+            let host = try await lab.addHost("janus")
+            let janus = try await JanusProcess.start(
+                JanusProcessConfiguration(mediaAddress: host.address, launcher: [ip, "netns", "exec", host.namespace],
+                                          port: 8188, startTimeout: .seconds(30)),
+                logger: logger)
+            var configuration = ServerConfiguration(apiKey: apiKey, apiSecret: apiSecret)
+            configuration.emptySessionTimeoutMs = 300
+            configuration.janus = RoutedMediaConfiguration(
+                url: janus.url, apiSecret: janus.configuration.apiSecret,
+                adminKey: janus.configuration.videoRoomAdminKey)
+            let server = try TokKitServer(configuration: configuration, logger: logger)
+            _ = try await server.start()
+            do {
+                try await body(lab, janus, server)
+            } catch {
+                print("janus log tail:\n\(janus.logTail(60))")
+                await server.stop()
+                await janus.stop(grace: .seconds(1))
+                throw error
+            }
+            await server.stop()
+            await janus.stop(grace: .seconds(2))
+        }
+    }
+
+    /// A client connected to `sessionID`, its peers gathering on the test process's lab address only.
+    static func connect(_ server: TokKitServer, _ sessionID: String, _ lab: NetworkLab) async throws -> Session {
+        var settings = SessionSettings()
+        settings.logger.logLevel = .error
+        let session = Session(apiKey: apiKey, sessionID: SessionID(sessionID),
+                              serverURL: URL(string: "http://127.0.0.1:\(server.port ?? 0)")!, settings: settings)
+        session.mediaNegotiator = WebRTCNegotiator(
+            ice: ICEConfiguration(localAddresses: [lab.testAddress], includesLoopback: false))
+        let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "").token
+        try await session.connect(token: token)
+        return session
+    }
+
+    /// Video bytes the publisher sent, summed over its peer connections.
+    static func videoBytesSent(_ publisher: Publisher) -> UInt64 {
+        publisher.statistics.subscriptions.reduce(0) { $0 + $1.videoTrack.bytesSent }
+    }
+
+    /// The test's own look at Janus (what the server holds there).
+    struct Watcher {
+        let connection: JanusConnection
+        let session: JanusSession
+        let admin: VideoRoomAdmin
+        func close() async {
+            try? await session.destroy()
+            await connection.close()
+        }
+    }
+
+    static func admin(_ janus: JanusProcess) async throws -> Watcher {
+        let connection = try await janus.connect(logger: logger)
+        let session = try await connection.createSession()
+        return Watcher(connection: connection, session: session,
+                       admin: try await VideoRoomAdmin.attach(to: session, adminKey: janus.configuration.videoRoomAdminKey))
+    }
+
+    /// Runs `body`, failing if it takes longer than `timeout`.
+    static func within<T: Sendable>(_ timeout: Duration, _ what: String,
+                                    _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard case .some(.some(let value)) = try await group.next() else {
+                throw LabTimeout(description: "timed out after \(timeout): \(what)")
+            }
+            return value
+        }
+    }
+
+    struct LabTimeout: Error, CustomStringConvertible {
+        let description: String
+    }
+}
