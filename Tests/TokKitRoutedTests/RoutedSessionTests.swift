@@ -20,8 +20,9 @@ import TokKitTesting
         try await RoutedLab.run { lab, janus, server in
             let sessionID = try await server.createSession(mediaMode: .routed).sessionID
             let alice = try await RoutedLab.connect(server, sessionID, lab)
-            let capturer = PatternCapturer(width: 320, height: 240, framesPerSecond: 30)
-            let publisher = Publisher(name: "pattern", videoCapture: capturer)
+            // Camera-like content that keeps the encoder at about 1 Mbps: the upload figures mean something.
+            let capturer = SequenceCapturer(.textured, framesPerSecond: 30)
+            let publisher = Publisher(name: "textured", videoCapture: capturer)
             try await alice.publish(publisher)
             let streamID = try #require(publisher.stream?.streamID)
 
