@@ -52,7 +52,7 @@ import TokKitTesting
             let bytesEncoded = publisher.statistics.video.bytesEncoded - bytesEncoded0
             let bytesSent = RoutedLab.videoBytesSent(publisher) - bytesSent0
             print("routed: encoded \(encoded) frames (\(bytesEncoded) B), decoded \(decoded), sent \(bytesSent) B")
-            #expect(encoded >= 60, "the publisher encodes (\(encoded) frames in 4 s)")
+            #expect(encoded >= 30, "the publisher encodes (\(encoded) frames in 4 s)")
             for count in decoded {
                 #expect(Double(count) >= 0.9 * Double(encoded), "decoded \(count) of \(encoded)")
             }
@@ -93,7 +93,7 @@ import TokKitTesting
     }
 
     /// Janus refusing a request (the session's room destroyed behind the server's back) reaches the subscriber as
-    /// a typed error (1570), and the server keeps no handle for it.
+    /// a typed error (1570), and the server keeps no handle for it; the next publish gets a new room.
     @Test func aJanusRefusalReachesTheSubscriberAsATypedError() async throws {
         try await RoutedLab.run { lab, janus, server in
             let sessionID = try await server.createSession(mediaMode: .routed).sessionID
@@ -124,6 +124,18 @@ import TokKitTesting
             #expect(error.code == ErrorCode.mediaRouterFailed.rawValue, "\(error)")
             #expect("\(error)".contains("426"), "Janus's own code is in the message: \(error)")
             #expect(await eventually { await server.routedMediaStatus()?.subscribers == 1 }, "only the first one is left")
+
+            // The server forgot the room Janus no longer has: publishing again makes a new one, and media flows.
+            try await alice.unpublish(publisher)
+            let again = Publisher(name: "again", videoCapture: PatternCapturer(width: 160, height: 120))
+            try await alice.publish(again)
+            let againID = try #require(again.stream?.streamID)
+            #expect(await eventually { bob.streams[againID] != nil })
+            let renderer = CountingRenderer()
+            try await bob.subscribe(Subscriber(stream: try #require(bob.streams[againID]), videoRender: renderer))
+            #expect(await eventually(timeout: .seconds(20)) { renderer.frames > 0 }, "media through the new room")
+            let newRoom = await server.routedMediaStatus()?.rooms[sessionID]
+            #expect(newRoom != nil && newRoom != room, "a new room: \(String(describing: newRoom)), old \(room)")
             await bob.disconnect()
             await alice.disconnect()
             await watcher.close()

@@ -208,6 +208,7 @@ actor RoutedMedia {
                                        kind: .answer, payload: answer))
         } catch {
             forgetIfClosed(error)
+            forgetRoomIfGone(error, sessionID: sessionID)
             fail(upstreamID, connectionID: connectionID, "publishing to the media router failed: \(error)")
             await endUpstream(streamID)
         }
@@ -234,6 +235,7 @@ actor RoutedMedia {
                                        subscriberID: subscriberID, kind: .offer, payload: subscription.offer))
         } catch {
             forgetIfClosed(error)
+            forgetRoomIfGone(error, sessionID: downstream.sessionID)
             fail(subscriberID, connectionID: downstream.connectionID, "subscribing at the media router failed: \(error)")
             await endDownstream(subscriberID)
         }
@@ -304,6 +306,12 @@ actor RoutedMedia {
         default:
             break
         }
+    }
+
+    /// Janus answered "no such room": the session's room went away at Janus (destroyed by someone else); the next
+    /// upstream of that session creates a new one.
+    private func forgetRoomIfGone(_ error: JanusError, sessionID: String) {
+        if case .plugin(VideoRoomErrorCode.noSuchRoom, _) = error { rooms[sessionID] = nil }
     }
 
     private func trickle(_ candidate: String?, to handle: JanusHandle) async {
