@@ -92,48 +92,56 @@ import TokKitTesting
         }
     }
 
-    /// Janus refusing a request (the session's room destroyed behind the server's back) reaches the subscriber as
-    /// a typed error (1570), and the server keeps no handle for it; the next publish gets a new room.
-    @Test func aJanusRefusalReachesTheSubscriberAsATypedError() async throws {
+    /// Janus ending a stream's media path mid-session (its room destroyed behind the server's back) and then
+    /// refusing a request (the room is gone: 426) reach the clients as typed errors (1570); the server keeps no
+    /// handle for them, and the next publish gets a new room with media through it.
+    @Test func janusFaultsReachTheClientsAsTypedErrors() async throws {
         try await RoutedLab.run { lab, janus, server in
             let sessionID = try await server.createSession(mediaMode: .routed).sessionID
             let alice = try await RoutedLab.connect(server, sessionID, lab)
             let publisher = Publisher(name: "pattern", videoCapture: PatternCapturer(width: 160, height: 120))
+            let publisherFailure = RoutedLab.firstFailure(publisher.events)
             try await alice.publish(publisher)
             let streamID = try #require(publisher.stream?.streamID)
-            #expect(await eventually(timeout: .seconds(15)) { await server.routedMediaStatus()?.publishers == 1 })
-            // Wait until the feed is up at Janus: a first subscriber gets media.
             let bob = try await RoutedLab.connect(server, sessionID, lab)
             #expect(await eventually { bob.streams[streamID] != nil })
-            let first = CountingRenderer()
-            try await bob.subscribe(Subscriber(stream: try #require(bob.streams[streamID]), videoRender: first))
-            #expect(await eventually(timeout: .seconds(20)) { first.frames > 0 })
+            let renderer = CountingRenderer()
+            let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
+            let subscriberFailure = RoutedLab.firstFailure(subscriber.events)
+            try await bob.subscribe(subscriber)
+            #expect(await eventually(timeout: .seconds(20)) { renderer.frames > 0 })
 
+            // Mid-session: the room goes; the publisher and the subscriber hear 1570, the server forgets both.
             let room = try #require(await server.routedMediaStatus()?.rooms[sessionID])
             let watcher = try await RoutedLab.admin(janus)
             try await watcher.admin.destroyRoom(room)
+            let lost = try #require(try await RoutedLab.within(.seconds(10), "publisher failure") { await publisherFailure.value })
+            #expect(lost.code == ErrorCode.mediaRouterFailed.rawValue, "\(lost)")
+            let dropped = try #require(try await RoutedLab.within(.seconds(10), "subscriber failure") { await subscriberFailure.value })
+            #expect(dropped.code == ErrorCode.mediaRouterFailed.rawValue, "\(dropped)")
+            #expect(await eventually {
+                let s = await server.routedMediaStatus()
+                return s?.publishers == 0 && s?.subscribers == 0
+            }, "no handle kept")
 
-            let second = Subscriber(stream: try #require(bob.streams[streamID]))
-            let events = second.events
-            try await bob.subscribe(second)
-            let failure = try await RoutedLab.within(.seconds(10), "the subscriber's failure") { () -> SessionError? in
-                for await event in events { if case .failed(let error) = event { return error } }
-                return nil
-            }
-            let error = try #require(failure)
-            #expect(error.code == ErrorCode.mediaRouterFailed.rawValue, "\(error)")
-            #expect("\(error)".contains("426"), "Janus's own code is in the message: \(error)")
-            #expect(await eventually { await server.routedMediaStatus()?.subscribers == 1 }, "only the first one is left")
-
-            // The server forgot the room Janus no longer has: publishing again makes a new one, and media flows.
+            // A refusal: publishing again goes to the room Janus no longer has (426), a typed error again.
             try await alice.unpublish(publisher)
             let again = Publisher(name: "again", videoCapture: PatternCapturer(width: 160, height: 120))
+            let refusal = RoutedLab.firstFailure(again.events)
             try await alice.publish(again)
-            let againID = try #require(again.stream?.streamID)
-            #expect(await eventually { bob.streams[againID] != nil })
-            let renderer = CountingRenderer()
-            try await bob.subscribe(Subscriber(stream: try #require(bob.streams[againID]), videoRender: renderer))
-            #expect(await eventually(timeout: .seconds(20)) { renderer.frames > 0 }, "media through the new room")
+            let refused = try #require(try await RoutedLab.within(.seconds(10), "refusal") { await refusal.value })
+            #expect(refused.code == ErrorCode.mediaRouterFailed.rawValue, "\(refused)")
+            #expect("\(refused)".contains("426"), "Janus's own code is in the message: \(refused)")
+
+            // The server forgot that room: the next publish makes a new one, and media flows through it.
+            try await alice.unpublish(again)
+            let third = Publisher(name: "third", videoCapture: PatternCapturer(width: 160, height: 120))
+            try await alice.publish(third)
+            let thirdID = try #require(third.stream?.streamID)
+            #expect(await eventually { bob.streams[thirdID] != nil })
+            let thirdRenderer = CountingRenderer()
+            try await bob.subscribe(Subscriber(stream: try #require(bob.streams[thirdID]), videoRender: thirdRenderer))
+            #expect(await eventually(timeout: .seconds(20)) { thirdRenderer.frames > 0 }, "media through the new room")
             let newRoom = await server.routedMediaStatus()?.rooms[sessionID]
             #expect(newRoom != nil && newRoom != room, "a new room: \(String(describing: newRoom)), old \(room)")
             await bob.disconnect()
@@ -194,6 +202,25 @@ enum RoutedLab {
         let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "").token
         try await session.connect(token: token)
         return session
+    }
+
+    /// The first `failed` error among `events` (nil if they end first), read by a task started now.
+    static func firstFailure<Event: Sendable>(_ events: AsyncStream<Event>) -> Task<SessionError?, Never> {
+        Task {
+            for await event in events {
+                if let error = failure(of: event) { return error }
+            }
+            return nil
+        }
+    }
+
+    private static func failure(of event: some Sendable) -> SessionError? {
+        switch event {
+        case let event as PublisherEvent: if case .failed(let error) = event { return error }
+        case let event as SubscriberEvent: if case .failed(let error) = event { return error }
+        default: break
+        }
+        return nil
     }
 
     /// Video bytes the publisher sent, summed over its peer connections.

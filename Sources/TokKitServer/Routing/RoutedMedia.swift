@@ -173,6 +173,19 @@ actor RoutedMedia {
             for (id, downstream) in downstreams where downstream.streamID == streamID && downstream.phase == .waiting {
                 await offer(id)
             }
+        case let .upstreamLost(streamID, handle, reason):
+            guard let upstream = upstreams[streamID], upstream.publisher?.handle.id == handle else { return }
+            if case let .connected(connection, _, _) = link, connection.isClosed {
+                link = .idle
+                rooms.removeAll()
+            }
+            let message = "the media router lost this stream's media path: \(reason)"
+            fail(upstream.upstreamID, connectionID: upstream.connectionID, message)
+            for (id, downstream) in downstreams where downstream.streamID == streamID {
+                fail(id, connectionID: downstream.connectionID, message)
+                await endDownstream(id)
+            }
+            await endUpstream(streamID)
         case let .subscriptionDeadline(subscriberID):
             guard let downstream = downstreams[subscriberID], downstream.phase == .waiting else { return }
             fail(subscriberID, connectionID: downstream.connectionID,
@@ -199,9 +212,19 @@ actor RoutedMedia {
             upstream.feed = joined.id
             let handleID = publisher.handle.id
             upstream.watcher = Task { [weak self] in
-                for await event in publisher.events where event == .webrtcUp {
-                    self?.submit(.publisherUp(streamID: streamID, handle: handleID))
+                for await event in publisher.events {
+                    switch event {
+                    case .webrtcUp: self?.submit(.publisherUp(streamID: streamID, handle: handleID))
+                    case .hangup(let reason):
+                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "hung up (\(reason))"))
+                    case .roomDestroyed:
+                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "its room was destroyed"))
+                    default: break
+                    }
                 }
+                guard !Task.isCancelled else { return }
+                // The stream ended without our detach: Janus closed the handle, the session or the socket.
+                self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "Janus closed the handle"))
             }
             upstreams[streamID] = upstream
             deliver.yield(.negotiation(connectionID: connectionID, streamID: streamID, subscriberID: upstreamID,

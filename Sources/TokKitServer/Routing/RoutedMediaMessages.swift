@@ -20,6 +20,9 @@ enum RoutedMediaCommand: Sendable {
     case sessionEnded(sessionID: String)
     /// Internal: Janus said the publisher's PeerConnection of `streamID` is up (its feed can be subscribed to).
     case publisherUp(streamID: String, handle: UInt64)
+    /// Internal: the publisher handle `handle` of `streamID` lost its media path at Janus (hung up, its room
+    /// destroyed, or its event stream ended because Janus went away).
+    case upstreamLost(streamID: String, handle: UInt64, reason: String)
     /// Internal: a subscription still waiting for its feed at its deadline fails.
     case subscriptionDeadline(subscriberID: String)
 }
