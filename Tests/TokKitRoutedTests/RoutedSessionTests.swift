@@ -149,6 +149,40 @@ import TokKitTesting
             await watcher.close()
         }
     }
+
+    /// Janus killed mid-session (SIGKILL): the publisher and the subscriber of the routed stream get 1570 at once
+    /// (their handles' event streams end with Janus's socket), and the server holds nothing at the dead instance.
+    @Test func janusKilledMidSessionEndsRoutedMediaWithATypedError() async throws {
+        try await RoutedLab.run { lab, janus, server in
+            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
+            let alice = try await RoutedLab.connect(server, sessionID, lab)
+            let publisher = Publisher(name: "pattern", videoCapture: PatternCapturer(width: 160, height: 120))
+            let publisherFailure = RoutedLab.firstFailure(publisher.events)
+            try await alice.publish(publisher)
+            let streamID = try #require(publisher.stream?.streamID)
+            let bob = try await RoutedLab.connect(server, sessionID, lab)
+            #expect(await eventually { bob.streams[streamID] != nil })
+            let renderer = CountingRenderer()
+            let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
+            let subscriberFailure = RoutedLab.firstFailure(subscriber.events)
+            try await bob.subscribe(subscriber)
+            #expect(await eventually(timeout: .seconds(20)) { renderer.frames > 0 })
+
+            janus.kill()
+            let lost = try #require(try await RoutedLab.within(.seconds(10), "publisher failure") { await publisherFailure.value })
+            #expect(lost.code == ErrorCode.mediaRouterFailed.rawValue, "\(lost)")
+            let dropped = try #require(try await RoutedLab.within(.seconds(10), "subscriber failure") { await subscriberFailure.value })
+            #expect(dropped.code == ErrorCode.mediaRouterFailed.rawValue, "\(dropped)")
+            let released = await eventually {
+                let s = await server.routedMediaStatus()
+                return s?.publishers == 0 && s?.subscribers == 0 && s?.connected == false && s?.rooms.isEmpty == true
+            }
+            let status = await server.routedMediaStatus()
+            #expect(released, "nothing held at the dead instance: \(String(describing: status))")
+            await bob.disconnect()
+            await alice.disconnect()
+        }
+    }
 }
 
 /// The routed lab: Janus in a lab host, a TokKitServer in the test process using it.
