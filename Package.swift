@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "TokKitServer",
             dependencies: [
-                "TokKitProtocol", "CTokKitSystem",
+                "TokKitProtocol", "TokKitJanus", "CTokKitSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -230,6 +230,10 @@ let package = Package(
         .testTarget(name: "TokKitJanusTests", dependencies: [
                         "TokKitJanus", "TokKitNetworkLab", "TokKitPeer", "TokKitSDP", "TokKitICE", "TokKitRTP",
                         .product(name: "Logging", package: "swift-log"),
+                    ], swiftSettings: strict),
+        .testTarget(name: "TokKitRoutedTests", dependencies: [
+                        "TokKit", "TokKitServer", "TokKitJanus", "TokKitNetworkLab", "TokKitTesting", "TokKitICE",
+                        "TokKitProtocol", .product(name: "Logging", package: "swift-log"),
                     ], swiftSettings: strict),
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),

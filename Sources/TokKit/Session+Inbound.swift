@@ -236,6 +236,9 @@ extension Session: SignalingLinkOwner {
                 return p.continuation.resume(returning: .failure(.internalError("publish ack without a stream id")))
             }
             s.publishers[streamID] = publisher
+            if let upstreamID = ack.subscriberID.map(SubscriberID.init) {
+                startUpstream(upstreamID, streamID: streamID, &s)
+            }
             if let stream = s.streams[streamID] {
                 // Our own streamCreated came first.
                 publisher.setStream(stream)
@@ -269,6 +272,17 @@ extension Session: SignalingLinkOwner {
         if let rid = reply.rid, let p = s.pending.removeValue(forKey: rid) {
             p.continuation.resume(returning: .failure(error))
             return
+        }
+        if let subscriberID = reply.subscriberID.map(SubscriberID.init) {
+            // Routed: the media router failed this subscription or this client's upstream (Protocol.md 6.7).
+            if s.subscriberContexts[subscriberID] != nil {
+                return endSubscriber(subscriberID: subscriberID, notifyServer: true, failure: error, &s)
+            }
+            if let streamID = s.upstreams[subscriberID] {
+                endPublisherSide(subscriberID: subscriberID, &s)
+                if let publisher = s.publishers[streamID] { emit(.failed(error), for: publisher) }
+                return
+            }
         }
         if s.opening != nil {
             // `connect` / `resume` refused: the server closes the socket; report this error then.
@@ -315,7 +329,21 @@ extension Session: SignalingLinkOwner {
         withNegotiator { $0.negotiation(context, didReceive: message, channel: channel) }
     }
 
+    /// A routed stream (its publish `ack` carried an upstream id): this client negotiates once, with the media
+    /// router, as the publisher's end of the negotiation `upstreamID`; no subscriber ever asks it to offer.
+    private func startUpstream(_ upstreamID: SubscriberID, streamID: StreamID, _ s: inout SessionState) {
+        guard s.publisherSides[upstreamID] == nil, let me = s.me else { return }
+        let context = MediaNegotiationContext(
+            side: .publisher, streamID: streamID, subscriberID: upstreamID, peerConnectionID: me.connectionID,
+            wantsAudio: true, wantsVideo: true)
+        s.publisherSides[upstreamID] = context
+        s.upstreams[upstreamID] = streamID
+        let channel = NegotiationChannel(context: context, session: self)
+        withNegotiator { $0.negotiationDidStart(context, channel: channel) }
+    }
+
     func endPublisherSide(subscriberID: SubscriberID, _ s: inout SessionState) {
+        s.upstreams[subscriberID] = nil
         guard let context = s.publisherSides.removeValue(forKey: subscriberID) else { return }
         if s.subscriberContexts[subscriberID] == nil { s.loopbackSenders[subscriberID] = nil }
         withNegotiator { $0.negotiationDidEnd(context) }

@@ -220,7 +220,10 @@ extension Session {
             case .subscriber:
                 endSubscriber(subscriberID: context.subscriberID, notifyServer: true, failure: error, &s)
             case .publisher:
+                let upstream = s.upstreams[context.subscriberID]
                 endPublisherSide(subscriberID: context.subscriberID, &s)
+                // A routed stream's one upstream failed: the publisher's media reaches nobody.
+                if let upstream, let publisher = s.publishers[upstream] { emit(.failed(error), for: publisher) }
             }
         }
     }

@@ -66,6 +66,8 @@ struct SessionState {
     var subscriberContexts: [SubscriberID: MediaNegotiationContext] = [:]
     /// Subscriptions to this client's streams (by others, or by itself), by subscriber id.
     var publisherSides: [SubscriberID: MediaNegotiationContext] = [:]
+    /// Routed streams of this client: the upstream negotiation's id (a key of ``publisherSides``) → its stream.
+    var upstreams: [SubscriberID: StreamID] = [:]
     /// For subscriptions to its own streams: which end sent each negotiation message still in flight, oldest first.
     var loopbackSenders: [SubscriberID: ArraySlice<MediaNegotiationContext.Side>] = [:]
 

@@ -53,6 +53,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let unableToForceMute = ErrorCode(1540)
     /// The token's role may not start, stop, list, download or delete archives (moderator only). (TokKit code.)
     public static let unableToArchive = ErrorCode(1550)
+    /// The media router (the SFU that carries a routed session's media) refused or failed a request of this
+    /// subscription or published stream, or could not be reached; the message says what it answered. Sent as an
+    /// `error` naming the `subscriberId` it concerns (Docs/Protocol.md 6.7). (TokKit code.)
+    public static let mediaRouterFailed = ErrorCode(1570)
     /// The token's role may not subscribe. (TokKit code.)
     public static let unableToSubscribe = ErrorCode(1600)
     /// The stream id names no live stream of the session.

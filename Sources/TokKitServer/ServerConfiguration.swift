@@ -81,6 +81,10 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// How long TURN credentials stay valid, in seconds (a client resuming gets fresh ones).
     public var turnCredentialLifetime: Int = 86_400
 
+    /// The Janus instance that carries routed sessions' media (Docs/Routing.md), or nil: then routed sessions
+    /// behave like relayed ones.
+    public var janus: RoutedMediaConfiguration? = nil
+
     /// The defaults of an embedded server: 127.0.0.1, an ephemeral port, no credentials, quick start on.
     public init() {}
 
@@ -143,6 +147,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret) ?? d.turnSecret
         d.turnCredentialLifetime =
             try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime
+        d.janus = try c.decodeIfPresent(RoutedMediaConfiguration.self, forKey: .janus) ?? d.janus
         self = d
     }
 
@@ -171,6 +176,14 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         guard apiSecret.utf8.count >= 16 else { throw .configuration("apiSecret must be at least 16 bytes") }
         guard (0...65_535).contains(port) else { throw .configuration("port must be 0...65535") }
         guard !host.isEmpty else { throw .configuration("host is empty") }
+        if let janus {
+            guard janus.url.hasPrefix("ws://") || janus.url.hasPrefix("wss://") else {
+                throw .configuration("janus url must be ws://HOST:PORT or wss://HOST:PORT")
+            }
+            guard (1...600_000).contains(janus.requestTimeoutMs) else {
+                throw .configuration("janus requestTimeoutMs must be 1...600000")
+            }
+        }
         for (name, value) in [
             ("heartbeatIntervalMs", heartbeatIntervalMs), ("heartbeatTimeoutMs", heartbeatTimeoutMs),
             ("connectTimeoutMs", connectTimeoutMs), ("closeTimeoutMs", closeTimeoutMs),

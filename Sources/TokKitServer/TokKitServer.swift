@@ -32,6 +32,8 @@ public final class TokKitServer: Service, Sendable {
     let metrics = ServerMetrics()
     private let logger: Logger
     private let runState = Mutex<RunState>(.idle)
+    /// While running with a Janus: the task handling ``RoutedMedia``'s commands and the one delivering its replies.
+    private let routingTasks = Mutex<[Task<Void, Never>]>([])
 
     private enum RunState {
         case idle
@@ -71,6 +73,12 @@ public final class TokKitServer: Service, Sendable {
             closeTimeout: .milliseconds(Int64(configuration.closeTimeoutMs)), metrics: metrics)
         limiter = ConnectionLimiter(
             maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
+    }
+
+    /// What the server holds at its Janus for routed sessions (rooms, handles), or nil without a Janus
+    /// (``ServerConfiguration/janus``). For monitoring and tests.
+    public func routedMediaStatus() async -> RoutedMediaStatus? {
+        await registry.routing?.status()
     }
 
     /// The bound port while running.
@@ -121,6 +129,15 @@ public final class TokKitServer: Service, Sendable {
             runState.withLock { $0 = .running(group: group, serving: serving, janitor: janitor, port: port) }
             let reachable = ["0.0.0.0", "::", "[::]"].contains(host) ? "127.0.0.1" : host
             await archives.open(serverURL: "http://\(reachable.contains(":") ? "[\(reachable)]" : reachable):\(port)")
+            if let routing = registry.routing {
+                let tasks = [
+                    Task { await routing.run() },
+                    Task { [registry] in
+                        for await delivery in routing.deliveries { await registry.deliverRouted(delivery) }
+                    },
+                ]
+                routingTasks.withLock { $0 = tasks }
+            }
             logger.info("tokkit-server listening", metadata: ["host": "\(host)", "port": "\(port)"])
             return port
         case let .failure(error):
@@ -152,6 +169,14 @@ public final class TokKitServer: Service, Sendable {
         }
         janitor.cancel()
         await janitor.value
+        if let routing = registry.routing {
+            // Commands already queued are handled, then every Janus handle and room goes.
+            routing.finish()
+            let tasks = routingTasks.withLock { $0 }
+            await tasks.first?.value
+            await routing.shutdown()
+            for task in tasks { await task.value }
+        }
         await group.triggerGracefulShutdown()
         await serving.value
         logger.info("tokkit-server stopped")

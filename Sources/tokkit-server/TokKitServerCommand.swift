@@ -19,7 +19,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
             Docs/Protocol.md. Stops gracefully on SIGTERM or SIGINT (every socket is closed with 1001).
             """)
 
-    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, archiveDirectory, iceServers, turnSecret, turnCredentialLifetime).")
+    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, archiveDirectory, iceServers, turnSecret, turnCredentialLifetime, janus).")
     var config: String?
 
     @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")
@@ -58,6 +58,17 @@ struct TokKitServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("turn-secret"), help: "The TURN server's shared secret, coturn's static-auth-secret (or TOKKIT_TURN_SECRET).")
     var turnSecret: String?
 
+    @Option(name: .customLong("janus"), help: ArgumentHelp(
+        "The Janus instance (ws://HOST:PORT, its WebSocket API) that carries routed sessions' media.",
+        discussion: "Without it, routed sessions behave like relayed ones. See Docs/Routing.md."))
+    var janus: String?
+
+    @Option(name: .customLong("janus-api-secret"), help: "Janus's api_secret (or TOKKIT_JANUS_API_SECRET).")
+    var janusAPISecret: String?
+
+    @Option(name: .customLong("janus-admin-key"), help: "The VideoRoom plugin's admin_key (or TOKKIT_JANUS_ADMIN_KEY).")
+    var janusAdminKey: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
     var logLevel: String = "info"
 
@@ -75,6 +86,11 @@ struct TokKitServerCommand: AsyncParsableCommand {
         if let secret = turnSecret ?? environment["TOKKIT_TURN_SECRET"] { settings.turnSecret = secret }
         if !stun.isEmpty { settings.iceServers.append(ICEServerInfo(urls: stun)) }
         if !turn.isEmpty { settings.iceServers.append(ICEServerInfo(urls: turn)) }
+        if let janus {
+            settings.janus = RoutedMediaConfiguration(
+                url: janus, apiSecret: janusAPISecret ?? environment["TOKKIT_JANUS_API_SECRET"],
+                adminKey: janusAdminKey ?? environment["TOKKIT_JANUS_ADMIN_KEY"])
+        }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }

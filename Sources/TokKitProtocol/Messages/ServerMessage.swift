@@ -280,17 +280,26 @@ extension ServerMessage {
     }
 
     /// `error`: `rid` is the failed request's id when it had one (and could be read).
+    /// `subscriberId` (additive, routed sessions only) names the negotiation a failure without `rid` concerns: a
+    /// subscription, or a routed publisher's upstream (Docs/Protocol.md 6.7).
     public struct ErrorReply: Codable, Hashable, Sendable {
         public var rid: Int?
         public var code: ErrorCode
         public var message: String
-        public init(rid: Int?, code: ErrorCode, message: String) {
+        public var subscriberID: String?
+        public init(rid: Int?, code: ErrorCode, message: String, subscriberID: String? = nil) {
             self.rid = rid
             self.code = code
             self.message = message
+            self.subscriberID = subscriberID
         }
-        public init(rid: Int?, _ error: ProtocolError) {
-            self.init(rid: rid, code: error.code, message: error.message)
+        public init(rid: Int?, _ error: ProtocolError, subscriberID: String? = nil) {
+            self.init(rid: rid, code: error.code, message: error.message, subscriberID: subscriberID)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case rid, code, message
+            case subscriberID = "subscriberId"
         }
     }
 

@@ -167,12 +167,14 @@ extension SessionRegistry {
                 id: RandomID.object(), connectionID: id, name: publish.name, hasAudio: publish.hasAudio,
                 hasVideo: publish.hasVideo, videoType: publish.videoType, videoDimensions: publish.videoDimensions,
                 creationTime: WallClock.milliseconds())
-            streams[info.id] = StreamRecord(info: info, sessionID: sessionID)
+            // Routed: the publisher negotiates once, with the media router, on this upstream id (6.7).
+            let upstreamID = routesStreams(in: sessionID) ? RandomID.object() : nil
+            streams[info.id] = StreamRecord(info: info, sessionID: sessionID, upstreamID: upstreamID)
             sessions[sessionID]?.streamIDs.append(info.id)
             connections[id]?.streamIDs.append(info.id)
             metrics.streamPublished()
             logger.debug("stream published", metadata: logMetadata(id, ["stream_id": "\(info.id)"]))
-            ack(rid, to: id, streamID: info.id)
+            ack(rid, to: id, streamID: info.id, subscriberID: upstreamID)
             broadcast(.streamCreated(.init(stream: info)), in: sessionID)
             noteStreamPublished(in: sessionID)
         case let .unpublish(reference):
@@ -208,6 +210,12 @@ extension SessionRegistry {
             logger.debug("subscribed", metadata: logMetadata(
                 id, ["stream_id": "\(stream.id)", "subscriber_id": "\(subscription.id)"]))
             ack(rid, to: id, streamID: stream.id, subscriberID: subscription.id)
+            if let routing, streams[stream.id]?.upstreamID != nil {
+                // Routed: the media router offers, not the publisher (6.7).
+                routing.submit(.subscribe(sessionID: sessionID, streamID: stream.id, subscriberID: subscription.id,
+                                          connectionID: id))
+                return
+            }
             send(
                 .subscribe(
                     .init(
@@ -221,6 +229,7 @@ extension SessionRegistry {
             ack(rid, to: id)
             removeSubscription(subscription.id, notifyPublisher: true)
         case let .negotiation(negotiation):
+            if try routeNegotiation(negotiation, from: id) { return ack(rid, to: id) }
             guard let subscription = subscriptions[exactly: negotiation.subscriberID],
                   subscription.streamID.isSameBytes(as: negotiation.streamID),
                   subscription.subscriber == id || subscription.publisher == id

@@ -18,6 +18,8 @@ actor SessionRegistry {
     let turnCredentials: TURNCredentials?
     /// The server's counters (`GET /metrics`).
     let metrics: ServerMetrics
+    /// Drives Janus for routed sessions, when ``ServerConfiguration/janus`` names one.
+    let routing: RoutedMedia?
 
     var sessions: [String: SessionRecord] = [:]
     var rooms: [String: String] = [:]
@@ -38,6 +40,7 @@ actor SessionRegistry {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        routing = configuration.janus.map { RoutedMedia(configuration: $0, logger: logger) }
         turnCredentials = configuration.turnSecret.map {
             TURNCredentials(secret: $0, lifetimeSeconds: Int64(configuration.turnCredentialLifetime))
         }
@@ -151,7 +154,11 @@ actor SessionRegistry {
             }
         }
         guard !expired.isEmpty else { return }
-        for id in expired { sessions[id] = nil; recordings[id] = nil }
+        for id in expired {
+            if sessions[id]?.description.mediaMode == .routed { routing?.submit(.sessionEnded(sessionID: id)) }
+            sessions[id] = nil
+            recordings[id] = nil
+        }
         metrics.sessionsExpired(expired.count)
         rooms = rooms.filter { !expired.contains($0.value) }
         logger.debug("empty sessions expired", metadata: ["count": "\(expired.count)"])
@@ -275,6 +282,7 @@ actor SessionRegistry {
     /// Ends a stream: its subscriptions go away silently, members get `streamDestroyed` (except `excluded`).
     func removeStream(_ streamID: String, reason: StreamDestroyedReason, except excluded: String? = nil) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
+        if stream.upstreamID != nil { routing?.submit(.streamEnded(streamID: streamID)) }
         for subscriberID in stream.subscriberIDs {
             guard let subscription = subscriptions.removeValue(forKey: subscriberID) else { continue }
             connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }
@@ -290,6 +298,11 @@ actor SessionRegistry {
         guard let subscription = subscriptions.removeValue(forKey: subscriberID) else { return }
         streams[subscription.streamID]?.subscriberIDs.removeAll { $0 == subscriberID }
         connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }
+        if streams[subscription.streamID]?.upstreamID != nil {
+            // Routed: the publisher never heard of this subscription; its Janus handle goes.
+            routing?.submit(.unsubscribe(subscriberID: subscriberID))
+            return
+        }
         if notifyPublisher, subscription.publisher != subscription.subscriber {
             send(
                 .unsubscribe(.init(streamID: subscription.streamID, subscriberID: subscriberID, from: subscription.subscriber)),

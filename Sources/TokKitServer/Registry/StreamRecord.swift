@@ -5,4 +5,7 @@ struct StreamRecord: Sendable {
     var info: StreamInfo
     let sessionID: String
     var subscriberIDs: [String] = []
+    /// Routed streams: the `subscriberId` of the publisher's upstream negotiation with the media router
+    /// (Docs/Protocol.md 6.7); nil for relayed streams.
+    var upstreamID: String?
 }

@@ -20,6 +20,7 @@ import TokKitProtocol
         "unableToSubscribe": .unableToSubscribe, "streamNotFound": .streamNotFound, "internalError": .internalError,
         "unableToArchive": .unableToArchive, "archiveNotFound": .archiveNotFound,
         "archivingUnavailable": .archivingUnavailable,
+        "mediaRouterFailed": .mediaRouterFailed,
     ]
 
     /// What the server answers in each row's situation (the code it sent, or nil if it sent none).
@@ -81,6 +82,30 @@ import TokKitProtocol
         },
         1600: { try await member(.publisherOnly) { _, member in try await request(member, ["type": "subscribe", "streamId": "nope"]) } },
         1604: { try await member(.publisher) { _, member in try await request(member, ["type": "subscribe", "streamId": "nope"]) } },
+        // A routed session whose media router cannot be reached (nothing listens on port 9): the publisher's offer
+        // on its upstream gets 1570 naming the upstream, without rid.
+        1570: {
+            try await TestServer.with({ $0.janus = RoutedMediaConfiguration(url: "ws://127.0.0.1:9", requestTimeoutMs: 2_000) }) { server in
+                let session = try await server.server.createSession(mediaMode: .routed).sessionID
+                let member = try await ConformanceMember.join(server, session, role: .publisher)
+                let rid = member.fresh()
+                member.send(["type": "publish", "rid": rid])
+                guard case let .ack(ack)? = await member.reply(to: rid), let streamID = ack.streamID,
+                      let upstream = ack.subscriberID
+                else { return nil }
+                member.send(["type": "negotiation", "streamId": streamID, "subscriberId": upstream, "kind": "offer",
+                             "payload": "v=0\r\n"])
+                for _ in 0..<100 {
+                    switch await member.client.next() {
+                    case let .message(.error(error))? where error.rid == nil && error.subscriberID == upstream:
+                        return error.code.rawValue
+                    case .message?, .undecodable?: continue
+                    case .closed?, nil: return nil
+                    }
+                }
+                return nil
+            }
+        },
         // No request can make the server fail; what the row promises is the code, sent on REST with status 500.
         2000: {
             let failure = RESTFailure(ProtocolError(.internalError, "unexpected"))

@@ -1,0 +1,369 @@
+import Logging
+import TokKitJanus
+import TokKitProtocol
+
+/// The session server's side of routed sessions (Docs/Routing.md): drives one Janus instance's VideoRoom plugin
+/// and translates TokKit's negotiation to it.
+///
+/// Per routed TokKit session a VideoRoom room (created with the session's first upstream, destroyed when the
+/// session ends or the server stops); per routed stream a publisher handle (the client's one offer → Janus's
+/// answer, its candidates trickled to Janus); per subscription a subscriber handle (Janus's offer → the client, its
+/// answer and candidates → Janus). One Janus session holds every handle, kept alive by ``JanusSession``.
+///
+/// ## Order and state
+/// The registry submits ``RoutedMediaCommand``s without waiting (``submit(_:)``); ``run()`` handles them one at a
+/// time in that order, so the messages of one negotiation reach Janus in the order the client sent them. Janus's
+/// replies go back as ``RoutedMediaDelivery``s on ``deliveries``, which the server hands to the registry. A
+/// subscription waits (state `waiting`, at most ``feedTimeout``) until Janus reports the publisher's PeerConnection
+/// up (`webrtcup`): Janus offers a feed only then. The link to Janus is an explicit ``Link`` state: connected
+/// lazily at the first command that needs it, forgotten when Janus closes it (the next command connects again).
+/// Every Janus request is bounded (``RoutedMediaConfiguration/requestTimeoutMs``); a refusal or failure becomes
+/// `error` 1570 for the client whose negotiation it was.
+actor RoutedMedia {
+    /// The link to Janus.
+    private enum Link {
+        /// Not connected (yet, or again after Janus closed the socket).
+        case idle
+        /// A Janus session and its admin handle (rooms).
+        case connected(JanusConnection, JanusSession, VideoRoomAdmin)
+        /// ``shutdown()`` ran: nothing more is done.
+        case stopped
+    }
+
+    /// A routed stream's upstream: the publisher's PeerConnection to Janus.
+    private struct Upstream {
+        let sessionID: String
+        let connectionID: String
+        let upstreamID: String
+        var publisher: VideoRoomPublisher?
+        var feed: UInt64?
+        /// Janus reported the PeerConnection up: subscriptions can be offered.
+        var up = false
+        var watcher: Task<Void, Never>?
+    }
+
+    /// A subscription to a routed stream.
+    private struct Downstream {
+        enum Phase { case waiting, offered, started }
+        let sessionID: String
+        let streamID: String
+        let connectionID: String
+        var phase: Phase = .waiting
+        var subscriber: VideoRoomSubscriber?
+        /// Candidates that came before the handle existed (nil: end of candidates); at most ``maxPending``.
+        var pending: [String?] = []
+        var deadline: Task<Void, Never>?
+    }
+
+    let configuration: RoutedMediaConfiguration
+    private let logger: Logger
+    private var link: Link = .idle
+    private var rooms: [String: UInt64] = [:]
+    private var upstreams: [String: Upstream] = [:]
+    private var downstreams: [String: Downstream] = [:]
+
+    private let commandStream: AsyncStream<RoutedMediaCommand>
+    private let commands: AsyncStream<RoutedMediaCommand>.Continuation
+    /// Janus's answers and offers and the failures, for the registry, in the order produced.
+    nonisolated let deliveries: AsyncStream<RoutedMediaDelivery>
+    private let deliver: AsyncStream<RoutedMediaDelivery>.Continuation
+
+    /// How long a subscription waits for its publisher's PeerConnection to come up at Janus.
+    static let feedTimeout: Duration = .seconds(20)
+    /// Most candidates kept for a subscription before its handle exists.
+    static let maxPending = 64
+
+    init(configuration: RoutedMediaConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        (commandStream, commands) = AsyncStream.makeStream(of: RoutedMediaCommand.self, bufferingPolicy: .unbounded)
+        (deliveries, deliver) = AsyncStream.makeStream(of: RoutedMediaDelivery.self, bufferingPolicy: .unbounded)
+    }
+
+    private var timeout: Duration { .milliseconds(configuration.requestTimeoutMs) }
+
+    /// Queues `command` (any context, never waits).
+    nonisolated func submit(_ command: RoutedMediaCommand) {
+        commands.yield(command)
+    }
+
+    /// Handles the commands in order until ``finish()``.
+    func run() async {
+        for await command in commandStream {
+            await handle(command)
+        }
+    }
+
+    /// Ends ``run()`` once the commands already queued are handled.
+    nonisolated func finish() {
+        commands.finish()
+    }
+
+    /// Detaches every handle, destroys every room and the Janus session, closes the connection. Idempotent.
+    func shutdown() async {
+        guard case let .connected(connection, session, admin) = link else {
+            link = .stopped
+            deliver.finish()
+            return
+        }
+        link = .stopped
+        for id in Array(downstreams.keys) { await endDownstream(id) }
+        for id in Array(upstreams.keys) { await endUpstream(id) }
+        for room in rooms.values { try? await admin.destroyRoom(room) }
+        rooms.removeAll()
+        try? await session.destroy()
+        await connection.close()
+        deliver.finish()
+    }
+
+    /// What is held now.
+    func status() -> RoutedMediaStatus {
+        var status = RoutedMediaStatus()
+        status.rooms = rooms
+        status.publishers = upstreams.values.filter { $0.publisher != nil }.count
+        status.subscribers = downstreams.count
+        if case .connected = link { status.connected = true }
+        return status
+    }
+
+    // MARK: - Commands
+
+    private func handle(_ command: RoutedMediaCommand) async {
+        switch command {
+        case let .publisherOffer(sessionID, streamID, upstreamID, connectionID, sdp):
+            await publish(sessionID: sessionID, streamID: streamID, upstreamID: upstreamID,
+                          connectionID: connectionID, sdp: sdp)
+        case let .publisherCandidate(streamID, candidate):
+            guard let publisher = upstreams[streamID]?.publisher else { return }
+            await trickle(candidate, to: publisher.handle)
+        case let .subscribe(sessionID, streamID, subscriberID, connectionID):
+            var downstream = Downstream(sessionID: sessionID, streamID: streamID, connectionID: connectionID)
+            downstream.deadline = Task { [weak self] in
+                try? await Task.sleep(for: Self.feedTimeout)
+                guard !Task.isCancelled else { return }
+                self?.submit(.subscriptionDeadline(subscriberID: subscriberID))
+            }
+            downstreams[subscriberID] = downstream
+            if upstreams[streamID]?.up == true { await offer(subscriberID) }
+        case let .subscriberAnswer(subscriberID, sdp):
+            await start(subscriberID, answer: sdp)
+        case let .subscriberCandidate(subscriberID, candidate):
+            guard var downstream = downstreams[subscriberID] else { return }
+            if let subscriber = downstream.subscriber, downstream.phase == .started {
+                await trickle(candidate, to: subscriber.handle)
+            } else if downstream.pending.count < Self.maxPending {
+                downstream.pending.append(candidate)
+                downstreams[subscriberID] = downstream
+            }
+        case let .unsubscribe(subscriberID):
+            await endDownstream(subscriberID)
+        case let .streamEnded(streamID):
+            for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
+            await endUpstream(streamID)
+        case let .sessionEnded(sessionID):
+            for (id, downstream) in downstreams where downstream.sessionID == sessionID { await endDownstream(id) }
+            for (id, upstream) in upstreams where upstream.sessionID == sessionID { await endUpstream(id) }
+            guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin) = link else { return }
+            do throws(JanusError) { try await admin.destroyRoom(room) } catch {
+                logger.notice("janus room not destroyed", metadata: ["room": "\(room)", "error": "\(error)"])
+            }
+        case let .publisherUp(streamID, handle):
+            guard upstreams[streamID]?.publisher?.handle.id == handle else { return }
+            upstreams[streamID]?.up = true
+            for (id, downstream) in downstreams where downstream.streamID == streamID && downstream.phase == .waiting {
+                await offer(id)
+            }
+        case let .upstreamLost(streamID, handle, reason):
+            guard let upstream = upstreams[streamID], upstream.publisher?.handle.id == handle else { return }
+            if case let .connected(connection, _, _) = link, connection.isClosed {
+                link = .idle
+                rooms.removeAll()
+            }
+            let message = "the media router lost this stream's media path: \(reason)"
+            fail(upstream.upstreamID, connectionID: upstream.connectionID, message)
+            for (id, downstream) in downstreams where downstream.streamID == streamID {
+                fail(id, connectionID: downstream.connectionID, message)
+                await endDownstream(id)
+            }
+            await endUpstream(streamID)
+        case let .subscriptionDeadline(subscriberID):
+            guard let downstream = downstreams[subscriberID], downstream.phase == .waiting else { return }
+            fail(subscriberID, connectionID: downstream.connectionID,
+                 "the published stream did not reach the media router within \(Self.feedTimeout)")
+            await endDownstream(subscriberID)
+        }
+    }
+
+    /// The publisher's offer: a publisher handle in the session's room (made if needed), `configure` with the
+    /// offer, Janus's answer back. A second offer (the client restarting) replaces the handle.
+    private func publish(sessionID: String, streamID: String, upstreamID: String, connectionID: String,
+                         sdp: String) async {
+        await endUpstream(streamID)
+        var upstream = Upstream(sessionID: sessionID, connectionID: connectionID, upstreamID: upstreamID)
+        upstreams[streamID] = upstream
+        do throws(JanusError) {
+            let (session, room) = try await room(for: sessionID)
+            let publisher = try await VideoRoomPublisher.attach(to: session)
+            upstream.publisher = publisher
+            upstreams[streamID] = upstream
+            let joined = try await publisher.join(room: room, display: streamID)
+            let answer = try await publisher.publish(offer: sdp, timeout: timeout)
+            guard upstreams[streamID]?.publisher?.handle.id == publisher.handle.id else { return }  // ended meanwhile
+            upstream.feed = joined.id
+            let handleID = publisher.handle.id
+            upstream.watcher = Task { [weak self] in
+                for await event in publisher.events {
+                    switch event {
+                    case .webrtcUp: self?.submit(.publisherUp(streamID: streamID, handle: handleID))
+                    case .hangup(let reason):
+                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "hung up (\(reason))"))
+                    case .roomDestroyed:
+                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "its room was destroyed"))
+                    default: break
+                    }
+                }
+                guard !Task.isCancelled else { return }
+                // The stream ended without our detach: Janus closed the handle, the session or the socket.
+                self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "Janus closed the handle"))
+            }
+            upstreams[streamID] = upstream
+            deliver.yield(.negotiation(connectionID: connectionID, streamID: streamID, subscriberID: upstreamID,
+                                       kind: .answer, payload: answer))
+        } catch {
+            forgetIfClosed(error)
+            forgetRoomIfGone(error, sessionID: sessionID)
+            fail(upstreamID, connectionID: connectionID, "publishing to the media router failed: \(error)")
+            await endUpstream(streamID)
+        }
+    }
+
+    /// A waiting subscription whose feed is up: a subscriber handle, `join` with the feed → Janus's offer to the
+    /// client.
+    private func offer(_ subscriberID: String) async {
+        guard var downstream = downstreams[subscriberID], downstream.phase == .waiting,
+              let feed = upstreams[downstream.streamID]?.feed
+        else { return }
+        downstream.phase = .offered
+        downstream.deadline?.cancel()
+        downstreams[subscriberID] = downstream
+        do throws(JanusError) {
+            let (session, room) = try await room(for: downstream.sessionID)
+            let subscriber = try await VideoRoomSubscriber.attach(to: session)
+            guard downstreams[subscriberID] != nil else { return try await subscriber.detach() }
+            downstreams[subscriberID]?.subscriber = subscriber
+            let subscription = try await subscriber.join(room: room, streams: [VideoRoomStreamRequest(feed: feed)],
+                                                         timeout: timeout)
+            guard downstreams[subscriberID] != nil else { return }
+            deliver.yield(.negotiation(connectionID: downstream.connectionID, streamID: downstream.streamID,
+                                       subscriberID: subscriberID, kind: .offer, payload: subscription.offer))
+        } catch {
+            forgetIfClosed(error)
+            forgetRoomIfGone(error, sessionID: downstream.sessionID)
+            fail(subscriberID, connectionID: downstream.connectionID, "subscribing at the media router failed: \(error)")
+            await endDownstream(subscriberID)
+        }
+    }
+
+    /// The subscriber's answer: `start`, then the candidates that came early.
+    private func start(_ subscriberID: String, answer: String) async {
+        guard let downstream = downstreams[subscriberID], downstream.phase == .offered,
+              let subscriber = downstream.subscriber
+        else { return }
+        do throws(JanusError) {
+            try await subscriber.start(answer: answer, timeout: timeout)
+            guard downstreams[subscriberID] != nil else { return }
+            downstreams[subscriberID]?.phase = .started
+            let pending = downstreams[subscriberID]?.pending ?? []
+            downstreams[subscriberID]?.pending = []
+            for candidate in pending { await trickle(candidate, to: subscriber.handle) }
+        } catch {
+            forgetIfClosed(error)
+            fail(subscriberID, connectionID: downstream.connectionID, "the media router refused the answer: \(error)")
+            await endDownstream(subscriberID)
+        }
+    }
+
+    // MARK: - Janus
+
+    /// The Janus session (connecting first if needed) and the room of `sessionID` (created if needed).
+    private func room(for sessionID: String) async throws(JanusError) -> (JanusSession, UInt64) {
+        let (session, admin) = try await connected()
+        if let room = rooms[sessionID] { return (session, room) }
+        let room = try await admin.createRoom(VideoRoomSettings(description: "tokkit \(sessionID.prefix(32))"))
+        rooms[sessionID] = room
+        logger.debug("janus room created", metadata: ["session_id": "\(sessionID)", "room": "\(room)"])
+        return (session, room)
+    }
+
+    private func connected() async throws(JanusError) -> (JanusSession, VideoRoomAdmin) {
+        switch link {
+        case let .connected(_, session, admin): return (session, admin)
+        case .stopped: throw .cancelled
+        case .idle: break
+        }
+        let options = JanusConnection.Options(apiSecret: configuration.apiSecret, connectTimeout: timeout,
+                                              requestTimeout: timeout)
+        let connection = try await JanusConnection.connect(to: configuration.url, options: options, logger: logger)
+        do throws(JanusError) {
+            let session = try await connection.createSession()
+            let admin = try await VideoRoomAdmin.attach(to: session, adminKey: configuration.adminKey)
+            if case .stopped = link {
+                await connection.close()
+                throw .cancelled
+            }
+            link = .connected(connection, session, admin)
+            return (session, admin)
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// Janus closed the socket or the session: forget the link and what lived on it (the next command connects
+    /// again; its rooms are gone with Janus's session only if Janus itself went away).
+    private func forgetIfClosed(_ error: JanusError) {
+        switch error {
+        case .transportClosed, .sessionClosed, .unreachable:
+            if case .connected = link { link = .idle }
+            rooms.removeAll()
+        default:
+            break
+        }
+    }
+
+    /// Janus answered "no such room": the session's room went away at Janus (destroyed by someone else); the next
+    /// upstream of that session creates a new one.
+    private func forgetRoomIfGone(_ error: JanusError, sessionID: String) {
+        if case .plugin(VideoRoomErrorCode.noSuchRoom, _) = error { rooms[sessionID] = nil }
+    }
+
+    private func trickle(_ candidate: String?, to handle: JanusHandle) async {
+        do throws(JanusError) {
+            if let candidate {
+                try await handle.trickle(candidate: candidate, sdpMid: "0", sdpMLineIndex: 0)
+            } else {
+                try await handle.trickleCompleted()
+            }
+        } catch {
+            logger.debug("janus trickle failed", metadata: ["handle": "\(handle.id)", "error": "\(error)"])
+        }
+    }
+
+    private func fail(_ subscriberID: String, connectionID: String, _ message: String) {
+        logger.notice("routed negotiation failed", metadata: ["subscriber_id": "\(subscriberID)", "reason": "\(message)"])
+        deliver.yield(.failure(connectionID: connectionID, subscriberID: subscriberID,
+                               ProtocolError(.mediaRouterFailed, message)))
+    }
+
+    private func endDownstream(_ subscriberID: String) async {
+        guard let downstream = downstreams.removeValue(forKey: subscriberID) else { return }
+        downstream.deadline?.cancel()
+        if let subscriber = downstream.subscriber { try? await subscriber.detach() }
+    }
+
+    private func endUpstream(_ streamID: String) async {
+        guard let upstream = upstreams.removeValue(forKey: streamID) else { return }
+        upstream.watcher?.cancel()
+        if let publisher = upstream.publisher { try? await publisher.detach() }
+    }
+}

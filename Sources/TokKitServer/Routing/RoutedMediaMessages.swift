@@ -1,0 +1,50 @@
+import TokKitProtocol
+
+/// What the registry asks of ``RoutedMedia``, in the order the client messages causing them arrived.
+enum RoutedMediaCommand: Sendable {
+    /// A routed publisher's offer for its stream's upstream (`upstreamID` is the `subscriberId` it negotiates on).
+    case publisherOffer(sessionID: String, streamID: String, upstreamID: String, connectionID: String, sdp: String)
+    /// A routed publisher's trickled candidate; nil: end of candidates.
+    case publisherCandidate(streamID: String, candidate: String?)
+    /// A subscription to a routed stream began: Janus's offer goes to the subscriber once the feed is up.
+    case subscribe(sessionID: String, streamID: String, subscriberID: String, connectionID: String)
+    /// The subscriber's answer to Janus's offer.
+    case subscriberAnswer(subscriberID: String, sdp: String)
+    /// A subscriber's trickled candidate; nil: end of candidates.
+    case subscriberCandidate(subscriberID: String, candidate: String?)
+    /// The subscription ended (unsubscribe, the subscriber left).
+    case unsubscribe(subscriberID: String)
+    /// The stream ended: its publisher handle and every subscription to it go.
+    case streamEnded(streamID: String)
+    /// The session ended (expired): its room goes.
+    case sessionEnded(sessionID: String)
+    /// Internal: Janus said the publisher's PeerConnection of `streamID` is up (its feed can be subscribed to).
+    case publisherUp(streamID: String, handle: UInt64)
+    /// Internal: the publisher handle `handle` of `streamID` lost its media path at Janus (hung up, its room
+    /// destroyed, or its event stream ended because Janus went away).
+    case upstreamLost(streamID: String, handle: UInt64, reason: String)
+    /// Internal: a subscription still waiting for its feed at its deadline fails.
+    case subscriptionDeadline(subscriberID: String)
+}
+
+/// What ``RoutedMedia`` sends back to clients, through the registry (which drops it when the subscription or
+/// stream it names has ended meanwhile).
+enum RoutedMediaDelivery: Sendable, Equatable {
+    /// A `negotiation` from the media router to `connectionID`: Janus's answer (publisher) or offer (subscriber).
+    case negotiation(connectionID: String, streamID: String, subscriberID: String, kind: NegotiationKind,
+                     payload: String)
+    /// An `error` (1570) naming `subscriberID`: Janus refused or failed this negotiation.
+    case failure(connectionID: String, subscriberID: String, ProtocolError)
+}
+
+/// What ``RoutedMedia`` holds (monitoring and tests): Janus rooms by TokKit session, live Janus handles.
+public struct RoutedMediaStatus: Sendable, Hashable {
+    /// The VideoRoom room of each routed session that has one, by session id.
+    public var rooms: [String: UInt64] = [:]
+    /// Publisher handles (one per routed stream with an upstream).
+    public var publishers = 0
+    /// Subscriber handles, and subscriptions still waiting for their feed.
+    public var subscribers = 0
+    /// Whether the server holds a Janus session now.
+    public var connected = false
+}
