@@ -116,3 +116,10 @@ func poll(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> 
     }
     return condition()
 }
+
+/// The kernel's one-letter state of process `pid` (`R`, `S`, `T` stopped, `Z`...; /proc/PID/stat), nil if it is gone.
+func processState(_ pid: Int32) -> Character? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return nil }
+    return stat[stat.index(after: close)...].first { $0 != " " }
+}

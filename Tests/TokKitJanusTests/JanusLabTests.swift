@@ -270,8 +270,12 @@ import TokKitSDP
                 for await _ in publisher.events { count += 1 }
                 return count
             }
-            // Frozen first, so the request is surely pending when Janus dies.
+            // Frozen first, so the request is surely pending when Janus dies: sent only once the kernel shows Janus
+            // stopped. (Twice, once under ThreadSanitizer and once in a normal run, the request was answered after
+            // SIGSTOP had been sent; Janus's state is now checked before the request and again before the kill.)
             kill(janus.pid, SIGSTOP)
+            let frozen = await poll(.seconds(2)) { processState(janus.pid) == "T" }
+            try #require(frozen, "Janus did not stop: state \(processState(janus.pid).map(String.init) ?? "gone")")
             let pending = Task { () -> JanusError? in
                 do throws(JanusError) {
                     _ = try await admin.exists(room)
@@ -281,12 +285,13 @@ import TokKitSDP
                 }
             }
             try await Task.sleep(for: .milliseconds(300))
+            let stateBeforeKill = processState(janus.pid).map(String.init) ?? "gone"
             let killedAt = ContinuousClock.now
             janus.kill()
             let failure = try await within(.seconds(5), "pending request fails") { await pending.value }
             print("pending request failed \(ContinuousClock.now - killedAt) after the kill: \(failure.map { "\($0)" } ?? "-")")
             guard case .transportClosed? = failure else {
-                Issue.record("expected transportClosed, got \(String(describing: failure))")
+                Issue.record("expected transportClosed, got \(String(describing: failure)); Janus's state before the kill: \(stateBeforeKill)")
                 return
             }
             _ = try await within(.seconds(5), "event stream ends") { await events.value }
