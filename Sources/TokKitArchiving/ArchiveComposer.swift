@@ -162,6 +162,7 @@ final class ArchiveComposer: @unchecked Sendable {
             // The streams with a picture take the tiles, in the order the streams came.
             var index = 0, changed = false
             for input in inputs where input.latestPicture != nil {
+                if index == CompositionLayout.maximumTiles { break }  // the others are heard, not shown
                 if index >= shown.count || shown[index] != input.streamID { changed = true }
                 index += 1
             }

@@ -55,8 +55,10 @@ public struct ComposedArchiveSettings: Hashable, Sendable {
     /// Throws ``ComposedArchiveError/invalidSettings(_:)`` naming the first value out of range.
     public func validate() throws(ComposedArchiveError) {
         guard hasAudio || hasVideo else { throw .invalidSettings("an archive needs audio, video or both") }
-        guard (160...1920).contains(width), (120...1080).contains(height), width % 2 == 0, height % 2 == 0 else {
-            throw .invalidSettings("resolution \(width)x\(height) (even, 160...1920 x 120...1080)")
+        // Landscape or portrait (OpenTok's 720x1280 and 1080x1920 too): the long side up to 1920, the short up to 1080.
+        let (long, short) = (max(width, height), min(width, height))
+        guard (160...1920).contains(long), (120...1080).contains(short), width % 2 == 0, height % 2 == 0 else {
+            throw .invalidSettings("resolution \(width)x\(height) (even; long side 160...1920, short side 120...1080)")
         }
         guard (1...60).contains(framesPerSecond) else { throw .invalidSettings("framesPerSecond \(framesPerSecond) (1...60)") }
         guard (6_000...510_000).contains(audioBitrate) else { throw .invalidSettings("audioBitrate \(audioBitrate)") }

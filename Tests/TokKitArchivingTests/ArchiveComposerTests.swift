@@ -85,11 +85,33 @@ import TokKitMedia
         #expect(level(600, 3.2, 4.4) < 400 && level(1_000, 3.2, 4.4) > 4_000, "\(level(600, 3.2, 4.4)) \(level(1_000, 3.2, 4.4))")
     }
 
+    /// Ten streams with pictures: nine are shown, and the layout is chosen once, not again on every frame (it was:
+    /// the tenth stream made every frame look like a change, with a layout recorded per frame).
+    @Test func tenStreamsShowNineAndTheLayoutStaysPut() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ten-\(UUID().uuidString).webm").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let inputs: [any ComposerInput] = try (0..<10).map {
+            try ToneInput("s\($0)", width: 160, height: 120, colour: $0.isMultiple(of: 2) ? .red : .blue,
+                          frequency: 300 + 100 * Double($0))
+        }
+        let composer = try ArchiveComposer(path: path, settings: ComposedArchiveSettings(width: 640, height: 480, framesPerSecond: 15))
+        for step in 0...100 { #expect(composer.advance(to: .milliseconds(10 * step), inputs: inputs)) }
+        #expect(composer.finish() == nil)
+        #expect(composer.counters.videoFrames == 16, "\(composer.counters)")
+        #expect(composer.layoutChanges.count == 1, "\(composer.layoutChanges.count) layouts")
+        #expect(composer.layoutChanges.first?.streams == inputs.prefix(9).map(\.streamID))
+    }
+
     @Test func resolutionsAreReadAsOpenTokWritesThem() throws {
         let vga = try ComposedArchiveSettings(resolution: "640x480")
         #expect(vga.width == 640 && vga.height == 480 && vga.hasAudio && vga.hasVideo)
         let hd = try ComposedArchiveSettings(resolution: "1280x720", hasAudio: false)
         #expect(hd.width == 1280 && hd.height == 720 && !hd.hasAudio)
+        // Every resolution the archive API takes, portrait ones included.
+        for resolution in ["640x480", "480x640", "1280x720", "720x1280", "1920x1080", "1080x1920"] {
+            #expect(throws: Never.self, "\(resolution)") { _ = try ComposedArchiveSettings(resolution: resolution) }
+        }
+        #expect(throws: ComposedArchiveError.self) { _ = try ComposedArchiveSettings(resolution: "1200x1920") }
         for bad in ["", "640", "640x", "x480", "640x480x2", "-640x480", "640X480", "٦٤٠x480", "99999x480", "1920x1200",
                     "641x480", " 640x480"] {
             #expect(throws: ComposedArchiveError.self, "\(bad)") { try ComposedArchiveSettings(resolution: bad) }

@@ -138,7 +138,7 @@ import TokKitTesting
 
     @Test func badSettingsThrowBeforeJoining() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("composed-\(UUID().uuidString).webm").path
-        await #expect(throws: ComposedArchiveError.invalidSettings("resolution 100x480 (even, 160...1920 x 120...1080)")) {
+        await #expect(throws: ComposedArchiveError.invalidSettings("resolution 100x480 (even; long side 160...1920, short side 120...1080)")) {
             _ = try await ComposedArchiver.start(serverURL: URL(string: "http://127.0.0.1:9")!, apiKey: "k", sessionID: SessionID("s"),
                                                  token: "t", path: path, settings: ComposedArchiveSettings(width: 100))
         }

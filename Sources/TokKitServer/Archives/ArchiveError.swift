@@ -18,6 +18,8 @@ public enum ArchiveError: Error, Sendable, Equatable {
     case recorder(ArchiveRecorderError)
     /// The archive store (SQLite) or the archive directory failed: 500 / 2000.
     case storage(String)
+    /// The server runs as many archives as it allows (``ArchiveService/maximumRunning``): 503 / 1430.
+    case limit(String)
 
     /// The protocol error of a REST reply.
     public var protocolError: ProtocolError {
@@ -29,8 +31,10 @@ public enum ArchiveError: Error, Sendable, Equatable {
         case let .invalid(reason): ProtocolError(.invalidParameter, reason)
         case let .recorder(.unsupportedOutputMode(mode)):
             ProtocolError(.archivingUnavailable, "output mode \(mode.rawValue) is not available")
-        case let .recorder(.failed(reason)): ProtocolError(.internalError, "the recorder failed: \(reason)")
-        case let .storage(reason): ProtocolError(.internalError, "archive storage failed: \(reason)")
+        // The detail (paths, SQLite's text, the recorder's) is logged, never sent: it says too much of the server.
+        case .recorder(.failed): ProtocolError(.internalError, "the recorder failed")
+        case .storage: ProtocolError(.internalError, "archive storage failed")
+        case let .limit(reason): ProtocolError(.limitReached, reason)
         }
     }
 
@@ -42,6 +46,7 @@ public enum ArchiveError: Error, Sendable, Equatable {
         case .conflict: 409
         case .invalid: 400
         case .recorder(.failed), .storage: 500
+        case .limit: 503
         }
     }
 }

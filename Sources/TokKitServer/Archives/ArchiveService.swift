@@ -12,6 +12,11 @@ import TokKitProtocol
 /// ``running`` is settled: `available`, `failed` or `deleted`. Every check happens before the first `await` that
 /// follows it, so concurrent calls cannot both start an archive of one session.
 actor ArchiveService {
+    /// Archives running at once, at most (each is a recorder joined to its session, writing to disk).
+    static let maximumRunning = 32
+    /// A recording is stopped after this long, as OpenTok's are (its files stay, `available`).
+    static let maximumDuration = Duration.seconds(4 * 3600)
+
     /// A running archive's phase.
     enum Phase: Sendable {
         /// The recorder is joining the session.
@@ -40,6 +45,11 @@ actor ArchiveService {
     /// The archive recording (or starting in) each session.
     private var bySession: [String: String] = [:]
     private var activity: Task<Void, Never>?
+    /// False until ``open(serverURL:)`` has recovered the archives a killed server left `started`: until then such a
+    /// record is not in ``running`` and must not be deleted under the recovery.
+    private var recovered = false
+    /// The timers that stop recordings at ``maximumDuration``.
+    private var limits: [String: Task<Void, Never>] = [:]
 
     init(store: ArchiveStore?, recorder: (any ArchiveRecorderFactory)?, registry: SessionRegistry,
          authority: TokenAuthority, logger: Logger)
@@ -67,6 +77,7 @@ actor ArchiveService {
                 logger.error("archive recovery failed: \(error)")
             }
         }
+        recovered = true
         let (stream, continuation) = AsyncStream.makeStream(of: ArchiveActivity.self, bufferingPolicy: .unbounded)
         await registry.setArchiveActivity(continuation)
         activity = Task { [weak self] in
@@ -108,7 +119,7 @@ actor ArchiveService {
                 _ = try await start(ArchiveOptions(sessionID: sessionID))
             } catch {
                 logger.warning("archiveMode always: could not start an archive", metadata: [
-                    "session_id": "\(sessionID)", "reason": "\(error.protocolError.message)"])
+                    "session_id": "\(sessionID)", "reason": "\(error)"])
             }
         case let .lastStreamEnded(sessionID):
             guard let id = bySession[sessionID] else { return }
@@ -139,6 +150,9 @@ actor ArchiveService {
             throw .sessionNotFound
         }
         guard bySession[options.sessionID] == nil else { throw .conflict("the session is already being archived") }
+        guard running.count < Self.maximumRunning else {
+            throw .limit("this server runs \(Self.maximumRunning) archives at most; stop one first")
+        }
         let record = ArchiveRecord(
             id: ArchiveID.make(), sessionID: options.sessionID, name: valid.name, outputMode: valid.outputMode,
             hasAudio: valid.hasAudio, hasVideo: valid.hasVideo, resolution: valid.resolution, status: .started,
@@ -177,11 +191,14 @@ actor ArchiveService {
                 try? await store.save(failed)
             }
             await ArchiveFiles.removeIfEmpty(store.directory(of: record.id))
-            logger.warning("archive did not start", metadata: [
-                "archive_id": "\(record.id)", "reason": "\(error.protocolError.message)"])
+            logger.warning("archive did not start", metadata: ["archive_id": "\(record.id)", "reason": "\(error)"])
             throw error
         }
         running[record.id]?.phase = .recording(recording, started: .now)
+        limits[record.id] = Task { [weak self, id = record.id] in
+            guard (try? await Task.sleep(for: Self.maximumDuration)) != nil else { return }
+            await self?.stopAtLimit(id)
+        }
         await registry.archiveStarted(sessionID: record.sessionID, id: record.id, name: record.name)
         logger.info("archive started", metadata: ["archive_id": "\(record.id)", "session_id": "\(record.sessionID)"])
         return record
@@ -199,6 +216,7 @@ actor ArchiveService {
         guard case let .recording(recording, started) = current.phase else {
             throw .conflict("the archive is not recording")
         }
+        limits.removeValue(forKey: id)?.cancel()
         var record = current.record
         record.status = .stopped
         record.duration = Self.seconds(ContinuousClock.now - started)
@@ -214,6 +232,13 @@ actor ArchiveService {
         running[id]?.phase = .finishing(Task { await self.finish(record, recording: recording) })
         logger.info("archive stopped", metadata: ["archive_id": "\(id)"])
         return record
+    }
+
+    private func stopAtLimit(_ id: String) async {
+        limits[id] = nil
+        guard case .recording = running[id]?.phase else { return }
+        logger.notice("archive stopped at its maximum duration", metadata: ["archive_id": "\(id)"])
+        _ = try? await stop(id)
     }
 
     /// The record of `id` (a running archive's as it is now).
@@ -241,6 +266,7 @@ actor ArchiveService {
     func delete(_ id: String) async throws(ArchiveError) {
         guard let store else { throw .unavailable("no archive directory is configured") }
         guard ArchiveID.isValid(id) else { throw .notFound }
+        guard recovered else { throw .unavailable("the archive service is starting") }
         guard running[id] == nil else { throw .conflict("the archive is still recording or finishing") }
         guard var record = try await store.record(id) else { throw .notFound }
         guard record.status != .deleted else { throw .conflict("the archive is already deleted") }

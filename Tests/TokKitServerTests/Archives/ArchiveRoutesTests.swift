@@ -274,6 +274,22 @@ import TokKitProtocol
         }
     }
 
+    /// A server runs 32 archives at most: the next start is 503 / 1430 and creates nothing; one stop frees a place.
+    @Test func archivesRunningAtOnceAreCapped() async throws {
+        try await Self.with { api, _ in
+            var ids: [String] = []
+            for _ in 0..<ArchiveService.maximumRunning { ids.append(try await api.start(try await api.server.session())) }
+            let over = try await api.call(.post, ArchiveClient.base,
+                                          body: #"{"sessionId":"\#(try await api.server.session())"}"#)
+            #expect(over.status == 503 && over.code == 1430, "\(over.status) \(over.text)")
+            let listed = try await api.call(.get, "\(ArchiveClient.base)?count=100").object
+            #expect(listed["count"] as? Int == ArchiveService.maximumRunning, "\(listed)")
+            _ = try await api.call(.post, "\(ArchiveClient.base)/\(ids[0])/stop")
+            _ = try await api.wait(ids[0], status: "available")
+            _ = try await api.start(try await api.server.session())
+        }
+    }
+
     @Test func stoppingTheServerFinishesItsRecordings() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
