@@ -174,6 +174,8 @@ let package = Package(
                 path: "Examples/Support", swiftSettings: strict),
         .executableTarget(name: "basics", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit", "TokKitCapture"],
                           path: "Examples/basics", swiftSettings: strict),
+        .executableTarget(name: "archiving", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit", "TokKitCapture"],
+                          path: "Examples/archiving", swiftSettings: strict),
         .executableTarget(name: "controls", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit", "TokKitCapture"],
                           path: "Examples/controls", swiftSettings: strict),
         .executableTarget(name: "custom-renderer", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit", "TokKitMedia", "TokKitCapture"],

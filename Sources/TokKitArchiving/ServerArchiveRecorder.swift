@@ -3,9 +3,11 @@ import struct FoundationEssentials.URL
 @_spi(Recording) import TokKit
 import TokKitServer
 
-/// The session server's recorder (``ArchiveRecorderFactory``): a ``SessionArchiver`` per archive, joining with the
-/// hidden token the server gives and writing one WebM per stream into the archive's directory (individual mode).
-/// Composed mode is refused with ``ArchiveRecorderError/unsupportedOutputMode(_:)`` until it exists.
+/// The session server's recorder (``ArchiveRecorderFactory``): per archive, joins with the hidden token the server
+/// gives and writes into the archive's directory
+/// - individual mode: a ``SessionArchiver``, one WebM per stream (`<stream id>.webm`);
+/// - composed mode: a ``ComposedArchiver``, one WebM (`composed.webm`, reported under the stream name
+///   ``composedStreamName``) with every stream's video in a grid at the archive's resolution and the audio mixed.
 ///
 /// `tokkit-server` wires it in (`TokKitServer(configuration:logger:archiveRecorder:)`). Immutable, `Sendable`.
 public struct ServerArchiveRecorder: ArchiveRecorderFactory {
@@ -21,9 +23,14 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
         self.logger = logger
     }
 
+    /// The name a composed archive's one file is listed under (in place of a stream ID).
+    public static let composedStreamName = "composed"
+    /// A composed archive's file name in the archive's directory.
+    public static let composedFileName = "composed.webm"
+
     public func start(_ request: ArchiveRecordingRequest) async throws(ArchiveRecorderError) -> any ArchiveRecording {
-        guard request.outputMode == .individual else { throw .unsupportedOutputMode(request.outputMode) }
         guard let url = URL(string: request.serverURL) else { throw .failed("bad server URL \(request.serverURL)") }
+        if request.outputMode == .composed { return try await startComposed(request, url: url) }
         do throws(SessionError) {
             let archiver = try await SessionArchiver.start(
                 serverURL: url, apiKey: request.apiKey, sessionID: SessionID(request.sessionID), token: request.token,
@@ -32,6 +39,34 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
             return Recording(archiver: archiver)
         } catch {
             throw .failed("\(error)")
+        }
+    }
+
+    private func startComposed(_ request: ArchiveRecordingRequest, url: URL) async throws(ArchiveRecorderError)
+        -> ComposedRecording {
+        do throws(ComposedArchiveError) {
+            let settings = try ComposedArchiveSettings(
+                resolution: request.resolution, hasAudio: request.hasAudio, hasVideo: request.hasVideo)
+            let archiver = try await ComposedArchiver.start(
+                serverURL: url, apiKey: request.apiKey, sessionID: SessionID(request.sessionID), token: request.token,
+                path: "\(request.directory)/\(Self.composedFileName)", settings: settings, ice: ice, logger: logger)
+            return ComposedRecording(archiver: archiver)
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    /// One archive's running ``ComposedArchiver``.
+    struct ComposedRecording: ArchiveRecording {
+        let archiver: ComposedArchiver
+
+        func stop() async -> ArchiveRecordingResult {
+            let result = await archiver.stop()
+            return ArchiveRecordingResult(
+                files: [ArchiveRecordingResult.File(
+                    streamID: ServerArchiveRecorder.composedStreamName, path: result.path, startOffset: .zero,
+                    failure: result.failure)],
+                duration: result.duration)
         }
     }
 

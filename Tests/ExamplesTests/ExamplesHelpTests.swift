@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(5))) struct ExamplesHelpTests {
     /// Every example (the executables under Examples/; Help and Support are libraries).
     static let examples = [
-        "basics", "controls", "custom-audio-driver", "custom-capturer", "custom-renderer", "demo", "list-cameras",
+        "archiving", "basics", "controls", "custom-audio-driver", "custom-capturer", "custom-renderer", "demo", "list-cameras",
         "noise-audio", "noise-renderer", "screen-capture", "signaling-chat",
     ]
 

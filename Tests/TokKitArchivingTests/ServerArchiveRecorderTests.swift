@@ -106,4 +106,55 @@ import TokKitTesting
         let errors = try Probe.decodeErrors(path)
         #expect(errors.isEmpty, "ffmpeg: \(errors)")
     }
+
+    /// Composed mode through the real server: one file at the asked resolution (not the publisher's), one VP8 track
+    /// and one Opus track, listed under the name "composed", its duration the file's.
+    @Test func aComposedRecordingBecomesOneFileAtTheAskedResolution() async throws {
+        _ = try? AudioDeviceManager.setAudioDevice(ToneAudioDevice())
+        var quiet = Logger(label: "archive-service-test")
+        quiet.logLevel = .error
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("archives-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = ServerConfiguration(apiKey: "archive-test", apiSecret: "archive-secret-\(UInt64.random(in: 0...UInt64.max))")
+        configuration.archiveDirectory = directory
+        let server = try TokKitServer(configuration: configuration, logger: quiet,
+                                      archiveRecorder: ServerArchiveRecorder(ice: .loopback, logger: quiet))
+        let url = try #require(URL(string: "http://127.0.0.1:\(try await server.start())"))
+        let sessionID = try await server.createSession().sessionID
+        var settings = SessionSettings()
+        settings.logger = quiet
+        let publishing = Session(apiKey: "archive-test", sessionID: SessionID(sessionID), serverURL: url, settings: settings)
+        publishing.mediaNegotiator = WebRTCNegotiator(ice: .loopback)
+        let events = ArchiveEvents(publishing.events)
+        try await publishing.connect(token: try await server.issueToken(sessionID: sessionID).token)
+        let publisher = Publisher(name: "cam", videoCapture: PatternCapturer(width: 320, height: 240, framesPerSecond: 30))
+        try await publishing.publish(publisher)
+
+        let started = try await server.archives.start(ArchiveOptions(
+            sessionID: sessionID, name: "composed", outputMode: .composed, resolution: "480x640"))
+        #expect(started.status == .started && started.outputMode == .composed && started.resolution == "480x640")
+        #expect(await events.wait(for: 1) == ["started \(started.id) composed"])
+        try await Task.sleep(for: .seconds(3))
+        let stopped = try await server.archives.stop(started.id)
+        #expect(stopped.status == .stopped)
+        #expect(await events.wait(for: 2).last == "stopped \(started.id)")
+        await server.archives.settled(started.id)
+        let archive = try await server.archives.archive(started.id)
+        await publishing.disconnect()
+        await server.stop()
+
+        #expect(archive.status == .available, "\(archive.reason ?? "")")
+        let file = try #require(archive.streams.first)
+        #expect(archive.streams.count == 1 && file.streamID == ServerArchiveRecorder.composedStreamName
+                && file.file == ServerArchiveRecorder.composedFileName && file.startOffset == 0, "\(archive.streams)")
+        let path = "\(directory)/\(started.id)/\(file.file)"
+        let size = try #require(FileManager.default.contents(atPath: path)).count
+        #expect(Int64(size) == file.size && archive.size == file.size && size > 10_000)
+        let probed = try Probe.streams(path)
+        #expect(probed.codecs.sorted() == ["opus", "vp8"] && probed.width == 480 && probed.height == 640, "\(probed)")
+        #expect((2.0...4.5).contains(probed.duration), "about 3 s recorded: \(probed.duration)")
+        #expect(abs(archive.duration - probed.duration) < 0.5, "the record's duration is the file's: \(archive.duration) vs \(probed.duration)")
+        let errors = try Probe.decodeErrors(path)
+        #expect(errors.isEmpty, "ffmpeg: \(errors)")
+    }
 }

@@ -68,7 +68,13 @@ public struct ArchiveRecordingResult: Sendable, Hashable {
 
     /// The files, in the order their streams were first seen.
     public var files: [File]
+    /// The recording's length as written in its file (composed mode); `nil`: the service keeps the time between
+    /// start and stop.
+    public var duration: Duration?
 
     /// A result.
-    public init(files: [File]) { self.files = files }
+    public init(files: [File], duration: Duration? = nil) {
+        self.files = files
+        self.duration = duration
+    }
 }

@@ -128,6 +128,12 @@ struct ArchiveRoutes: Sendable {
                 return try await self.viewPage(self.quickStartArchive(context))
             }
         }
+        router.get("archive/:archiveId") { request, context in
+            await self.handle { () async throws(RESTFailure) -> Response in
+                try self.checkRate(context)
+                return JSONResponse.make(self.signedView(try await self.quickStartArchive(context)))
+            }
+        }
     }
 
     // MARK: Callers
@@ -212,6 +218,15 @@ struct ArchiveRoutes: Sendable {
     private func view(_ record: ArchiveRecord) -> ArchiveReply {
         let available = record.status == .available && !record.streams.isEmpty
         return ArchiveReply(record: record, url: available ? downloadPath(record.id, stream: nil) : nil)
+    }
+
+    /// The record for a caller without credentials (quick start): `url` is a signed download link (one hour).
+    private func signedView(_ record: ArchiveRecord) -> ArchiveReply {
+        var reply = view(record)
+        if let url = reply.url {
+            reply.url = "\(url)?\(links.query(for: record.id, now: WallClock.seconds()))"
+        }
+        return reply
     }
 
     private func downloadPath(_ id: String, stream: String?) -> String {

@@ -319,6 +319,7 @@ actor ArchiveService {
         }
         record.streams = streams
         record.size = streams.reduce(0) { $0 + $1.size }
+        if let duration = result.duration { record.duration = Self.seconds(duration) }
         if failures.isEmpty {
             record.status = .available
         } else {

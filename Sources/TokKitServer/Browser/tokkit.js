@@ -477,7 +477,10 @@ class Session extends Emitter {
         if (p?.audioTrack) p.audioTrack.enabled = false;
         return this.emit("muteForced", { streamId: m.streamId });
       }
-      default: return; // pong, archive events, and anything newer than this client
+      // OpenTok's archive events: `id` and `name` (started), `id` (stopped).
+      case "archiveStarted": return this.emit("archiveStarted", { id: m.archiveId, name: m.name ?? "" });
+      case "archiveStopped": return this.emit("archiveStopped", { id: m.archiveId });
+      default: return; // pong, and anything newer than this client
     }
   }
 

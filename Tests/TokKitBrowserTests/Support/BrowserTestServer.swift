@@ -17,7 +17,8 @@ struct BrowserTestServer {
 
     var url: String { "http://127.0.0.1:\(port)" }
 
-    static func start() async throws -> BrowserTestServer {
+    /// - Parameter archiveRecorder: when given, the server archives (into the temporary directory) with it.
+    static func start(archiveRecorder: (any ArchiveRecorderFactory)? = nil) async throws -> BrowserTestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("tokkit-browser-pages-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -26,9 +27,10 @@ struct BrowserTestServer {
         }
         var configuration = ServerConfiguration(apiKey: apiKey, apiSecret: apiSecret)
         configuration.staticDirectory = directory
+        if archiveRecorder != nil { configuration.archiveDirectory = "\(directory)/archives" }
         var logger = Logger(label: "test.browser.server")
         logger.logLevel = .error
-        let server = try TokKitServer(configuration: configuration, logger: logger)
+        let server = try TokKitServer(configuration: configuration, logger: logger, archiveRecorder: archiveRecorder)
         let port = try await server.start()
         let session = try await server.room("browser-tests")
         return BrowserTestServer(server: server, port: port, sessionID: session.sessionID, directory: directory)

@@ -359,6 +359,12 @@ import TokKitProtocol
             _ = try await api.wait(id, status: "available")
             let page = try await api.call(.get, "/view/\(id)", headers: [:])
             #expect(page.status == 200 && Self.videoSources(page.text).count == 2)
+            let record = try await api.call(.get, "/archive/\(id)", headers: [:])
+            #expect(record.status == 200 && record.object["status"] as? String == "available", "\(record.text)")
+            let url = try #require(record.object["url"] as? String)
+            #expect(url.contains("signature="), "the url is a signed link: \(url)")
+            let downloaded = try await api.call(.get, url, headers: [:])
+            #expect(downloaded.status == 200 && downloaded.body == FakeArchiveRecorder.content("streamA"), "the link needs no credentials")
 
             // Only sessions quick start made: an admin's session is unknown here.
             let adminSession = try await api.server.session()
@@ -367,6 +373,7 @@ import TokKitProtocol
             let adminArchive = try await api.start(adminSession)
             #expect(try await api.call(.post, "/stop/\(adminArchive)", headers: [:]).status == 404)
             #expect(try await api.call(.get, "/view/\(adminArchive)", headers: [:]).status == 404)
+            #expect(try await api.call(.get, "/archive/\(adminArchive)", headers: [:]).status == 404)
         }
         try await Self.with({ $0.quickStart = false }) { api, _ in
             let reply = try await api.call(.post, "/start/2_x", headers: [:])
