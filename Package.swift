@@ -235,7 +235,7 @@ let package = Package(
                     ], swiftSettings: strict),
         .testTarget(name: "TokKitRoutedTests", dependencies: [
                         "TokKit", "TokKitServer", "TokKitJanus", "TokKitNetworkLab", "TokKitTesting", "TokKitICE",
-                        "TokKitProtocol", .product(name: "Logging", package: "swift-log"),
+                        "TokKitProtocol", "TokKitChromiumSupport", .product(name: "Logging", package: "swift-log"),
                     ], swiftSettings: strict),
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),

@@ -198,7 +198,9 @@ enum RoutedLab {
     }
 
     /// Runs `body` with Janus in a new lab host and a server on 127.0.0.1 driving it; stops both whatever happens.
-    static func run(_ body: (NetworkLab, JanusProcess, TokKitServer) async throws -> Void) async throws {
+    /// `configure` adjusts the server's configuration first (e.g. to listen on the lab's test address).
+    static func run(configure: (NetworkLab, inout ServerConfiguration) -> Void = { _, _ in },
+                    _ body: (NetworkLab, JanusProcess, TokKitServer) async throws -> Void) async throws {
         try await NetworkLab.run { lab in
             let host = try await lab.addHost("janus")
             let janus = try await JanusProcess.start(
@@ -210,6 +212,7 @@ enum RoutedLab {
             configuration.janus = RoutedMediaConfiguration(
                 url: janus.url, apiSecret: janus.configuration.apiSecret,
                 adminKey: janus.configuration.videoRoomAdminKey)
+            configure(lab, &configuration)
             let server = try TokKitServer(configuration: configuration, logger: logger)
             _ = try await server.start()
             do {
@@ -225,12 +228,14 @@ enum RoutedLab {
         }
     }
 
-    /// A client connected to `sessionID`, its peers gathering on the test process's lab address only.
-    static func connect(_ server: TokKitServer, _ sessionID: String, _ lab: NetworkLab) async throws -> Session {
+    /// A client connected to `sessionID` (through the server's address `host`), its peers gathering on the test
+    /// process's lab address only.
+    static func connect(_ server: TokKitServer, _ sessionID: String, _ lab: NetworkLab,
+                        host: String = "127.0.0.1") async throws -> Session {
         var settings = SessionSettings()
         settings.logger.logLevel = .error
         let session = Session(apiKey: apiKey, sessionID: SessionID(sessionID),
-                              serverURL: URL(string: "http://127.0.0.1:\(server.port ?? 0)")!, settings: settings)
+                              serverURL: URL(string: "http://\(host):\(server.port ?? 0)")!, settings: settings)
         session.mediaNegotiator = WebRTCNegotiator(
             ice: ICEConfiguration(localAddresses: [lab.testAddress], includesLoopback: false))
         let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "").token

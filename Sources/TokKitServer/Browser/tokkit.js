@@ -10,6 +10,9 @@
 // Wire protocol: Docs/Protocol.md (WebSocket /signaling). Media is peer to peer, negotiated through the server:
 // the publisher OFFERS (sendonly, Opus/111 + VP8/96, one BUNDLE transport), each subscriber ANSWERS (recvonly);
 // a `candidate` payload is the SDP attribute value "candidate:..." for m-line 0, `endOfCandidates` is empty.
+// Routed sessions (Protocol.md 6.7): the `publish` ack names the stream's upstream (`subscriberId`); the publisher
+// offers once, on that id, and the media router (Janus) answers (`from: ""`); subscribers answer the router's offers
+// exactly as they answer a publisher's. An `error` 1570 naming a `subscriberId` ends that subscription or upstream.
 
 const PROTOCOL_VERSION = 1;
 const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
@@ -140,6 +143,28 @@ class Publisher extends Emitter {
   async #toggle(track, property, enabled) {
     if (track) track.enabled = enabled;
     if (this.streamId) await this.#session._request({ type: "updateStream", streamId: this.streamId, [property]: enabled });
+  }
+
+  /**
+   * The stream's upstream in a routed session (its id from the `publish` ack, Protocol.md 6.7), or null when the
+   * stream is relayed (one peer connection per subscriber).
+   */
+  upstreamId = null;
+
+  /**
+   * Routed: offers once, on the upstream `upstreamId`, to the media router (whose answer comes `from: ""`).
+   * Subscribers are the router's business: no `subscribe` ever reaches this publisher.
+   */
+  async _routed(upstreamId) {
+    this.upstreamId = upstreamId;
+    await this.#offer({ subscriberId: upstreamId, from: "", subscribeToAudio: true, subscribeToVideo: true,
+                        since: null });
+  }
+
+  /** The media router failed the upstream (error 1570): its peer connection is closed, the media reaches nobody. */
+  _upstreamFailed(error) {
+    this._unsubscribed(this.upstreamId);
+    this.emit("error", { error, subscriberId: this.upstreamId });
   }
 
   /** The server says a connection subscribed: offer to it. */
@@ -382,6 +407,8 @@ class Session extends Emitter {
     // The server sends `streamCreated` right after this ack; #streamCreated completes the stream then.
     publisher.stream = { streamId: ack.streamId };
     this.#publishers.add(publisher);
+    // Routed session (Protocol.md 6.7): one upload, to the media router, negotiated on the upstream's id.
+    if (typeof ack.subscriberId === "string") publisher._routed(ack.subscriberId);
     return publisher;
   }
 
@@ -529,8 +556,29 @@ class Session extends Emitter {
   #error(m) {
     const error = new TokKitError(m.code, m.message);
     if (m.rid !== undefined && this.#requests.has(m.rid)) return this.#settle(m.rid, (r) => r.reject(error));
+    if (m.rid === undefined && typeof m.subscriberId === "string" && this.#mediaFailed(m.subscriberId, error)) return;
     if (this._connecting) { this._connecting.reject(error); this._connecting = null; return; }
     this.emit("exception", { error });
+  }
+
+  /**
+   * Routed media failed (error 1570 naming `subscriberId`, Protocol.md 6.7): a subscription of this client is
+   * dropped (and unsubscribed), an upstream of its publishers closed; either emits `error` on its object.
+   * False when the id is neither.
+   */
+  #mediaFailed(subscriberId, error) {
+    const subscriber = this.#subscribers.get(subscriberId);
+    if (subscriber) {
+      this.#subscribers.delete(subscriberId);
+      subscriber._destroy();
+      subscriber.emit("error", { error });
+      this._request({ type: "unsubscribe", subscriberId }).catch(() => {});
+      return true;
+    }
+    for (const p of this.#publishers) {
+      if (p.upstreamId === subscriberId) { p._upstreamFailed(error); return true; }
+    }
+    return false;
   }
 
   #settle(rid, fn) {

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import TokKit
+import TokKitChromiumSupport
+import TokKitJanus
+import TokKitNetworkLab
+import TokKitProtocol
+import TokKitServer
+import TokKitTesting
+
+/// The browser client (tokkit.js) in a routed session (Protocol.md 6.7): headless Chromium in a lab host of the
+/// routed lab publishes its fake camera once, to Janus, and subscribes by answering Janus's offer; a Swift client
+/// decodes the browser's frames and the browser decodes the Swift client's, both through Janus.
+@Suite("Browser clients in routed sessions", .serialized) struct RoutedBrowserTests {
+    @Test func chromiumPublishesOnceToJanusAndSubscribesThroughIt() async throws {
+        let pages = try LabPage.directory()
+        defer { try? FileManager.default.removeItem(atPath: pages) }
+        try await RoutedLab.run(configure: { lab, configuration in
+            // Reachable from the browser's lab host; the page and tokkit.js come from this server.
+            configuration.host = lab.testAddress
+            configuration.staticDirectory = pages
+        }) { lab, janus, server in
+            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
+            let origin = "http://\(lab.testAddress):\(server.port ?? 0)"
+
+            // A Swift publisher first: the page subscribes to every stream it hears of.
+            let alice = try await RoutedLab.connect(server, sessionID, lab, host: lab.testAddress)
+            let swiftPublisher = Publisher(name: "swift", videoCapture: PatternCapturer(width: 320, height: 240))
+            try await alice.publish(swiftPublisher)
+
+            let browserHost = try await lab.addHost("chromium")
+            try await LabBrowser.run(in: lab, on: browserHost, secureOrigins: [origin]) { browser in
+                let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "")
+                var query = URLComponents()
+                query.queryItems = [URLQueryItem(name: "apiKey", value: RoutedLab.apiKey),
+                                    URLQueryItem(name: "sessionId", value: sessionID),
+                                    URLQueryItem(name: "token", value: token.token)]
+                let page = try await browser.newPage()
+                let recorder = ConsoleRecorder(page)
+                try await page.navigate(to: "\(origin)/\(LabPage.name)\(query.string ?? "")")
+                let published = await recorder.first(timeout: .seconds(30)) { $0.contains("\"published\"") }
+                let reports = { LabPage.reports(recorder) }
+                #expect(published != nil, "the page did not publish; console: \(recorder.texts.suffix(15))")
+                let browserStreamID = try #require(reports().first { $0.event == "published" }?.streamID)
+
+                // Browser → Janus → Swift: the browser's upstream carries media, a Swift subscriber decodes it.
+                let bob = try await RoutedLab.connect(server, sessionID, lab, host: lab.testAddress)
+                #expect(await eventually { bob.streams[StreamID(browserStreamID)] != nil })
+                let renderer = CountingRenderer()
+                let subscriber = Subscriber(stream: try #require(bob.streams[StreamID(browserStreamID)]),
+                                            videoRender: renderer)
+                try await bob.subscribe(subscriber)
+                let decoded = await eventually(timeout: .seconds(30)) { renderer.frames >= 30 }
+                let console = recorder.texts.suffix(10)
+                #expect(decoded, "Swift decoded \(renderer.frames) browser frames; console: \(console); janus:\n\(janus.logTail(20))")
+                // The browser picks its size from its bandwidth estimate: any real picture will do.
+                #expect(renderer.snapshot.width > 0 && renderer.snapshot.height > 0, "\(renderer.snapshot)")
+
+                // Swift → Janus → browser: the page answered Janus's offer and decodes the Swift pattern; its
+                // selected pair ends at Janus's host, not at the Swift client.
+                let seen = await eventually(timeout: .seconds(30)) {
+                    reports().contains { $0.event == "stats" && ($0.frames ?? 0) >= 30 }
+                }
+                #expect(seen, "the page decoded too little: \(recorder.texts.suffix(10))")
+                let line = reports().last { $0.event == "stats" && ($0.frames ?? 0) >= 30 }
+                #expect(line?.remoteAddress == janus.configuration.mediaAddress, "\(String(describing: line))")
+                #expect(line?.localAddress == browserHost.address, "\(String(describing: line))")
+                #expect(!reports().contains { $0.event == "error" }, "\(recorder.texts.suffix(10))")
+
+                // At Janus: two publishers (one upstream each, the browser's included) and two subscribers.
+                let status = try #require(await server.routedMediaStatus())
+                #expect(status.publishers == 2 && status.subscribers == 2, "\(status)")
+                await recorder.stop()
+                await bob.disconnect()
+            }
+            await alice.disconnect()
+        }
+    }
+}
