@@ -103,7 +103,9 @@ enum MediaTestKit {
         defer { closedir(dir) }
         var n = 0
         while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // In place, up to the NUL (copying the 256-byte field reads past a short last record: AddressSanitizer).
+            let name = String(cString: UnsafeRawPointer(e).advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { n += 1 }
         }
         return n

@@ -17,6 +17,9 @@ public struct LibV4L2Driver: V4L2Driver {
         self.deviceDirectory = deviceDirectory
     }
 
+    /// Where `d_name` sits in a `dirent` (a stored field: the offset is always known; 19 on glibc x86_64).
+    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+
     /// The `video<N>` nodes of ``deviceDirectory``, in numeric order (`video2` before `video10`); empty if it cannot
     /// be read.
     public func deviceNodes() -> [String] {
@@ -24,9 +27,10 @@ public struct LibV4L2Driver: V4L2Driver {
         defer { closedir(dir) }
         var found: [(number: Int, path: String)] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // Read in place, up to its NUL: the record is only as long as its name, so copying the 256-byte
+            // `d_name` field (`entry.pointee.d_name`) read past the last record of readdir's buffer (AddressSanitizer).
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: Self.nameOffset)
+                .assumingMemoryBound(to: CChar.self))
             guard name.hasPrefix("video"), let number = Int(name.dropFirst(5)), number >= 0 else { continue }
             found.append((number, deviceDirectory + "/" + name))
         }

@@ -77,7 +77,9 @@ final class TemporaryDirectory {
     deinit {
         if let dir = opendir(path) {
             while let entry = readdir(dir) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                // In place, up to the NUL (copying the 256-byte field reads past a short last record).
+                let name = String(cString: UnsafeRawPointer(entry)
+                    .advanced(by: MemoryLayout<dirent>.offset(of: \dirent.d_name)!).assumingMemoryBound(to: CChar.self))
                 if name != "." && name != ".." { unlink(file(name)) }
             }
             closedir(dir)
