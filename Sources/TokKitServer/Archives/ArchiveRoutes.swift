@@ -346,21 +346,7 @@ struct ArchiveRoutes: Sendable {
     private static func decodeBody<T: Decodable>(_ type: T.Type, from request: inout Request, emptyAllowed: Bool)
         async throws(RESTFailure) -> T?
     {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: maxBodyBytes)
-        } catch {
-            throw RESTFailure(.contentTooLarge, ProtocolError(.invalidParameter, "body too large"))
-        }
-        if buffer.readableBytes == 0 {
-            if emptyAllowed { return nil }
-            throw RESTFailure(.badRequest, ProtocolError(.invalidParameter, "missing JSON body"))
-        }
-        do throws(ProtocolError) {
-            return try WireCodec.decode(type, from: buffer.readableBytesView)
-        } catch {
-            throw RESTFailure(.badRequest, error)
-        }
+        try await RESTRoutes.decodeBody(type, from: &request, emptyAllowed: emptyAllowed, limit: maxBodyBytes)
     }
 }
 

@@ -185,13 +185,14 @@ struct RESTRoutes: Sendable {
         error.code == .invalidParameter ? RESTFailure(.notFound, error) : RESTFailure(error)
     }
 
-    /// Reads and decodes a JSON body (nil when empty and `emptyAllowed`).
-    private static func decodeBody<T: Decodable>(_ type: T.Type, from request: inout Request, emptyAllowed: Bool)
-        async throws(RESTFailure) -> T?
+    /// Reads and decodes a JSON body of at most `limit` bytes (nil when empty and `emptyAllowed`). The archive calls
+    /// use it too, with their own limit.
+    static func decodeBody<T: Decodable>(_ type: T.Type, from request: inout Request, emptyAllowed: Bool,
+                                         limit: Int = maxBodyBytes) async throws(RESTFailure) -> T?
     {
         let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: maxBodyBytes)
+            buffer = try await request.collectBody(upTo: limit)
         } catch {
             throw RESTFailure(.contentTooLarge, ProtocolError(.invalidParameter, "body too large"))
         }
