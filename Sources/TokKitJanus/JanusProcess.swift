@@ -249,6 +249,14 @@ public final class JanusProcess: Sendable {
         self.output = output
     }
 
+    /// An owner that drops the process without ``stop(grace:)`` (a crash path, a forgotten `defer`) must not leave
+    /// Janus running: the child is killed (SIGKILL: a deinit cannot wait for a graceful exit) and its configuration
+    /// folder (which holds the API secret) removed.
+    deinit {
+        if isRunning { Glibc.kill(pid, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: configurationDirectory)
+    }
+
     /// Starts Janus and returns once it answers `info`. Throws ``JanusError/notInstalled(_:)`` (no executable,
     /// plugin or transport), ``JanusError/invalidConfiguration(_:)``, or ``JanusError/processFailed(status:log:)``
     /// (it exited, or did not answer within the start timeout: it is then killed).

@@ -123,3 +123,13 @@ func processState(_ pid: Int32) -> Character? {
           let close = stat.lastIndex(of: ")") else { return nil }
     return stat[stat.index(after: close)...].first { $0 != " " }
 }
+
+/// Whether `condition` becomes true within `timeout`, checked every 20 ms.
+func pollUntil(_ timeout: Duration, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}

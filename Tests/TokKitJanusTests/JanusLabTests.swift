@@ -373,6 +373,33 @@ import TokKitSDP
         }
     }
 
+    /// An owner that drops its ``JanusProcess`` without `stop()` does not leave Janus running: the child is killed
+    /// and its configuration folder (holding the secrets) removed.
+    @Test func aJanusProcessDroppedWithoutStopIsKilled() async throws {
+        try await NetworkLab.run { lab in
+            var janus: JanusProcess? = try await JanusProcess.start(
+                JanusProcessConfiguration(mediaAddress: lab.testAddress, listenAddress: "127.0.0.1"),
+                logger: JanusLab.logger)
+            let pid = try #require(janus?.pid)
+            let directory = try #require(janus?.configurationDirectory)
+            #expect(Self.isAlive(pid))
+            janus = nil
+            let gone = await pollUntil(.seconds(10)) { !Self.isAlive(pid) }
+            #expect(gone, "Janus (pid \(pid)) still runs after its JanusProcess was dropped")
+            if !gone { kill(pid, SIGKILL) }
+            #expect(!FileManager.default.fileExists(atPath: directory))
+        }
+    }
+
+    /// Whether `pid` runs (exists and is not a zombie waiting to be reaped).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(after: close)...].split(separator: " ").first
+        return state != "Z" && state != "X"
+    }
+
     /// Keepalives keep a session alive past Janus's session timeout; without them Janus ends it, and the handles'
     /// event streams end.
     @Test func keepalivesKeepSessionsAliveAndJanusTimeoutsEndThem() async throws {
