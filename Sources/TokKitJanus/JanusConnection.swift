@@ -40,14 +40,20 @@ public final class JanusConnection: Sendable {
         public var requestTimeout: Duration
         /// Largest message accepted from Janus.
         public var maxMessageSize: Int
+        /// Most bytes of requests queued for the socket and not yet taken by its writer. A Janus that stops reading
+        /// (paused, wedged) makes the writer wait; past this the connection closes with
+        /// ``JanusError/unreachable(url:reason:)`` instead of growing memory without bound.
+        public var maxQueuedBytes: Int
 
-        /// Options; the defaults: no secret, 5 s to connect, 10 s per request, messages up to 4 MiB.
+        /// Options; the defaults: no secret, 5 s to connect, 10 s per request, messages up to 4 MiB, 8 MiB queued.
         public init(apiSecret: String? = nil, connectTimeout: Duration = .seconds(5),
-                    requestTimeout: Duration = .seconds(10), maxMessageSize: Int = 1 << 22) {
+                    requestTimeout: Duration = .seconds(10), maxMessageSize: Int = 1 << 22,
+                    maxQueuedBytes: Int = 8 << 20) {
             self.apiSecret = apiSecret
             self.connectTimeout = connectTimeout
             self.requestTimeout = requestTimeout
             self.maxMessageSize = maxMessageSize
+            self.maxQueuedBytes = maxQueuedBytes
         }
     }
 
@@ -85,6 +91,10 @@ public final class JanusConnection: Sendable {
         var handles: [UInt64: HandleRoute] = [:]
         /// Live sessions and their keepalive tasks.
         var sessions: [UInt64: Task<Void, Never>?] = [:]
+        /// Each live session's end signal (``JanusSession/ended()``): gets the reason, then finishes.
+        var sessionEnds: [UInt64: JanusSessionEnd] = [:]
+        /// Bytes of requests in `outgoing` not yet taken by the socket's writer.
+        var queuedBytes = 0
         var openWaiters: [CheckedContinuation<Result<Void, JanusError>, Never>] = []
         var malformed = 0
         var serverInfo: JanusServerInfo?
@@ -187,13 +197,15 @@ public final class JanusConnection: Sendable {
             throw .malformedReply("create without data.id: \(JanusJSON.excerpt(reply.message.jsonText))")
         }
         let interval = min(max(keepaliveInterval, .milliseconds(10)), .seconds(25))
+        let end = JanusSessionEnd()
         let admitted = state.withLock { s in
             guard case .open = s.phase else { return false }
             s.sessions[id] = .some(nil)
+            s.sessionEnds[id] = end
             return true
         }
         guard admitted else { throw closeReason ?? .transportClosed("closed") }
-        let session = JanusSession(id: id, connection: self)
+        let session = JanusSession(id: id, connection: self, end: end)
         let keepalive = Task { [weak self] in
             guard let self else { return }
             await self.keepalive(session: id, every: interval)
@@ -295,7 +307,7 @@ public final class JanusConnection: Sendable {
                     return true
                 }
                 if !stillPending { timer.cancel() }
-                outgoingContinuation.yield(text)
+                enqueue(text)
             }
         } onCancel: {
             complete(transaction, .failure(.cancelled))
@@ -303,6 +315,30 @@ public final class JanusConnection: Sendable {
         let reply = try result.get()
         if reply.kind == "error" { throw reply.error }
         return reply
+    }
+
+    /// Queues `text` for the socket's writer, within ``Options/maxQueuedBytes``: past it, Janus has stopped reading
+    /// and the connection closes (``JanusError/unreachable(url:reason:)``); the request then fails with that reason.
+    private func enqueue(_ text: String) {
+        let size = text.utf8.count
+        let queued = state.withLock { s -> Int? in
+            guard s.queuedBytes + size <= options.maxQueuedBytes else { return s.queuedBytes }
+            s.queuedBytes += size
+            return nil
+        }
+        if let queued {
+            logger.warning("janus: \(queued) bytes of requests queued and unsent: closing the connection")
+            fail(.unreachable(url: url, reason: "Janus stopped reading its socket (\(queued) bytes of requests unsent)"),
+                 cancelSocket: true)
+            return
+        }
+        outgoingContinuation.yield(text)
+    }
+
+    /// The socket's writer took `text` off the queue.
+    private func dequeued(_ text: String) {
+        let size = text.utf8.count
+        state.withLock { $0.queuedBytes = max(0, $0.queuedBytes - size) }
     }
 
     /// Registers a handle's event stream (after a successful `attach`).
@@ -328,15 +364,18 @@ public final class JanusConnection: Sendable {
         route.continuation.finish()
     }
 
-    /// The session is gone (destroyed, or timed out by Janus): its keepalive stops, its handles' streams end.
-    func sessionEnded(_ session: UInt64) {
-        let (keepalive, routes) = state.withLock { s -> (Task<Void, Never>??, [HandleRoute]) in
+    /// The session is gone (destroyed, or timed out by Janus): its keepalive stops, its handles' streams end, its
+    /// ``JanusSession/ended()`` returns `reason`.
+    func sessionEnded(_ session: UInt64, reason: JanusError? = nil) {
+        let (keepalive, routes, end) = state.withLock {
+            s -> (Task<Void, Never>??, [HandleRoute], JanusSessionEnd?) in
             let task = s.sessions.removeValue(forKey: session)
             let ids = s.handles.filter { $0.value.session == session }.map(\.key)
-            return (task, ids.compactMap { s.handles.removeValue(forKey: $0) })
+            return (task, ids.compactMap { s.handles.removeValue(forKey: $0) }, s.sessionEnds.removeValue(forKey: session))
         }
         keepalive??.cancel()
         for route in routes { route.continuation.finish() }
+        end?.signal(reason ?? .sessionClosed(session))
     }
 
     func isLive(session: UInt64) -> Bool { state.withLock { $0.sessions[session] != nil } }
@@ -353,7 +392,7 @@ public final class JanusConnection: Sendable {
                 switch error {
                 case .janus(let code, _) where code == JanusErrorCode.sessionNotFound:
                     logger.warning("janus session \(session) is gone")
-                    sessionEnded(session)
+                    sessionEnded(session, reason: error)
                     return
                 case .transportClosed, .sessionClosed, .cancelled: return
                 default:
@@ -380,7 +419,10 @@ public final class JanusConnection: Sendable {
                 self.opened()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await text in self.outgoing { try await outbound.write(.text(text)) }
+                        for await text in self.outgoing {
+                            self.dequeued(text)
+                            try await outbound.write(.text(text))
+                        }
                         if !Task.isCancelled { try await outbound.close(.normalClosure, reason: nil) }
                     }
                     for try await message in inbound.messages(maxSize: maxSize) {
@@ -440,7 +482,7 @@ public final class JanusConnection: Sendable {
     private func route(_ incoming: JanusIncoming) {
         if incoming.kind == "timeout", let session = incoming.sessionID {
             logger.warning("janus timed out session \(session)")
-            sessionEnded(session)
+            sessionEnded(session, reason: .sessionClosed(session))
             return
         }
         guard let sender = incoming.sender else {
@@ -470,21 +512,23 @@ public final class JanusConnection: Sendable {
     /// Closes the connection for `why` (first reason wins): fails every pending request and open waiter, ends
     /// every event stream and keepalive.
     private func fail(_ why: JanusError, cancelSocket: Bool) {
-        let taken = state.withLock { s -> ([Pending], [HandleRoute], [Task<Void, Never>], [CheckedContinuation<Result<Void, JanusError>, Never>], JanusError) in
+        let taken = state.withLock { s -> ([Pending], [HandleRoute], [Task<Void, Never>], [CheckedContinuation<Result<Void, JanusError>, Never>], [JanusSessionEnd], JanusError) in
             if case .closed(let first) = s.phase {
-                return ([], [], [], [], first)
+                return ([], [], [], [], [], first)
             }
             s.phase = .closed(why)
             defer {
                 s.pending = [:]
                 s.handles = [:]
                 s.sessions = [:]
+                s.sessionEnds = [:]
                 s.openWaiters = []
+                s.queuedBytes = 0
             }
             return (Array(s.pending.values), Array(s.handles.values), s.sessions.values.compactMap { $0 },
-                    s.openWaiters, why)
+                    s.openWaiters, Array(s.sessionEnds.values), why)
         }
-        let (pending, routes, keepalives, waiters, reason) = taken
+        let (pending, routes, keepalives, waiters, ends, reason) = taken
         outgoingContinuation.finish()
         for p in pending {
             p.timer?.cancel()
@@ -492,6 +536,7 @@ public final class JanusConnection: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: .failure(reason)) }
         for route in routes { route.continuation.finish() }
+        for end in ends { end.signal(reason) }
         for task in keepalives { task.cancel() }
         if cancelSocket { socket.withLock { $0 }?.cancel() }
     }

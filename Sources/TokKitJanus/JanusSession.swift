@@ -12,9 +12,20 @@ public final class JanusSession: Sendable {
     /// The connection it lives on.
     public let connection: JanusConnection
 
-    init(id: UInt64, connection: JanusConnection) {
+    private let end: JanusSessionEnd
+
+    init(id: UInt64, connection: JanusConnection, end: JanusSessionEnd) {
         self.id = id
         self.connection = connection
+        self.end = end
+    }
+
+    /// Waits until the session ends and returns why: ``JanusError/sessionClosed(_:)`` when Janus timed it out
+    /// (missed keepalives, e.g. Janus was paused), Janus's refusal when a keepalive found it gone, or the
+    /// connection's close reason. Returns at once if it has ended already; any number of tasks may wait (a
+    /// waiting task is not interrupted by cancellation: the session ends with its connection at the latest).
+    public func ended() async -> JanusError {
+        await end.wait()
     }
 
     /// Whether the session is still live (not destroyed, not timed out, connection open).

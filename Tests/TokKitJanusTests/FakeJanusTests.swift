@@ -102,4 +102,82 @@ import Testing
         await connection.close()
         #expect(connection.isClosed)
     }
+
+    /// Answers `info`, then never reads its socket again (a Janus paused or wedged).
+    static let deafScript = #"""
+        import base64, hashlib, socket, sys, time
+        server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", int(sys.argv[1]))); server.listen(1)
+        conn, _ = server.accept()
+        request = b""
+        while b"\r\n\r\n" not in request: request += conn.recv(4096)
+        key = [l.split(b":", 1)[1].strip() for l in request.split(b"\r\n") if l.lower().startswith(b"sec-websocket-key:")][0]
+        accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+        conn.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: janus-protocol\r\n\r\n" % accept).encode())
+        import json, struct
+        def exact(n):
+            data = b""
+            while len(data) < n: data += conn.recv(n - len(data))
+            return data
+        b0, b1 = exact(2); n = b1 & 0x7F
+        if n == 126: n = struct.unpack(">H", exact(2))[0]
+        mask = exact(4); payload = bytes(b ^ mask[i % 4] for i, b in enumerate(exact(n)))
+        t = json.loads(payload)["transaction"]
+        data = json.dumps({"janus": "server_info", "transaction": t, "version": 1102, "version_string": "1.1.2",
+                           "name": "deaf", "plugins": {}, "transports": {}}).encode()
+        conn.sendall(bytes([0x81, 126]) + struct.pack(">H", len(data)) + data)
+        time.sleep(120)
+        """#
+
+    /// A Janus that stops reading: requests pile up behind the socket's writer until the queue's bound, then the
+    /// connection closes as unreachable (with a reason saying so) and every request fails, instead of the server's
+    /// memory growing with each request (without the bound the connection stays open and queues forever).
+    @Test func aJanusThatStopsReadingBecomesUnreachableAtTheQueueBound() async throws {
+        let port = try JanusProcess.freePort(on: "127.0.0.1")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", Self.deafScript, String(port)]
+        try process.run()
+        defer {
+            if process.isRunning { process.terminate() }
+        }
+        var connected: JanusConnection?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while connected == nil, ContinuousClock.now < deadline {
+            connected = try? await JanusConnection.connect(
+                to: "ws://127.0.0.1:\(port)",
+                options: .init(connectTimeout: .seconds(5), requestTimeout: .seconds(60), maxQueuedBytes: 1 << 20),
+                logger: JanusLab.logger)
+            if connected == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let connection = try #require(connected, "the fake server never answered")
+        #expect(connection.serverInfo?.name == "deaf")
+
+        // 32 MiB of requests, more than the kernel's socket buffers and the 1 MiB bound hold.
+        let padding = JanusJSON.string(String(repeating: "x", count: 256 << 10))
+        let requests = (0..<128).map { _ in
+            Task { () -> JanusError? in
+                do throws(JanusError) {
+                    _ = try await connection.rawRequest("pad", ["padding": padding])
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        let closed = await pollUntil(.seconds(20)) { connection.isClosed }
+        #expect(closed, "still open with requests unsent")
+        guard case .unreachable(_, let reason)? = connection.closeReason else {
+            Issue.record("closed for \(String(describing: connection.closeReason))")
+            for request in requests { request.cancel() }
+            return
+        }
+        #expect(reason.contains("stopped reading"), "\(reason)")
+        for request in requests {
+            let error = await request.value
+            #expect(error != nil, "a request succeeded at a Janus that does not read")
+        }
+        await connection.close()
+    }
 }
