@@ -123,18 +123,20 @@ import TokKitTesting
                 let s = await server.routedMediaStatus()
                 return s?.publishers == 0 && s?.subscribers == 0
             }, "no handle kept")
+            // The stream that lost its upstream is unpublished by the server, for everyone (Protocol.md 6.7).
+            #expect(await eventually { bob.streams[streamID] == nil && alice.streams[streamID] == nil })
 
             // A refusal: publishing again goes to the room Janus no longer has (426), a typed error again.
-            try await alice.unpublish(publisher)
             let again = Publisher(name: "again", videoCapture: PatternCapturer(width: 160, height: 120))
             let refusal = RoutedLab.firstFailure(again.events)
             try await alice.publish(again)
             let refused = try #require(try await RoutedLab.within(.seconds(10), "refusal") { await refusal.value })
             #expect(refused.code == ErrorCode.mediaRouterFailed.rawValue, "\(refused)")
             #expect("\(refused)".contains("426"), "Janus's own code is in the message: \(refused)")
+            #expect(await eventually { bob.streams.values.allSatisfy { $0.name != "again" } },
+                    "the refused stream is unpublished too")
 
             // The server forgot that room: the next publish makes a new one, and media flows through it.
-            try await alice.unpublish(again)
             let third = Publisher(name: "third", videoCapture: PatternCapturer(width: 160, height: 120))
             try await alice.publish(third)
             let thirdID = try #require(third.stream?.streamID)
@@ -147,6 +149,53 @@ import TokKitTesting
             await bob.disconnect()
             await alice.disconnect()
             await watcher.close()
+        }
+    }
+
+    /// The server's Janus session expires (Janus's `session_timeout` is 3 s here, the server's keepalive 25 s: as
+    /// when Janus was paused past its timeout): the publisher and the subscriber get 1570, the stream is unpublished
+    /// for everyone, and the server frees everything it held for it: no handle, no room in its books nor at Janus,
+    /// no dead link kept.
+    @Test func anExpiredJanusSessionEndsItsStreamsAndFreesEverything() async throws {
+        try await RoutedLab.run(sessionTimeout: 3) { lab, janus, server in
+            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
+            let alice = try await RoutedLab.connect(server, sessionID, lab)
+            let publisher = Publisher(name: "pattern", videoCapture: PatternCapturer(width: 160, height: 120))
+            let publisherFailure = RoutedLab.firstFailure(publisher.events)
+            try await alice.publish(publisher)
+            let streamID = try #require(publisher.stream?.streamID)
+            let bob = try await RoutedLab.connect(server, sessionID, lab)
+            #expect(await eventually { bob.streams[streamID] != nil })
+            let renderer = CountingRenderer()
+            let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
+            let subscriberFailure = RoutedLab.firstFailure(subscriber.events)
+            try await bob.subscribe(subscriber)
+            #expect(await eventually(timeout: .seconds(20)) { renderer.frames > 0 })
+            let room = try #require(await server.routedMediaStatus()?.rooms[sessionID])
+
+            // No request for 3 s: Janus times the server's session out.
+            let lost = try #require(try await RoutedLab.within(.seconds(15), "publisher failure") { await publisherFailure.value })
+            #expect(lost.code == ErrorCode.mediaRouterFailed.rawValue, "\(lost)")
+            let dropped = try #require(try await RoutedLab.within(.seconds(10), "subscriber failure") { await subscriberFailure.value })
+            #expect(dropped.code == ErrorCode.mediaRouterFailed.rawValue, "\(dropped)")
+            #expect(await eventually { bob.streams[streamID] == nil && alice.streams[streamID] == nil },
+                    "the stream is unpublished for everyone")
+            let released = await eventually {
+                let s = await server.routedMediaStatus()
+                return s?.publishers == 0 && s?.subscribers == 0 && s?.rooms.isEmpty == true
+            }
+            let status = await server.routedMediaStatus()
+            #expect(released, "nothing held for the expired session: \(String(describing: status))")
+            // The room outlived the Janus session at Janus; the server destroyed it through a new link.
+            let gone = await eventually(timeout: .seconds(10)) {
+                guard let watcher = try? await RoutedLab.admin(janus) else { return false }
+                let exists = try? await watcher.admin.exists(room)
+                await watcher.close()
+                return exists == false
+            }
+            #expect(gone, "the room \(room) is destroyed at Janus")
+            await bob.disconnect()
+            await alice.disconnect()
         }
     }
 
@@ -199,13 +248,14 @@ enum RoutedLab {
 
     /// Runs `body` with Janus in a new lab host and a server on 127.0.0.1 driving it; stops both whatever happens.
     /// `configure` adjusts the server's configuration first (e.g. to listen on the lab's test address).
-    static func run(configure: (NetworkLab, inout ServerConfiguration) -> Void = { _, _ in },
+    /// `sessionTimeout`: Janus's `session_timeout` in seconds.
+    static func run(sessionTimeout: Int = 60, configure: (NetworkLab, inout ServerConfiguration) -> Void = { _, _ in },
                     _ body: (NetworkLab, JanusProcess, TokKitServer) async throws -> Void) async throws {
         try await NetworkLab.run { lab in
             let host = try await lab.addHost("janus")
             let janus = try await JanusProcess.start(
                 JanusProcessConfiguration(mediaAddress: host.address, launcher: [ip, "netns", "exec", host.namespace],
-                                          port: 8188, startTimeout: .seconds(30)),
+                                          port: 8188, sessionTimeout: sessionTimeout, startTimeout: .seconds(30)),
                 logger: logger)
             var configuration = ServerConfiguration(apiKey: apiKey, apiSecret: apiSecret)
             configuration.emptySessionTimeoutMs = 300

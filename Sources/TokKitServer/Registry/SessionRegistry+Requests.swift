@@ -213,7 +213,7 @@ extension SessionRegistry {
             if let routing, streams[stream.id]?.upstreamID != nil {
                 // Routed: the media router offers, not the publisher (6.7).
                 routing.submit(.subscribe(sessionID: sessionID, streamID: stream.id, subscriberID: subscription.id,
-                                          connectionID: id))
+                                          connectionID: id), session: sessionID)
                 return
             }
             send(

@@ -155,7 +155,7 @@ actor SessionRegistry {
         }
         guard !expired.isEmpty else { return }
         for id in expired {
-            if sessions[id]?.description.mediaMode == .routed { routing?.submit(.sessionEnded(sessionID: id)) }
+            if sessions[id]?.description.mediaMode == .routed { routing?.submit(.sessionEnded(sessionID: id), session: id) }
             sessions[id] = nil
             recordings[id] = nil
         }
@@ -282,7 +282,7 @@ actor SessionRegistry {
     /// Ends a stream: its subscriptions go away silently, members get `streamDestroyed` (except `excluded`).
     func removeStream(_ streamID: String, reason: StreamDestroyedReason, except excluded: String? = nil) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
-        if stream.upstreamID != nil { routing?.submit(.streamEnded(streamID: streamID)) }
+        if stream.upstreamID != nil { routing?.submit(.streamEnded(streamID: streamID), session: stream.sessionID) }
         for subscriberID in stream.subscriberIDs {
             guard let subscription = subscriptions.removeValue(forKey: subscriberID) else { continue }
             connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }
@@ -298,9 +298,9 @@ actor SessionRegistry {
         guard let subscription = subscriptions.removeValue(forKey: subscriberID) else { return }
         streams[subscription.streamID]?.subscriberIDs.removeAll { $0 == subscriberID }
         connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }
-        if streams[subscription.streamID]?.upstreamID != nil {
+        if let stream = streams[subscription.streamID], stream.upstreamID != nil {
             // Routed: the publisher never heard of this subscription; its Janus handle goes.
-            routing?.submit(.unsubscribe(subscriberID: subscriberID))
+            routing?.submit(.unsubscribe(subscriberID: subscriberID), session: stream.sessionID)
             return
         }
         if notifyPublisher, subscription.publisher != subscription.subscriber {

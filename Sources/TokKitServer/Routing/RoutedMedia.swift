@@ -11,21 +11,29 @@ import TokKitProtocol
 /// answer and candidates → Janus). One Janus session holds every handle, kept alive by ``JanusSession``.
 ///
 /// ## Order and state
-/// The registry submits ``RoutedMediaCommand``s without waiting (``submit(_:)``); ``run()`` handles them one at a
-/// time in that order, so the messages of one negotiation reach Janus in the order the client sent them. Janus's
-/// replies go back as ``RoutedMediaDelivery``s on ``deliveries``, which the server hands to the registry. A
-/// subscription waits (state `waiting`, at most ``feedTimeout``) until Janus reports the publisher's PeerConnection
-/// up (`webrtcup`): Janus offers a feed only then. The link to Janus is an explicit ``Link`` state: connected
-/// lazily at the first command that needs it, forgotten when Janus closes it (the next command connects again).
-/// Every Janus request is bounded (``RoutedMediaConfiguration/requestTimeoutMs``); a refusal or failure becomes
-/// `error` 1570 for the client whose negotiation it was.
+/// The registry submits ``RoutedMediaCommand``s without waiting (``submit(_:session:from:)``), each into the lane of
+/// its TokKit session (``RoutedMediaLanes``): a lane's commands are handled one at a time in order, so the messages
+/// of one negotiation reach Janus in the order the client sent them, while lanes of different sessions run side by
+/// side (a session whose Janus round-trips are slow delays only itself). A client's commands waiting or running are
+/// bounded (``maxPendingPerConnection``): past it the registry refuses the message (1430). Janus's replies go back as
+/// ``RoutedMediaDelivery``s on ``deliveries``, which the server hands to the registry. A subscription waits (state
+/// `waiting`, at most ``feedTimeout``) until Janus reports the publisher's PeerConnection up (`webrtcup`): Janus
+/// offers a feed only then. The link to Janus is an explicit ``Link`` state: connected lazily at the first command
+/// that needs it (concurrent lanes share one connect), and lost when its Janus session ends for any reason (Janus
+/// timed it out, the socket closed, Janus stopped reading): then every routed stream on it is failed and
+/// unpublished, every subscription failed, the rooms destroyed (best effort, through a new link), and the next
+/// command connects again. Every Janus request is bounded (``RoutedMediaConfiguration/requestTimeoutMs``); a
+/// refusal or failure becomes `error` 1570 for the client whose negotiation it was, and a failed upstream ends its
+/// stream (`streamDestroyed`, reason `forceUnpublished`).
 actor RoutedMedia {
     /// The link to Janus.
     private enum Link {
-        /// Not connected (yet, or again after Janus closed the socket).
+        /// Not connected (yet, or again after the Janus session ended).
         case idle
-        /// A Janus session and its admin handle (rooms).
-        case connected(JanusConnection, JanusSession, VideoRoomAdmin)
+        /// Connecting; every lane needing the link waits for this one attempt.
+        case connecting(Task<Result<(JanusSession, VideoRoomAdmin), JanusError>, Never>)
+        /// A Janus session and its admin handle (rooms); `watcher` waits for the session's end.
+        case connected(JanusConnection, JanusSession, VideoRoomAdmin, watcher: Task<Void, Never>)
         /// ``shutdown()`` ran: nothing more is done.
         case stopped
     }
@@ -62,8 +70,8 @@ actor RoutedMedia {
     private var upstreams: [String: Upstream] = [:]
     private var downstreams: [String: Downstream] = [:]
 
-    private let commandStream: AsyncStream<RoutedMediaCommand>
-    private let commands: AsyncStream<RoutedMediaCommand>.Continuation
+    /// The commands waiting, per TokKit session (lane), and per client connection.
+    private nonisolated let lanes: RoutedMediaLanes
     /// Janus's answers and offers and the failures, for the registry, in the order produced.
     nonisolated let deliveries: AsyncStream<RoutedMediaDelivery>
     private let deliver: AsyncStream<RoutedMediaDelivery>.Continuation
@@ -72,41 +80,69 @@ actor RoutedMedia {
     static let feedTimeout: Duration = .seconds(20)
     /// Most candidates kept for a subscription before its handle exists.
     static let maxPending = 64
+    /// Most commands of one client connection waiting or running at once, by default (an offer and its
+    /// candidates, answers and candidates of its subscriptions: a legitimate client stays far below it).
+    static let defaultMaxPendingPerConnection = 256
 
-    init(configuration: RoutedMediaConfiguration, logger: Logger) {
+    /// Most commands of one client connection waiting or running at once; ``submit(_:session:from:)`` refuses more.
+    nonisolated var maxPendingPerConnection: Int { lanes.maxPerConnection }
+
+    init(configuration: RoutedMediaConfiguration, logger: Logger,
+         maxPendingPerConnection: Int = RoutedMedia.defaultMaxPendingPerConnection) {
         self.configuration = configuration
         self.logger = logger
-        (commandStream, commands) = AsyncStream.makeStream(of: RoutedMediaCommand.self, bufferingPolicy: .unbounded)
+        lanes = RoutedMediaLanes(maxPerConnection: maxPendingPerConnection)
         (deliveries, deliver) = AsyncStream.makeStream(of: RoutedMediaDelivery.self, bufferingPolicy: .unbounded)
     }
 
     private var timeout: Duration { .milliseconds(configuration.requestTimeoutMs) }
 
-    /// Queues `command` (any context, never waits).
-    nonisolated func submit(_ command: RoutedMediaCommand) {
-        commands.yield(command)
-    }
-
-    /// Handles the commands in order until ``finish()``.
-    func run() async {
-        for await command in commandStream {
-            await handle(command)
+    /// Queues `command` in the lane of TokKit session `session` (any context, never waits). A command a client's
+    /// message caused names that client (`connectionID`): it is refused (false, nothing queued) when that client
+    /// has ``maxPendingPerConnection`` commands waiting or running. The server's own commands (`connectionID` nil:
+    /// a stream or session ending, a subscription's start) are never refused. False after ``finish()`` too.
+    @discardableResult
+    nonisolated func submit(_ command: RoutedMediaCommand, session: String, from connectionID: String? = nil) -> Bool {
+        switch lanes.push(command, lane: session, connectionID: connectionID) {
+        case .refused: return false
+        case .queued: return true
+        case .start:
+            Task { await self.drain(session) }
+            return true
         }
     }
 
-    /// Ends ``run()`` once the commands already queued are handled.
+    /// Returns once ``finish()`` was called and every command queued before it has been handled.
+    func run() async {
+        await lanes.waitUntilFinishedAndIdle()
+    }
+
+    /// Ends ``run()`` once the commands already queued are handled; later submissions are refused.
     nonisolated func finish() {
-        commands.finish()
+        lanes.finish()
+    }
+
+    /// Handles the commands of one lane in order until it is empty.
+    private func drain(_ lane: String) async {
+        while let next = lanes.next(in: lane) {
+            await handle(next.command)
+            lanes.done(next)
+        }
     }
 
     /// Detaches every handle, destroys every room and the Janus session, closes the connection. Idempotent.
     func shutdown() async {
-        guard case let .connected(connection, session, admin) = link else {
+        if case let .connecting(task) = link {
+            link = .stopped
+            _ = await task.value  // the attempt sees `stopped` and closes what it opened
+        }
+        guard case let .connected(connection, session, admin, watcher) = link else {
             link = .stopped
             deliver.finish()
             return
         }
         link = .stopped
+        watcher.cancel()
         for id in Array(downstreams.keys) { await endDownstream(id) }
         for id in Array(upstreams.keys) { await endUpstream(id) }
         for room in rooms.values { try? await admin.destroyRoom(room) }
@@ -141,7 +177,7 @@ actor RoutedMedia {
             downstream.deadline = Task { [weak self] in
                 try? await Task.sleep(for: Self.feedTimeout)
                 guard !Task.isCancelled else { return }
-                self?.submit(.subscriptionDeadline(subscriberID: subscriberID))
+                self?.submit(.subscriptionDeadline(subscriberID: subscriberID), session: sessionID)
             }
             downstreams[subscriberID] = downstream
             if upstreams[streamID]?.up == true { await offer(subscriberID) }
@@ -163,7 +199,7 @@ actor RoutedMedia {
         case let .sessionEnded(sessionID):
             for (id, downstream) in downstreams where downstream.sessionID == sessionID { await endDownstream(id) }
             for (id, upstream) in upstreams where upstream.sessionID == sessionID { await endUpstream(id) }
-            guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin) = link else { return }
+            guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin, _) = link else { return }
             do throws(JanusError) { try await admin.destroyRoom(room) } catch {
                 logger.notice("janus room not destroyed", metadata: ["room": "\(room)", "error": "\(error)"])
             }
@@ -175,12 +211,8 @@ actor RoutedMedia {
             }
         case let .upstreamLost(streamID, handle, reason):
             guard let upstream = upstreams[streamID], upstream.publisher?.handle.id == handle else { return }
-            if case let .connected(connection, _, _) = link, connection.isClosed {
-                link = .idle
-                rooms.removeAll()
-            }
             let message = "the media router lost this stream's media path: \(reason)"
-            fail(upstream.upstreamID, connectionID: upstream.connectionID, message)
+            failUpstream(streamID, upstream, message)
             for (id, downstream) in downstreams where downstream.streamID == streamID {
                 fail(id, connectionID: downstream.connectionID, message)
                 await endDownstream(id)
@@ -195,15 +227,20 @@ actor RoutedMedia {
     }
 
     /// The publisher's offer: a publisher handle in the session's room (made if needed), `configure` with the
-    /// offer, Janus's answer back. A second offer (the client restarting) replaces the handle.
+    /// offer, Janus's answer back. A second offer (the client restarting) replaces the handle; the stream's
+    /// subscriptions, left on the old feed (Janus ends a subscription whose feed leaves), follow
+    /// (``resubscribe(to:)``).
     private func publish(sessionID: String, streamID: String, upstreamID: String, connectionID: String,
                          sdp: String) async {
+        if upstreams[streamID] != nil { await resubscribe(to: streamID) }
         await endUpstream(streamID)
         var upstream = Upstream(sessionID: sessionID, connectionID: connectionID, upstreamID: upstreamID)
         upstreams[streamID] = upstream
         do throws(JanusError) {
             let (session, room) = try await room(for: sessionID)
             let publisher = try await VideoRoomPublisher.attach(to: session)
+            // Ended meanwhile (unpublished, or the link was lost and the stream failed already).
+            guard upstreams[streamID] != nil else { return try await publisher.detach() }
             upstream.publisher = publisher
             upstreams[streamID] = upstream
             let joined = try await publisher.join(room: room, display: streamID)
@@ -214,26 +251,49 @@ actor RoutedMedia {
             upstream.watcher = Task { [weak self] in
                 for await event in publisher.events {
                     switch event {
-                    case .webrtcUp: self?.submit(.publisherUp(streamID: streamID, handle: handleID))
+                    case .webrtcUp: self?.submit(.publisherUp(streamID: streamID, handle: handleID), session: sessionID)
                     case .hangup(let reason):
-                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "hung up (\(reason))"))
+                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "hung up (\(reason))"),
+                                     session: sessionID)
                     case .roomDestroyed:
-                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "its room was destroyed"))
+                        self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "its room was destroyed"),
+                                     session: sessionID)
                     default: break
                     }
                 }
                 guard !Task.isCancelled else { return }
                 // The stream ended without our detach: Janus closed the handle, the session or the socket.
-                self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "Janus closed the handle"))
+                self?.submit(.upstreamLost(streamID: streamID, handle: handleID, reason: "Janus closed the handle"),
+                             session: sessionID)
             }
             upstreams[streamID] = upstream
             deliver.yield(.negotiation(connectionID: connectionID, streamID: streamID, subscriberID: upstreamID,
                                        kind: .answer, payload: answer))
         } catch {
-            forgetIfClosed(error)
             forgetRoomIfGone(error, sessionID: sessionID)
-            fail(upstreamID, connectionID: connectionID, "publishing to the media router failed: \(error)")
+            guard let current = upstreams[streamID], current.upstreamID == upstreamID else { return }  // failed already
+            failUpstream(streamID, current, "publishing to the media router failed: \(error)")
             await endUpstream(streamID)
+        }
+    }
+
+    /// The publisher of `streamID` re-offers: each subscription past `waiting` loses its subscriber handle and
+    /// waits again (with a new deadline); once the new feed is up, Janus's new offer goes to the subscriber on the
+    /// same `subscriberId`, which the client answers with a new peer (as a relayed publisher's restart, 6.5).
+    private func resubscribe(to streamID: String) async {
+        for (id, downstream) in downstreams where downstream.streamID == streamID && downstream.phase != .waiting {
+            var reset = downstream
+            reset.phase = .waiting
+            reset.subscriber = nil
+            reset.pending = []
+            let sessionID = downstream.sessionID
+            reset.deadline = Task { [weak self] in
+                try? await Task.sleep(for: Self.feedTimeout)
+                guard !Task.isCancelled else { return }
+                self?.submit(.subscriptionDeadline(subscriberID: id), session: sessionID)
+            }
+            downstreams[id] = reset
+            if let subscriber = downstream.subscriber { try? await subscriber.detach() }
         }
     }
 
@@ -257,8 +317,8 @@ actor RoutedMedia {
             deliver.yield(.negotiation(connectionID: downstream.connectionID, streamID: downstream.streamID,
                                        subscriberID: subscriberID, kind: .offer, payload: subscription.offer))
         } catch {
-            forgetIfClosed(error)
             forgetRoomIfGone(error, sessionID: downstream.sessionID)
+            guard downstreams[subscriberID] != nil else { return }  // ended or failed meanwhile
             fail(subscriberID, connectionID: downstream.connectionID, "subscribing at the media router failed: \(error)")
             await endDownstream(subscriberID)
         }
@@ -277,7 +337,7 @@ actor RoutedMedia {
             downstreams[subscriberID]?.pending = []
             for candidate in pending { await trickle(candidate, to: subscriber.handle) }
         } catch {
-            forgetIfClosed(error)
+            guard downstreams[subscriberID] != nil else { return }  // ended or failed meanwhile
             fail(subscriberID, connectionID: downstream.connectionID, "the media router refused the answer: \(error)")
             await endDownstream(subscriberID)
         }
@@ -296,38 +356,75 @@ actor RoutedMedia {
     }
 
     private func connected() async throws(JanusError) -> (JanusSession, VideoRoomAdmin) {
+        let attempt: Task<Result<(JanusSession, VideoRoomAdmin), JanusError>, Never>
         switch link {
-        case let .connected(_, session, admin): return (session, admin)
+        case let .connected(_, session, admin, _): return (session, admin)
         case .stopped: throw .cancelled
-        case .idle: break
+        case let .connecting(task): attempt = task
+        case .idle:
+            attempt = Task { await self.connect() }
+            link = .connecting(attempt)
         }
+        return try await attempt.value.get()
+    }
+
+    /// One connect attempt (``Link/connecting(_:)``): the connection, a Janus session, the admin handle; then
+    /// ``Link/connected(_:_:_:watcher:)`` with a task waiting for the session's end (``linkLost(_:reason:)``).
+    private func connect() async -> Result<(JanusSession, VideoRoomAdmin), JanusError> {
         let options = JanusConnection.Options(apiSecret: configuration.apiSecret, connectTimeout: timeout,
                                               requestTimeout: timeout)
-        let connection = try await JanusConnection.connect(to: configuration.url, options: options, logger: logger)
+        var opened: JanusConnection?
         do throws(JanusError) {
+            let connection = try await JanusConnection.connect(to: configuration.url, options: options, logger: logger)
+            opened = connection
             let session = try await connection.createSession()
             let admin = try await VideoRoomAdmin.attach(to: session, adminKey: configuration.adminKey)
-            if case .stopped = link {
-                await connection.close()
-                throw .cancelled
+            guard case .connecting = link else { throw .cancelled }  // stopped meanwhile
+            let watcher = Task { [weak self] in
+                let reason = await session.ended()
+                await self?.linkLost(session.id, reason: reason)
             }
-            link = .connected(connection, session, admin)
-            return (session, admin)
+            link = .connected(connection, session, admin, watcher: watcher)
+            return .success((session, admin))
         } catch {
-            await connection.close()
-            throw error
+            if let opened { await opened.close() }
+            if case .connecting = link { link = .idle }
+            return .failure(error)
         }
     }
 
-    /// Janus closed the socket or the session: forget the link and what lived on it (the next command connects
-    /// again; its rooms are gone with Janus's session only if Janus itself went away).
-    private func forgetIfClosed(_ error: JanusError) {
-        switch error {
-        case .transportClosed, .sessionClosed, .unreachable:
-            if case .connected = link { link = .idle }
-            rooms.removeAll()
-        default:
-            break
+    /// The Janus session of the link ended (Janus timed it out after missed keepalives, a keepalive found it gone,
+    /// the socket closed, Janus stopped reading it): every routed stream on it fails and is unpublished, every
+    /// subscription fails (1570 with `reason`), the link is closed and forgotten (the next command connects again),
+    /// and the rooms, which outlive a Janus session when Janus itself lives on, are destroyed through a new link
+    /// (best effort: a Janus that is gone took them with it).
+    private func linkLost(_ janusSession: UInt64, reason: JanusError) async {
+        guard case let .connected(connection, session, _, _) = link, session.id == janusSession else { return }
+        link = .idle
+        let orphans = Array(rooms.values)
+        rooms.removeAll()
+        logger.warning("janus session lost", metadata: ["session": "\(janusSession)", "reason": "\(reason)",
+                                                        "streams": "\(upstreams.count)", "rooms": "\(orphans.count)"])
+        let message = "the media router's session at Janus ended (\(reason))"
+        let lostUpstreams = upstreams
+        let lostDownstreams = downstreams
+        upstreams.removeAll()
+        downstreams.removeAll()
+        for (id, downstream) in lostDownstreams {
+            downstream.deadline?.cancel()
+            fail(id, connectionID: downstream.connectionID, message)
+        }
+        for (streamID, upstream) in lostUpstreams {
+            upstream.watcher?.cancel()
+            failUpstream(streamID, upstream, message)
+        }
+        await connection.close()
+        guard !orphans.isEmpty else { return }
+        do throws(JanusError) {
+            let (_, admin) = try await connected()
+            for room in orphans { try? await admin.destroyRoom(room) }
+        } catch {
+            logger.notice("janus rooms of a lost session not destroyed", metadata: ["error": "\(error)"])
         }
     }
 
@@ -347,6 +444,13 @@ actor RoutedMedia {
         } catch {
             logger.debug("janus trickle failed", metadata: ["handle": "\(handle.id)", "error": "\(error)"])
         }
+    }
+
+    /// A routed stream's upstream failed: its publisher gets 1570 naming the upstream, and the registry ends the
+    /// stream (it could never carry media to anyone).
+    private func failUpstream(_ streamID: String, _ upstream: Upstream, _ message: String) {
+        fail(upstream.upstreamID, connectionID: upstream.connectionID, message)
+        deliver.yield(.upstreamFailed(streamID: streamID, upstreamID: upstream.upstreamID))
     }
 
     private func fail(_ subscriberID: String, connectionID: String, _ message: String) {

@@ -35,6 +35,9 @@ enum RoutedMediaDelivery: Sendable, Equatable {
                      payload: String)
     /// An `error` (1570) naming `subscriberID`: Janus refused or failed this negotiation.
     case failure(connectionID: String, subscriberID: String, ProtocolError)
+    /// The upstream `upstreamID` of `streamID` failed (after its ``failure(connectionID:subscriberID:_:)``): the
+    /// stream can carry media to nobody, so the registry ends it (`streamDestroyed`, reason `forceUnpublished`).
+    case upstreamFailed(streamID: String, upstreamID: String)
 }
 
 /// What ``RoutedMedia`` holds (monitoring and tests): Janus rooms by TokKit session, live Janus handles.

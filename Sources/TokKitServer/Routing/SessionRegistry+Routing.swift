@@ -1,3 +1,4 @@
+import Logging
 import TokKitProtocol
 
 /// Routed sessions in the registry (Docs/Protocol.md 6.7): which streams are routed, which negotiation messages go to
@@ -20,30 +21,45 @@ extension SessionRegistry {
                 throw ProtocolError(.subscriberNotFound, "no such subscription for this connection and stream")
             }
             try Validation.negotiationPayload(negotiation.payload)
+            let command: RoutedMediaCommand
             switch negotiation.kind {
             case .offer:
-                routing.submit(.publisherOffer(sessionID: stream.sessionID, streamID: stream.info.id,
-                                               upstreamID: upstream, connectionID: id, sdp: negotiation.payload))
-            case .candidate: routing.submit(.publisherCandidate(streamID: stream.info.id, candidate: negotiation.payload))
-            case .endOfCandidates: routing.submit(.publisherCandidate(streamID: stream.info.id, candidate: nil))
+                command = .publisherOffer(sessionID: stream.sessionID, streamID: stream.info.id, upstreamID: upstream,
+                                          connectionID: id, sdp: negotiation.payload)
+            case .candidate: command = .publisherCandidate(streamID: stream.info.id, candidate: negotiation.payload)
+            case .endOfCandidates: command = .publisherCandidate(streamID: stream.info.id, candidate: nil)
             case .answer: throw ProtocolError(.illegalState, "a routed publisher offers; it never answers")
             }
+            try submitRouted(command, routing, session: stream.sessionID, from: id)
             return true
         }
         guard let subscription = subscriptions[exactly: negotiation.subscriberID],
-              streams[subscription.streamID]?.upstreamID != nil
+              let stream = streams[subscription.streamID], stream.upstreamID != nil
         else { return false }
         guard subscription.streamID.isSameBytes(as: negotiation.streamID), subscription.subscriber == id else {
             throw ProtocolError(.subscriberNotFound, "no such subscription for this connection and stream")
         }
         try Validation.negotiationPayload(negotiation.payload)
+        let command: RoutedMediaCommand
         switch negotiation.kind {
-        case .answer: routing.submit(.subscriberAnswer(subscriberID: subscription.id, sdp: negotiation.payload))
-        case .candidate: routing.submit(.subscriberCandidate(subscriberID: subscription.id, candidate: negotiation.payload))
-        case .endOfCandidates: routing.submit(.subscriberCandidate(subscriberID: subscription.id, candidate: nil))
+        case .answer: command = .subscriberAnswer(subscriberID: subscription.id, sdp: negotiation.payload)
+        case .candidate: command = .subscriberCandidate(subscriberID: subscription.id, candidate: negotiation.payload)
+        case .endOfCandidates: command = .subscriberCandidate(subscriberID: subscription.id, candidate: nil)
         case .offer: throw ProtocolError(.illegalState, "the media router offers to routed subscribers")
         }
+        try submitRouted(command, routing, session: stream.sessionID, from: id)
         return true
+    }
+
+    /// Queues a client's routed negotiation message; 1430 when that client already has
+    /// ``RoutedMedia/maxPendingPerConnection`` of them waiting for the media router (the message is dropped: the
+    /// client may send it again later).
+    private func submitRouted(_ command: RoutedMediaCommand, _ routing: RoutedMedia, session: String,
+                              from id: String) throws(ProtocolError) {
+        guard routing.submit(command, session: session, from: id) else {
+            throw ProtocolError(.limitReached, "too many negotiation messages waiting for the media router "
+                                + "(at most \(routing.maxPendingPerConnection) per connection); try again later")
+        }
     }
 
     /// Sends a media router's reply to its client, unless the subscription or upstream it names ended meanwhile.
@@ -57,6 +73,10 @@ extension SessionRegistry {
             guard connections[connectionID] != nil else { return }
             metrics.refused(error.code, via: .websocket)
             send(.error(.init(rid: nil, error, subscriberID: subscriberID)), to: connectionID)
+        case let .upstreamFailed(streamID, upstreamID):
+            guard let stream = streams[streamID], stream.upstreamID == upstreamID else { return }
+            logger.notice("routed stream unpublished: its upstream failed", metadata: ["stream_id": "\(streamID)"])
+            removeStream(streamID, reason: .forceUnpublished)
         }
     }
 

@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+@testable import TokKitJanus
+
+/// A fake Janus for tests of the server's routed side that need Janus to misbehave on purpose, faster and more
+/// precisely than a real one can: a small Python WebSocket server on 127.0.0.1 (a thread per connection) speaking
+/// enough of the Janus API and the VideoRoom plugin for ``RoutedMedia``: `info`, `create`, `attach`, `detach`,
+/// `destroy`, `keepalive`, `trickle`, and plugin messages `create`/`destroy` (rooms), `join` (publisher and
+/// subscriber), `configure` with an offer, `start`.
+///
+/// `configure` with an offer is answered according to the offer: an SDP containing `stall` is never answered, one
+/// containing `refuse` gets a VideoRoom error (433), any other gets an answer followed by `webrtcup` (the
+/// publisher's PeerConnection "up" at once). With ``Mode/refuseEveryOffer`` every
+/// offer is refused.
+final class FakeJanus: Sendable {
+    enum Mode: String {
+        case byOffer = "by-offer"
+        case refuseEveryOffer = "refuse"
+    }
+
+    static let script = #"""
+        import base64, hashlib, json, socket, struct, sys, threading, itertools
+        mode = sys.argv[2]
+        ids = itertools.count(1000)
+        lock = threading.Lock()
+        def next_id():
+            with lock: return next(ids)
+        def serve(conn):
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = conn.recv(4096)
+                if not chunk: return
+                request += chunk
+            key = [l.split(b":", 1)[1].strip() for l in request.split(b"\r\n") if l.lower().startswith(b"sec-websocket-key:")][0]
+            accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+            conn.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: janus-protocol\r\n\r\n" % accept).encode())
+            def exact(n):
+                data = b""
+                while len(data) < n:
+                    chunk = conn.recv(n - len(data))
+                    if not chunk: raise EOFError()
+                    data += chunk
+                return data
+            def send(obj):
+                data = json.dumps({k: v for k, v in obj.items() if v is not None}).encode(); n = len(data)
+                if n < 126: header = bytes([0x81, n])
+                elif n < 65536: header = bytes([0x81, 126]) + struct.pack(">H", n)
+                else: header = bytes([0x81, 127]) + struct.pack(">Q", n)
+                conn.sendall(header + data)
+            while True:
+                b0, b1 = exact(2)
+                n = b1 & 0x7F
+                if n == 126: n = struct.unpack(">H", exact(2))[0]
+                elif n == 127: n = struct.unpack(">Q", exact(8))[0]
+                mask = exact(4); payload = bytes(b ^ mask[i % 4] for i, b in enumerate(exact(n)))
+                if b0 & 0x0F == 8: return
+                m = json.loads(payload)
+                kind, t = m.get("janus"), m.get("transaction")
+                sid, hid = m.get("session_id"), m.get("handle_id")
+                if kind == "info":
+                    send({"janus": "server_info", "transaction": t, "version": 1102, "version_string": "1.1.2",
+                          "name": "fake", "plugins": {"janus.plugin.videoroom": {}}, "transports": {}})
+                elif kind in ("create", "attach"):
+                    send({"janus": "success", "transaction": t, "session_id": sid, "data": {"id": next_id()}})
+                elif kind in ("detach", "destroy", "hangup"):
+                    send({"janus": "success", "transaction": t, "session_id": sid})
+                elif kind in ("keepalive", "trickle"):
+                    send({"janus": "ack", "transaction": t, "session_id": sid})
+                elif kind == "message":
+                    body, jsep = m.get("body", {}), m.get("jsep")
+                    request = body.get("request")
+                    def reply(data, answer=None):
+                        out = {"janus": "event" if request != "create" and request != "destroy" else "success",
+                               "transaction": t, "session_id": sid, "sender": hid,
+                               "plugindata": {"plugin": "janus.plugin.videoroom", "data": data}}
+                        if answer is not None: out["jsep"] = answer
+                        send(out)
+                    if request == "create": reply({"videoroom": "created", "room": next_id(), "permanent": False})
+                    elif request == "destroy": reply({"videoroom": "destroyed", "room": body.get("room")})
+                    elif request == "join" and body.get("ptype") == "publisher":
+                        reply({"videoroom": "joined", "room": body.get("room"), "id": next_id(), "publishers": []})
+                    elif request == "join":
+                        reply({"videoroom": "attached", "room": body.get("room")},
+                              {"type": "offer", "sdp": "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=fake\r\nt=0 0\r\n"})
+                    elif request == "configure" and jsep is not None:
+                        sdp = jsep.get("sdp", "")
+                        if "stall" in sdp: continue
+                        if mode == "refuse" or "refuse" in sdp:
+                            reply({"videoroom": "event", "error_code": 433, "error": "fake: offer refused"})
+                        else:
+                            reply({"videoroom": "event", "configured": "ok"},
+                                  {"type": "answer", "sdp": "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=fake\r\nt=0 0\r\n"})
+                            send({"janus": "webrtcup", "session_id": sid, "sender": hid})
+                    elif request == "start": reply({"videoroom": "event", "started": "ok"})
+                    else: reply({"videoroom": "event", "error_code": 423, "error": "fake: unknown request"})
+                else:
+                    send({"janus": "error", "transaction": t, "error": {"code": 457, "reason": "fake: unknown"}})
+        def run(conn):
+            try: serve(conn)
+            except (EOFError, OSError): pass
+            finally: conn.close()
+        server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", int(sys.argv[1]))); server.listen(8)
+        while True:
+            conn, _ = server.accept()
+            threading.Thread(target=run, args=(conn,), daemon=True).start()
+        """#
+
+    let url: String
+    /// The Python process (killed by ``stop()`` or when the fake is dropped).
+    private let pid: Int32
+    private let stopped = Mutex(false)
+
+    private init(url: String, pid: Int32) {
+        self.url = url
+        self.pid = pid
+    }
+
+    /// Starts the fake and returns once it accepts a Janus connection (bounded: 10 s).
+    static func start(_ mode: Mode = .byOffer) async throws -> FakeJanus {
+        let port = try JanusProcess.freePort(on: "127.0.0.1")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, String(port), mode.rawValue]
+        try process.run()
+        let fake = FakeJanus(url: "ws://127.0.0.1:\(port)", pid: process.processIdentifier)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let probe = try? await JanusConnection.connect(to: fake.url) {
+                await probe.close()
+                return fake
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        fake.stop()
+        throw FakeJanusError(description: "the fake Janus never answered at \(fake.url)")
+    }
+
+    func stop() {
+        let wasStopped = stopped.withLock { done in
+            let was = done
+            done = true
+            return was
+        }
+        guard !wasStopped else { return }
+        kill(pid, SIGKILL)
+    }
+
+    deinit { stop() }
+
+    struct FakeJanusError: Error, CustomStringConvertible {
+        let description: String
+    }
+}
