@@ -239,7 +239,8 @@ public final class JanusProcess: Sendable {
     private let output: OutputTail
 
     private init(configuration: JanusProcessConfiguration, url: String, pid: Int32, directory: String,
-                 startupTime: Duration, exit: ExitState, output: OutputTail) {
+                 startupTime: Duration, exit: ExitState, output: OutputTail, reaper: Reaper) {
+        self.reaper = reaper
         self.configuration = configuration
         self.url = url
         self.pid = pid
@@ -249,13 +250,26 @@ public final class JanusProcess: Sendable {
         self.output = output
     }
 
-    /// An owner that drops the process without ``stop(grace:)`` (a crash path, a forgotten `defer`) must not leave
-    /// Janus running: the child is killed (SIGKILL: a deinit cannot wait for a graceful exit) and its configuration
-    /// folder (which holds the API secret) removed.
-    deinit {
-        if isRunning { Glibc.kill(pid, SIGKILL) }
-        try? FileManager.default.removeItem(atPath: configurationDirectory)
+    /// Kills the child when the last ``JanusProcess`` value for it goes: an owner that drops the process without
+    /// ``stop(grace:)`` (a crash path, a forgotten `defer`) must not leave Janus running. SIGKILL (a deinit cannot
+    /// wait for a graceful exit), and the configuration folder (which holds the API secret) is removed.
+    private final class Reaper: Sendable {
+        let pid: Int32
+        let directory: String
+        let exit: ExitState
+
+        init(pid: Int32, directory: String, exit: ExitState) {
+            self.pid = pid
+            self.directory = directory
+            self.exit = exit
+        }
+
+        deinit {
+            if exit.state.withLock({ $0.status == nil }) { Glibc.kill(pid, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
+    private let reaper: Reaper
 
     /// Starts Janus and returns once it answers `info`. Throws ``JanusError/notInstalled(_:)`` (no executable,
     /// plugin or transport), ``JanusError/invalidConfiguration(_:)``, or ``JanusError/processFailed(status:log:)``
@@ -312,8 +326,9 @@ public final class JanusProcess: Sendable {
         try? pipe.fileHandleForWriting.close()
         let output = OutputTail(reading: dup(pipe.fileHandleForReading.fileDescriptor), capacity: 400)
         try? pipe.fileHandleForReading.close()
+        let reaper = Reaper(pid: process.processIdentifier, directory: directory, exit: exit)
         let janus = JanusProcess(configuration: configuration, url: url, pid: process.processIdentifier,
-                                 directory: directory, startupTime: .zero, exit: exit, output: output)
+                                 directory: directory, startupTime: .zero, exit: exit, output: output, reaper: reaper)
         // Wait for an `info` reply, retrying the connection until the deadline or the process's exit.
         let deadline = launched + configuration.startTimeout
         var lastError: JanusError?
@@ -336,7 +351,7 @@ public final class JanusProcess: Sendable {
                 }
                 let started = JanusProcess(configuration: configuration, url: url, pid: janus.pid,
                                            directory: directory, startupTime: ContinuousClock.now - launched,
-                                           exit: exit, output: output)
+                                           exit: exit, output: output, reaper: reaper)
                 logger.info("janus \(info?.versionString ?? "?") pid \(janus.pid) answers at \(url) after \(started.startupTime)")
                 return started
             } catch {

@@ -212,11 +212,12 @@ actor RoutedMedia {
         case let .upstreamLost(streamID, handle, reason):
             guard let upstream = upstreams[streamID], upstream.publisher?.handle.id == handle else { return }
             let message = "the media router lost this stream's media path: \(reason)"
-            failUpstream(streamID, upstream, message)
+            // Subscribers first: once the upstream's failure unpublishes the stream, their subscriptions are gone.
             for (id, downstream) in downstreams where downstream.streamID == streamID {
                 fail(id, connectionID: downstream.connectionID, message)
-                await endDownstream(id)
             }
+            failUpstream(streamID, upstream, message)
+            for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
             await endUpstream(streamID)
         case let .subscriptionDeadline(subscriberID):
             guard let downstream = downstreams[subscriberID], downstream.phase == .waiting else { return }
