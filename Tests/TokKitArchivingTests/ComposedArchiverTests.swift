@@ -175,9 +175,9 @@ import TokKitTesting
             let publisher = Publisher(name: "cycle \(cycle)", publishAudio: false,
                                       videoCapture: ColourCapturer(width: 160, height: 120, colour: DecodedArchive.YUV.red.bytes))
             try await member.publish(publisher)
-            #expect(await eventually { archiver.liveStreamCount == 1 }, "cycle \(cycle): recorded")
+            try #require(await eventually { archiver.liveStreamCount == 1 }, "cycle \(cycle): recorded")
             try await member.unpublish(publisher)
-            #expect(await eventually { archiver.liveStreamCount == 0 }, "cycle \(cycle): ended")
+            try #require(await eventually { archiver.liveStreamCount == 0 }, "cycle \(cycle): ended")
         }
         let released = await eventually { ComposedStreamInput.live.load(ordering: .relaxed) - liveBefore == 0 }
         #expect(released, "\(ComposedStreamInput.live.load(ordering: .relaxed) - liveBefore) inputs of ended streams still alive")

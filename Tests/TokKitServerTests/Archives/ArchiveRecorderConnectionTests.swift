@@ -75,6 +75,7 @@ final class JoiningArchiveRecorder: ArchiveRecorderFactory {
             $0.archiveDirectory = directory.path + "/archives"
             $0.maxConnections = 50
             $0.maxConnectionsPerAddress = 3
+            $0.requestHeadTimeoutMs = 500  // the probation of a connection over the cap
         }) { server in
             let api = ArchiveClient(server: server)
             let session = try await server.session()
@@ -85,6 +86,9 @@ final class JoiningArchiveRecorder: ArchiveRecorderFactory {
             let limiter = server.server.limiter
             for _ in 0..<200 where limiter.held(by: "127.0.0.1") != 2 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(limiter.held(by: "127.0.0.1") == 2, "the member and the other socket; not the recorder")
+            // Past its probation the recorder is still there: it showed the credential.
+            try await Task.sleep(for: .milliseconds(1_000))
+            #expect(await server.server.stats().connected == 2, "the member and the recorder")
 
             // Full again: a forged credential gets no way in.
             let third = try await RawClient(port: server.port)
