@@ -108,6 +108,7 @@ let package = Package(
                 "TokKitICE", "TokKitDTLS", "TokKitSRTP", "TokKitRTP", "TokKitSDP", "TokKitPeer", "TokKitStreaming",
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -252,6 +253,7 @@ let package = Package(
             dependencies: [
                 "TokKitServer", "TokKitProtocol", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -269,7 +271,7 @@ let package = Package(
                 path: "Tests/TokKitRecordingTestSupport", swiftSettings: strict),
         .testTarget(name: "TokKitArchivingTests",
                     dependencies: ["TokKitArchiving", "TokKit", "TokKitServer", "TokKitProtocol", "TokKitTesting", "TokKitAudio",
-                                   "TokKitMedia", "TokKitArchivingTestSupport",
+                                   "TokKitMedia", "TokKitArchivingTestSupport", "TokKitRTP", "TokKitPeer", "TokKitCodecs",
                                    .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),
         .target(name: "TokKitArchivingTestSupport", dependencies: ["TokKitMedia"],

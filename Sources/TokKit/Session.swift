@@ -286,7 +286,7 @@ public final class Session: Sendable {
                 s.closedByServer = false
                 let link = SignalingLink(
                     generation: s.generation, url: url, connectTimeout: settings.connectTimeout,
-                    outgoingLimit: max(16, settings.outgoingLimit), logger: logger)
+                    outgoingLimit: max(16, settings.outgoingLimit), headers: settings.signalingHeaders, logger: logger)
                 s.link = link
                 link.start(hello: hello, owner: self)
                 return nil

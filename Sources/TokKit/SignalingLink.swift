@@ -1,3 +1,4 @@
+import HTTPTypes
 import Logging
 import NIOWebSocket
 import Synchronization
@@ -34,6 +35,8 @@ final class SignalingLink: Sendable {
     /// Identifies the link among the session's successive links.
     let generation: UInt64
     private let url: String
+    /// Extra header fields of the upgrade request (``SessionSettings/signalingHeaders``).
+    private let headers: [String: String]
     private let outgoing: AsyncStream<Outgoing>
     private let outgoingContinuation: AsyncStream<Outgoing>.Continuation
     private let heartbeat: Mutex<Heartbeat>
@@ -56,9 +59,11 @@ final class SignalingLink: Sendable {
     /// - Parameters:
     ///   - connectTimeout: how long the handshake plus the server's `connected` may take.
     ///   - outgoingLimit: most messages waiting to be written; ``send(_:)`` fails beyond it.
-    init(generation: UInt64, url: String, connectTimeout: Duration, outgoingLimit: Int, logger: Logger) {
+    init(generation: UInt64, url: String, connectTimeout: Duration, outgoingLimit: Int,
+         headers: [String: String] = [:], logger: Logger) {
         self.generation = generation
         self.url = url
+        self.headers = headers
         self.logger = logger
         (outgoing, outgoingContinuation) = AsyncStream.makeStream(
             of: Outgoing.self, bufferingPolicy: .bufferingOldest(outgoingLimit))
@@ -122,6 +127,10 @@ final class SignalingLink: Sendable {
         var configuration = WebSocketClientConfiguration(
             maxFrameSize: ProtocolLimits.maxFrameBytes, closeTimeout: Self.closeTimeout)
         configuration.validateUTF8 = true
+        for (name, value) in headers {
+            guard let field = HTTPField.Name(name) else { continue }
+            configuration.additionalHeaders[field] = value
+        }
         do {
             let client = WebSocketClient(url: url, configuration: configuration, logger: logger) {
                 [self] inbound, outbound, _ in

@@ -27,7 +27,8 @@ import TokKitRecording
 ///   the streams that have a picture (recomputed as they come and go, each change recorded) and encodes the canvas
 ///   once in VP8. Both go to one ``WebMWriter`` stamped with their scheduled times, so audio and video share one
 ///   timeline.
-/// - A stream takes a tile from its first decoded picture until its stream is destroyed.
+/// - A stream takes a tile from its first decoded picture until its stream is destroyed. Then its input (decoders,
+///   jitter buffer, picture) is released; only its ``StreamSpan`` is kept for the result.
 ///
 /// Threading: `Sendable`; ``stop()`` may be called from any task; a later call waits for the first (at most 10 s)
 /// and returns the same result. Closing the file runs off the cooperative pool.
@@ -95,7 +96,10 @@ public final class ComposedArchiver: Sendable {
 
     private struct State {
         var phase: Phase = .recording
+        /// The streams recorded now.
         var streams: [StreamID: Recorded] = [:]
+        /// The streams that ended: what the result says of them (their inputs are released).
+        var ended: [StreamID: StreamSpan] = [:]
         var order: [StreamID] = []
         var events: Task<Void, Never>?
         var thread: PeriodicThread?
@@ -121,17 +125,19 @@ public final class ComposedArchiver: Sendable {
     /// - Parameters:
     ///   - settings: resolution, frame rate, `hasAudio`/`hasVideo`, bitrates.
     ///   - ice: how the archiver's media connections gather candidates (every interface by default).
+    ///   - signalingHeaders: header fields of its signaling WebSocket upgrade (a server's recorder credential).
     /// - Throws: ``ComposedArchiveError/invalidSettings(_:)`` (nothing started),
     ///   ``ComposedArchiveError/recording(_:)`` when the file cannot be created, ``ComposedArchiveError/codec(_:)``,
     ///   ``ComposedArchiveError/session(_:)`` when the session cannot be joined (the file is then left empty).
     public static func start(
         serverURL: URL, apiKey: String, sessionID: SessionID, token: String, path: String,
         settings: ComposedArchiveSettings = ComposedArchiveSettings(), ice: ICEConfiguration = .allInterfaces,
-        logger: Logger = Logger(label: "tokkit.archiver.composed")
+        signalingHeaders: [String: String] = [:], logger: Logger = Logger(label: "tokkit.archiver.composed")
     ) async throws(ComposedArchiveError) -> ComposedArchiver {
         let composer = try ArchiveComposer(path: path, settings: settings)
         var sessionSettings = SessionSettings()
         sessionSettings.logger = logger
+        sessionSettings.signalingHeaders = signalingHeaders
         let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: serverURL, settings: sessionSettings)
         session.mediaNegotiator = WebRTCNegotiator(ice: ice)
         let events = session.events
@@ -165,12 +171,12 @@ public final class ComposedArchiver: Sendable {
     /// Stops recording: ends every subscription, leaves the session, stops the composing thread and finishes the
     /// file (cues and duration written).
     public func stop() async -> Result {
-        let taken: ([Recorded], Task<Void, Never>?, PeriodicThread?)? = state.withLock { s in
+        let taken: ([Recorded], [StreamID], Task<Void, Never>?, PeriodicThread?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
-            return (s.order.compactMap { s.streams[$0] }, s.events, s.thread)
+            return (s.order.compactMap { s.streams[$0] }, s.order, s.events, s.thread)
         }
-        guard let (recorded, events, thread) = taken else { return await finished() }
+        guard let (recorded, order, events, thread) = taken else { return await finished() }
         for r in recorded {
             if let subscriber = r.subscriber { try? await session.unsubscribe(subscriber) }
         }
@@ -185,10 +191,8 @@ public final class ComposedArchiver: Sendable {
             }
         }
         let counters = composer.counters
-        let spans = recorded.map { r in
-            let video = r.input.videoCounts
-            return StreamSpan(streamID: r.input.streamID, joined: r.input.joined, left: r.input.left,
-                              firstPicture: video.firstPicture, framesDecoded: video.decoded)
+        let spans: [StreamSpan] = state.withLock { s in
+            order.compactMap { id in s.ended[id] ?? s.streams[id].map { Self.span(of: $0.input) } }
         }
         let result = Result(
             path: path, duration: counters.duration, videoFrames: counters.videoFrames,
@@ -198,6 +202,16 @@ public final class ComposedArchiver: Sendable {
         state.withLock { $0.phase = .stopped(result) }
         return result
     }
+
+    /// What the result says of the stream `input` records.
+    private static func span(of input: ComposedStreamInput) -> StreamSpan {
+        let video = input.videoCounts
+        return StreamSpan(streamID: input.streamID, joined: input.joined, left: input.left,
+                          firstPicture: video.firstPicture, framesDecoded: video.decoded)
+    }
+
+    /// Streams recorded now (each holds its decoders and buffers until its stream ends).
+    var liveStreamCount: Int { state.withLock { $0.streams.count } }
 
     /// The result of a stop that already ran (or is running: waits for it, bounded).
     private func finished() async -> Result {
@@ -228,8 +242,8 @@ public final class ComposedArchiver: Sendable {
     private func record(_ stream: SessionStream) async {
         let id = stream.streamID
         let fresh: ComposedStreamInput? = state.withLock { s in
-            guard case .recording = s.phase, s.streams[id] == nil else { return nil }
-            let input = ComposedStreamInput(streamID: id, archiveStart: started)
+            guard case .recording = s.phase, s.streams[id] == nil, s.ended[id] == nil else { return nil }
+            let input = ComposedStreamInput(streamID: id, archiveStart: started, logger: logger)
             s.streams[id] = Recorded(input: input, subscriber: nil)
             s.order.append(id)
             return input
@@ -246,14 +260,22 @@ public final class ComposedArchiver: Sendable {
         }
     }
 
-    /// A stream ended: it leaves the layout and the mix now.
+    /// A stream ended: it leaves the layout and the mix now, and its input (decoders, buffers) is released: only
+    /// its span is kept. (While stopping, it stays for ``stop()`` to report.)
     private func streamEnded(_ id: StreamID) {
+        let offset = ContinuousClock.now - started
         let input: ComposedStreamInput? = state.withLock { s in
-            s.streams[id]?.subscriber = nil
-            return s.streams[id]?.input
+            guard let input = s.streams[id]?.input else { return nil }
+            input.leave(at: offset)
+            if case .recording = s.phase {
+                s.streams[id] = nil
+                s.ended[id] = Self.span(of: input)
+            } else {
+                s.streams[id]?.subscriber = nil
+            }
+            return input
         }
         guard let input else { return }
-        input.leave(at: ContinuousClock.now - started)
         active.withLock { list in list.removeAll { $0 === input } }
     }
 }

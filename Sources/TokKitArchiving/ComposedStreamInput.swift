@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 @_spi(Recording) import TokKit
 import TokKitCodecs
@@ -24,6 +25,8 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     let joined: Duration
 
     static let keyFrameRequestInterval: Duration = .milliseconds(300)
+    /// Inputs alive in the process (tests check that ended streams' inputs are released).
+    static let live = Atomic<Int>(0)
 
     private struct Control {
         var source: EncodedMediaSource?
@@ -38,6 +41,10 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     private final class VideoSide: @unchecked Sendable {
         let assembler: VP8FrameAssembler?
         let decoder: VP8Decoder?
+        /// The first frame refused before decoding (``ComposedFrameLimit``), logged once.
+        var refusal: ComposedFrameRefusal?
+        /// After a refused key frame: delta frames are dropped until a key frame within the bound.
+        var awaitingKeyFrame = false
         init() {
             assembler = try? VP8FrameAssembler()
             decoder = try? VP8Decoder(poolCapacity: 3)
@@ -62,6 +69,7 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     }
 
     private let archiveStart: ContinuousClock.Instant
+    private let logger: Logger
     private let control: Mutex<Control>
     private let videoSide = VideoSide()
     private let video = Mutex(())
@@ -69,12 +77,17 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     private let audio = Mutex(())
     private let picture = Mutex<VideoFrame?>(nil)
 
-    init(streamID: StreamID, archiveStart: ContinuousClock.Instant) {
+    init(streamID: StreamID, archiveStart: ContinuousClock.Instant,
+         logger: Logger = Logger(label: "tokkit.archiver.composed")) {
         self.streamID = streamID
         self.archiveStart = archiveStart
+        self.logger = logger
+        Self.live.add(1, ordering: .relaxed)
         joined = ContinuousClock.now - archiveStart
         control = Mutex(Control())
     }
+
+    deinit { Self.live.subtract(1, ordering: .relaxed) }
 
     // MARK: - EncodedMediaReceiver (network thread, negotiation queue)
 
@@ -109,12 +122,25 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
         var keyFrameNeeded = false
         var decoded: VideoFrame?
         var frames = 0, failures = 0
+        var refused: ComposedFrameRefusal?
         video.withLock { _ in
             guard let assembler = videoSide.assembler, let decoder = videoSide.decoder else { return }
             _ = try? assembler.insert(view)
             while let event = assembler.next() {
                 switch event {
                 case .frame(let frame):
+                    if let refusal = ComposedFrameLimit.check(frame.bytes) {
+                        videoSide.awaitingKeyFrame = true
+                        if videoSide.refusal == nil {
+                            videoSide.refusal = refusal
+                            refused = refusal
+                        }
+                        continue
+                    }
+                    if videoSide.awaitingKeyFrame {
+                        guard let first = frame.bytes.first, VP8PayloadHeader.isKeyFrame(firstByte: first) else { continue }
+                        videoSide.awaitingKeyFrame = false
+                    }
                     do throws(CodecError) {
                         if let picture = try decoder.decode(frame.bytes) {
                             decoded = picture
@@ -132,6 +158,10 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
         }
         if let decoded {
             picture.withLock { $0 = decoded }
+        }
+        if let refused {
+            logger.warning("composed archive refuses a stream's video", metadata: [
+                "stream_id": "\(streamID)", "reason": "\(refused)"])
         }
         if frames > 0 || failures > 0 || keyFrameNeeded {
             let now = ContinuousClock.now
@@ -204,6 +234,9 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
         control.withLock { c in if c.left == nil { c.left = offset } }
         picture.withLock { $0 = nil }
     }
+
+    /// The first video frame refused before decoding (too large), if any.
+    var frameRefusal: ComposedFrameRefusal? { video.withLock { _ in videoSide.refusal } }
 
     /// When the stream left, from the archive's start (`nil`: still there).
     var left: Duration? { control.withLock { $0.left } }

@@ -35,7 +35,7 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
             let archiver = try await SessionArchiver.start(
                 serverURL: url, apiKey: request.apiKey, sessionID: SessionID(request.sessionID), token: request.token,
                 directory: request.directory, hasAudio: request.hasAudio, hasVideo: request.hasVideo, ice: ice,
-                logger: logger)
+                signalingHeaders: request.signalingHeaders, logger: logger)
             return Recording(archiver: archiver)
         } catch {
             throw .failed("\(error)")
@@ -49,7 +49,8 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
                 resolution: request.resolution, hasAudio: request.hasAudio, hasVideo: request.hasVideo)
             let archiver = try await ComposedArchiver.start(
                 serverURL: url, apiKey: request.apiKey, sessionID: SessionID(request.sessionID), token: request.token,
-                path: "\(request.directory)/\(Self.composedFileName)", settings: settings, ice: ice, logger: logger)
+                path: "\(request.directory)/\(Self.composedFileName)", settings: settings, ice: ice,
+                signalingHeaders: request.signalingHeaders, logger: logger)
             return ComposedRecording(archiver: archiver)
         } catch {
             throw .failed("\(error)")
@@ -62,10 +63,12 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
 
         func stop() async -> ArchiveRecordingResult {
             let result = await archiver.stop()
+            // No offset (nothing recorded) unless some stream's picture or sound reached the file.
+            let recorded = result.audiblePeriods > 0 || result.streams.contains { $0.firstPicture != nil }
             return ArchiveRecordingResult(
                 files: [ArchiveRecordingResult.File(
-                    streamID: ServerArchiveRecorder.composedStreamName, path: result.path, startOffset: .zero,
-                    failure: result.failure)],
+                    streamID: ServerArchiveRecorder.composedStreamName, path: result.path,
+                    startOffset: recorded ? .zero : nil, failure: result.failure)],
                 duration: result.duration)
         }
     }

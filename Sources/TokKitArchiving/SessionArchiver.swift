@@ -76,15 +76,17 @@ public final class SessionArchiver: Sendable {
     ///
     /// - Parameters:
     ///   - ice: how the archiver's media connections gather candidates (every interface by default).
+    ///   - signalingHeaders: header fields of its signaling WebSocket upgrade (a server's recorder credential).
     /// - Throws: ``SessionError`` when the session cannot be joined.
     public static func start(
         serverURL: URL, apiKey: String, sessionID: SessionID, token: String, directory: String,
         hasAudio: Bool = true, hasVideo: Bool = true, ice: ICEConfiguration = .allInterfaces,
-        logger: Logger = Logger(label: "tokkit.archiver")
+        signalingHeaders: [String: String] = [:], logger: Logger = Logger(label: "tokkit.archiver")
     ) async throws(SessionError) -> SessionArchiver {
         guard hasAudio || hasVideo else { throw .invalidParameter("an archive needs audio, video or both") }
         var settings = SessionSettings()
         settings.logger = logger
+        settings.signalingHeaders = signalingHeaders
         let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: serverURL, settings: settings)
         session.mediaNegotiator = WebRTCNegotiator(ice: ice)
         let archiver = SessionArchiver(session: session, directory: directory, hasAudio: hasAudio, hasVideo: hasVideo,

@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     public var maxSessions: Int = 10_000
     /// A session without connections for this long is forgotten (its id then gets 1005).
     public var emptySessionTimeoutMs: Int = 3_600_000
+    /// A recording stops by itself once its session has had no client but the recorder for this long (OpenTok's
+    /// 60 s; Docs/Protocol.md 5.7). The recorder never counts as a member for this or for ``emptySessionTimeoutMs``.
+    public var archiveIdleStopMs: Int = 60_000
     /// How long a connection may take to send a complete request head (a REST call or the WebSocket handshake),
     /// counted from its opening or from the server's answer to its previous request; then it is closed. This closes
     /// silent and slowloris connections and idle keep-alive ones. Each deadline (this one and
@@ -129,6 +132,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
             try c.decodeIfPresent(Int.self, forKey: .maxConnectionsPerSession) ?? d.maxConnectionsPerSession
         d.emptySessionTimeoutMs =
             try c.decodeIfPresent(Int.self, forKey: .emptySessionTimeoutMs) ?? d.emptySessionTimeoutMs
+        d.archiveIdleStopMs = try c.decodeIfPresent(Int.self, forKey: .archiveIdleStopMs) ?? d.archiveIdleStopMs
         d.requestHeadTimeoutMs =
             try c.decodeIfPresent(Int.self, forKey: .requestHeadTimeoutMs) ?? d.requestHeadTimeoutMs
         d.requestBodyTimeoutMs =
@@ -209,6 +213,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         }
         guard (1...604_800_000).contains(emptySessionTimeoutMs) else {
             throw .configuration("emptySessionTimeoutMs must be 1...604800000")
+        }
+        guard (1...86_400_000).contains(archiveIdleStopMs) else {
+            throw .configuration("archiveIdleStopMs must be 1...86400000")
         }
         guard (1_024...1_048_576).contains(maxHeaderBytes) else {
             throw .configuration("maxHeaderBytes must be 1024...1048576")

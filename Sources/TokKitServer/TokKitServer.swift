@@ -27,7 +27,7 @@ public final class TokKitServer: Service, Sendable {
     let archives: ArchiveService
     private let endpoint: SignalingEndpoint
     /// Counts open TCP connections against ``ServerConfiguration/maxConnections`` and its per-address cap.
-    private let limiter: ConnectionLimiter
+    let limiter: ConnectionLimiter
     /// The Prometheus metrics served at `GET /metrics`.
     let metrics = ServerMetrics()
     private let logger: Logger
@@ -65,14 +65,15 @@ public final class TokKitServer: Service, Sendable {
                 throw .configuration("archiveDirectory: \(error.protocolError.message)")
             }
         }
+        limiter = ConnectionLimiter(
+            maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
         archives = ArchiveService(
-            store: store, recorder: archiveRecorder, registry: registry, authority: authority, logger: logger)
+            store: store, recorder: archiveRecorder, registry: registry, authority: authority, limiter: limiter,
+            logger: logger)
         endpoint = SignalingEndpoint(
             registry: registry, outboxCapacity: configuration.outboxCapacity,
             outboxMaxBytes: configuration.outboxMaxBytes,
             closeTimeout: .milliseconds(Int64(configuration.closeTimeoutMs)), metrics: metrics)
-        limiter = ConnectionLimiter(
-            maxTotal: configuration.maxConnections, maxPerAddress: configuration.maxConnectionsPerAddress)
     }
 
     /// What the server holds at its Janus for routed sessions (rooms, handles), or nil without a Janus
@@ -237,10 +238,12 @@ public final class TokKitServer: Service, Sendable {
         return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first == signalingPath[...]
     }
 
+    private static let recorderHeader = HTTPFields.Element.Name(ConnectionLimiter.recorderHeader)!
+
     private var sweepInterval: Duration {
         var shortest = min(configuration.heartbeatTimeoutMs, configuration.connectTimeoutMs)
         if configuration.resumeGraceMs > 0 { shortest = min(shortest, configuration.resumeGraceMs) }
-        shortest = min(shortest, configuration.emptySessionTimeoutMs)
+        shortest = min(shortest, configuration.emptySessionTimeoutMs, configuration.archiveIdleStopMs)
         return .milliseconds(max(10, min(1_000, shortest / 4)))
     }
 
@@ -286,6 +289,10 @@ public final class TokKitServer: Service, Sendable {
                     responder: responder, configuration: .init(http1: http1, ws: webSocket)
                 ) { head, channel, _ in
                     guard Self.isSignalingPath(head.path) else { return .dontUpgrade }
+                    if let shown = head.headerFields[Self.recorderHeader] {
+                        // The server's own archive recorder: not counted against its address (ConnectionLimiter).
+                        limiter.exemptRecorder(ObjectIdentifier(channel), showing: shown)
+                    }
                     let upgrade = endpoint.acceptUpgrade(channel: channel)
                     channel.closeFuture.whenComplete { _ in upgrade.release() }
                     try await upgrade.watchActivity()

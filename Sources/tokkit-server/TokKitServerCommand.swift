@@ -19,7 +19,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
             Docs/Protocol.md. Stops gracefully on SIGTERM or SIGINT (every socket is closed with 1001).
             """)
 
-    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, archiveDirectory, iceServers, turnSecret, turnCredentialLifetime, janus).")
+    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, archiveIdleStopMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, archiveDirectory, iceServers, turnSecret, turnCredentialLifetime, janus).")
     var config: String?
 
     @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import Testing
 import TokKit
 import TokKitArchivingTestSupport
@@ -134,6 +135,56 @@ import TokKitTesting
         #expect(mixed.0 >= 0.6 && mixed.1 >= 0.6, "both: 440 Hz in \(mixed.0), 1 kHz in \(mixed.1) of the time")
         #expect(blueOnly.0 < 300 && blueOnly.1 >= 0.6, "blue alone: 440 Hz level \(blueOnly.0), 1 kHz in \(blueOnly.1) of the time")
         #expect(await archiver.stop() == result, "a second stop returns the same result")
+    }
+
+    /// Streams coming and going over one recording: each ended stream's input (decoders, jitter buffer, picture) is
+    /// released, counted by live inputs, while the result still lists every stream with its span.
+    @Test func endedStreamsReleaseTheirDecoders() async throws {
+        var configuration = ServerConfiguration(apiKey: "composed-test", apiSecret: "composed-secret-\(UInt64.random(in: 0...UInt64.max))")
+        configuration.host = "127.0.0.1"
+        var quiet = Logger(label: "composed-test")
+        quiet.logLevel = .error
+        let server = try TokKitServer(configuration: configuration, logger: quiet)
+        let url = try #require(URL(string: "http://127.0.0.1:\(try await server.start())"))
+        defer { Task { await server.stop() } }
+        let sessionID = try await server.createSession().sessionID
+        var settings = SessionSettings()
+        settings.logger = quiet
+        let member = Session(apiKey: "composed-test", sessionID: SessionID(sessionID), serverURL: url, settings: settings)
+        member.mediaNegotiator = WebRTCNegotiator(ice: .loopback)
+        try await member.connect(token: try await server.issueToken(sessionID: sessionID).token)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("composed-\(UUID().uuidString).webm").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let liveBefore = ComposedStreamInput.live.load(ordering: .relaxed)
+        let archiver = try await ComposedArchiver.start(
+            serverURL: url, apiKey: "composed-test", sessionID: SessionID(sessionID),
+            token: try server.authority.issueHidden(sessionID: sessionID, now: WallClock.seconds()).token,
+            path: path, settings: ComposedArchiveSettings(width: 320, height: 240, framesPerSecond: 10, hasAudio: false),
+            ice: .loopback, logger: quiet)
+
+        /// Polls `condition` every 20 ms, at most 10 s.
+        func eventually(_ condition: () -> Bool) async -> Bool {
+            for _ in 0..<500 {
+                if condition() { return true }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return condition()
+        }
+        let cycles = 12
+        for cycle in 0..<cycles {
+            let publisher = Publisher(name: "cycle \(cycle)", publishAudio: false,
+                                      videoCapture: ColourCapturer(width: 160, height: 120, colour: DecodedArchive.YUV.red.bytes))
+            try await member.publish(publisher)
+            try #require(await eventually { archiver.liveStreamCount == 1 }, "cycle \(cycle): recorded")
+            try await member.unpublish(publisher)
+            try #require(await eventually { archiver.liveStreamCount == 0 }, "cycle \(cycle): ended")
+        }
+        let released = await eventually { ComposedStreamInput.live.load(ordering: .relaxed) - liveBefore == 0 }
+        #expect(released, "\(ComposedStreamInput.live.load(ordering: .relaxed) - liveBefore) inputs of ended streams still alive")
+        let result = await archiver.stop()
+        await member.disconnect()
+        #expect(result.failure == nil, "\(result.failure ?? "")")
+        #expect(result.streams.count == cycles && result.streams.allSatisfy { $0.left != nil }, "\(result.streams)")
     }
 
     @Test func badSettingsThrowBeforeJoining() async throws {

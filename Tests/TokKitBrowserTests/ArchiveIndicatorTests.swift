@@ -7,7 +7,7 @@ import TokKitChromiumSupport
 /// index.html in headless Chromium while the session is archived: `archiveStarted` shows the recording indicator;
 /// `archiveStopped` hides it and shows a link to the archive's view page, which the page can load.
 @Suite(.timeLimit(.minutes(2))) struct BrowserArchiveIndicatorTests {
-    /// A recorder that joins nothing and writes nothing: the archive becomes available with no file.
+    /// A recorder that joins nothing and writes nothing: the archive ends `failed` ("no media was recorded").
     struct SilentRecorder: ArchiveRecorderFactory {
         struct Recording: ArchiveRecording {
             func stop() async -> ArchiveRecordingResult { ArchiveRecordingResult(files: []) }

@@ -34,6 +34,9 @@ public struct ArchiveRecordingRequest: Sendable, Hashable {
     public var hasVideo: Bool
     /// `WIDTHxHEIGHT` (composed mode's layout).
     public var resolution: String
+    /// Header fields the recorder sends with its signaling WebSocket upgrade: the server's recorder credential,
+    /// with which its connections do not count against the per-address connection limits. Secret: never log it.
+    public var signalingHeaders: [String: String] = [:]
 }
 
 /// Why a recorder did not start.

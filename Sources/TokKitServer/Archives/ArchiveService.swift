@@ -39,6 +39,9 @@ actor ArchiveService {
     private let recorder: (any ArchiveRecorderFactory)?
     private let registry: SessionRegistry
     private let authority: TokenAuthority
+    /// The server's connection limits: a recorder's ticket while it joins, and the credential it shows
+    /// (``ConnectionLimiter``); nil in tests without a server.
+    private let limiter: ConnectionLimiter?
     private let logger: Logger
     private var serverURL: String?
     private var running: [String: Running] = [:]
@@ -52,12 +55,13 @@ actor ArchiveService {
     private var limits: [String: Task<Void, Never>] = [:]
 
     init(store: ArchiveStore?, recorder: (any ArchiveRecorderFactory)?, registry: SessionRegistry,
-         authority: TokenAuthority, logger: Logger)
+         authority: TokenAuthority, limiter: ConnectionLimiter? = nil, logger: Logger)
     {
         self.store = store
         self.recorder = recorder
         self.registry = registry
         self.authority = authority
+        self.limiter = limiter
         self.logger = logger
     }
 
@@ -78,13 +82,24 @@ actor ArchiveService {
             }
         }
         recovered = true
-        let (stream, continuation) = AsyncStream.makeStream(of: ArchiveActivity.self, bufferingPolicy: .unbounded)
-        await registry.setArchiveActivity(continuation)
+        // One buffered wake at most: the work itself waits in the registry, one item per session.
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await registry.setArchiveActivity(wake)
         activity = Task { [weak self] in
-            for await event in stream {
+            for await _ in wakes {
                 guard let self else { return }
-                await self.handle(event)
+                await self.takeActivity()
             }
+        }
+    }
+
+    /// Acts on the registry's pending archive work until there is none (bounded: work queued after the last round
+    /// has left a wake behind).
+    private func takeActivity() async {
+        for _ in 0..<64 {
+            let work = await registry.takeArchiveActivity()
+            guard !work.isEmpty else { return }
+            for event in work { await handle(event) }
         }
     }
 
@@ -113,7 +128,7 @@ actor ArchiveService {
 
     private func handle(_ event: ArchiveActivity) async {
         switch event {
-        case let .firstStreamPublished(sessionID):
+        case let .streamsLive(sessionID):
             guard bySession[sessionID] == nil else { return }
             do throws(ArchiveError) {
                 _ = try await start(ArchiveOptions(sessionID: sessionID))
@@ -121,9 +136,12 @@ actor ArchiveService {
                 logger.warning("archiveMode always: could not start an archive", metadata: [
                     "session_id": "\(sessionID)", "reason": "\(error)"])
             }
-        case let .lastStreamEnded(sessionID):
+        case let .streamsEnded(sessionID), let .idle(sessionID):
             guard let id = bySession[sessionID] else { return }
             await settledStart(id)
+            if case .idle = event {
+                logger.notice("archive stopped: no client in its session", metadata: ["archive_id": "\(id)"])
+            }
             _ = try? await stop(id)
         }
     }
@@ -171,10 +189,16 @@ actor ArchiveService {
                 throw .storage("cannot issue the recorder's token: \(error.message)")
             }
             do throws(ArchiveRecorderError) {
+                // While it joins, the recorder may connect over a busy address's cap (ConnectionLimiter).
+                limiter?.grantRecorderTicket()
+                defer { limiter?.returnRecorderTicket() }
+                var headers: [String: String] = [:]
+                if let limiter { headers[ConnectionLimiter.recorderHeader] = limiter.recorderCredential }
                 recording = try await recorder.start(ArchiveRecordingRequest(
                     serverURL: serverURL, apiKey: authority.apiKey, sessionID: record.sessionID, token: token,
                     directory: store.directory(of: record.id), outputMode: record.outputMode,
-                    hasAudio: record.hasAudio, hasVideo: record.hasVideo, resolution: record.resolution))
+                    hasAudio: record.hasAudio, hasVideo: record.hasVideo, resolution: record.resolution,
+                    signalingHeaders: headers))
             } catch {
                 throw .recorder(error)
             }
@@ -320,7 +344,14 @@ actor ArchiveService {
         record.streams = streams
         record.size = streams.reduce(0) { $0 + $1.size }
         if let duration = result.duration { record.duration = Self.seconds(duration) }
-        if failures.isEmpty {
+        if !result.files.contains(where: { $0.startOffset != nil }) {
+            // No stream's media ever reached a file: not kept as `available` (Docs/Protocol.md 5.7), files removed.
+            if let store { try? await ArchiveFiles.remove(store.directory(of: record.id)) }
+            record.status = .failed
+            record.reason = Self.nothingRecorded
+            record.streams = []
+            record.size = 0
+        } else if failures.isEmpty {
             record.status = .available
         } else {
             record.status = .failed
@@ -335,6 +366,9 @@ actor ArchiveService {
         logger.info("archive finished", metadata: [
             "archive_id": "\(record.id)", "status": "\(record.status.rawValue)", "size": "\(record.size)"])
     }
+
+    /// The `reason` of an archive whose recorder never wrote any stream's media.
+    static let nothingRecorded = "no media was recorded"
 
     private static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components

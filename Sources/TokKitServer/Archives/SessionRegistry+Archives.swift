@@ -1,11 +1,16 @@
 import TokKitProtocol
 
-/// What the registry tells the archive service about sessions in `archiveMode: always` (Docs/Archiving.md).
+/// What the registry asks of the archive service (Docs/Archiving.md). Pending work is kept per session, the latest
+/// replacing the earlier (``SessionRegistry/archiveWork``), so that a publish/unpublish loop in an `always` session
+/// cannot grow a queue: the service acts on each session's state as it is when it takes the work.
 enum ArchiveActivity: Sendable, Equatable {
-    /// The session's first live stream was published (there was none before).
-    case firstStreamPublished(sessionID: String)
-    /// The session's last live stream ended.
-    case lastStreamEnded(sessionID: String)
+    /// An `archiveMode: always` session has a live stream (its first was published).
+    case streamsLive(sessionID: String)
+    /// An `archiveMode: always` session's last live stream ended.
+    case streamsEnded(sessionID: String)
+    /// The session has had no participant (no client but hidden ones, the recorder) for
+    /// ``ServerConfiguration/archiveIdleStopMs``, or it expired: its recording stops.
+    case idle(sessionID: String)
 }
 
 /// The archive events of Docs/Protocol.md, 6.4: `archiveStarted` to every member when a recording starts (and to a
@@ -31,9 +36,23 @@ extension SessionRegistry {
         send(.archiveStarted(event), to: id)
     }
 
-    /// Where ``ArchiveActivity`` goes (the archive service's loop); nil: nowhere.
-    func setArchiveActivity(_ continuation: AsyncStream<ArchiveActivity>.Continuation?) {
-        archiveActivity = continuation
+    /// Who is woken when archive work is pending (the archive service's loop, which then calls
+    /// ``takeArchiveActivity()``); nil: nobody, and no work is kept.
+    func setArchiveActivity(_ wake: AsyncStream<Void>.Continuation?) {
+        archiveWake = wake
+        if wake == nil { archiveWork.removeAll() }
+    }
+
+    /// The archive work pending (at most one item per session), which is then forgotten.
+    func takeArchiveActivity() -> [ArchiveActivity] {
+        defer { archiveWork.removeAll(keepingCapacity: true) }
+        return Array(archiveWork.values)
+    }
+
+    /// Whether `session` has a participant: a member other than the hidden ones (the archive recorder), connected
+    /// or awaiting resume. The recorder never keeps a session alive, nor its recording.
+    func hasParticipants(_ session: SessionRecord) -> Bool {
+        session.connectionIDs.contains { connections[$0]?.membership?.hidden != true }
     }
 
     /// Tells the archive service about a stream published in `sessionID` (only for `always` sessions).
@@ -41,7 +60,7 @@ extension SessionRegistry {
         guard let session = sessions[sessionID], session.description.archiveMode == .always,
               session.streamIDs.count == 1
         else { return }
-        archiveActivity?.yield(.firstStreamPublished(sessionID: sessionID))
+        queueArchiveWork(.streamsLive(sessionID: sessionID), for: sessionID)
     }
 
     /// Tells the archive service about a stream ended in `sessionID` (only for `always` sessions).
@@ -49,6 +68,17 @@ extension SessionRegistry {
         guard let session = sessions[sessionID], session.description.archiveMode == .always,
               session.streamIDs.isEmpty
         else { return }
-        archiveActivity?.yield(.lastStreamEnded(sessionID: sessionID))
+        queueArchiveWork(.streamsEnded(sessionID: sessionID), for: sessionID)
+    }
+
+    /// Asks the archive service to stop the recording of `sessionID`, which has no participant.
+    func noteArchiveIdle(_ sessionID: String) {
+        queueArchiveWork(.idle(sessionID: sessionID), for: sessionID)
+    }
+
+    private func queueArchiveWork(_ work: ArchiveActivity, for sessionID: String) {
+        guard let archiveWake else { return }
+        archiveWork[sessionID] = work
+        archiveWake.yield()
     }
 }

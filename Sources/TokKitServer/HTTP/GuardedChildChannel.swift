@@ -31,8 +31,10 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress
+        let connection = ObjectIdentifier(channel)
+        let admission: ConnectionLimiter.Admission
         do throws(ConnectionLimiter.Refusal) {
-            try limiter.admit(address)
+            admission = try limiter.admit(address, connection: connection)
         } catch {
             // Debug, not notice: under a flood a line per refused connection would be one more thing to exhaust.
             logger.debug("connection refused", metadata: ["peer": "\(address ?? "?")", "reason": "\(error)"])
@@ -42,7 +44,13 @@ struct GuardedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
                 return .refused(channel)
             }
         }
-        channel.closeFuture.whenComplete { [limiter] _ in limiter.release(address) }
+        channel.closeFuture.whenComplete { [limiter] _ in limiter.release(connection) }
+        if admission == .probation {
+            // Over its address's cap on a recorder ticket: closed unless it showed the recorder's credential by then.
+            channel.eventLoop.scheduleTask(in: timeouts.head) { [limiter] in
+                if limiter.isOnProbation(connection) { channel.close(promise: nil) }
+            }
+        }
         let timeouts = timeouts, metrics = metrics
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             try channel.pipeline.syncOperations.addHandler(RequestGuard(timeouts: timeouts, metrics: metrics))

@@ -29,8 +29,10 @@ actor SessionRegistry {
     var subscriptions: [String: SubscriptionRecord] = [:]
     /// The recording running in each session (the `archiveStarted` a joining connection gets; Archives/).
     var recordings: [String: ServerMessage.ArchiveStarted] = [:]
-    /// Where `archiveMode: always` activity goes (the archive service), if anywhere.
-    var archiveActivity: AsyncStream<ArchiveActivity>.Continuation?
+    /// Wakes the archive service when ``archiveWork`` has something (buffers one wake at most), if anyone listens.
+    var archiveWake: AsyncStream<Void>.Continuation?
+    /// The archive work pending, the latest per session (bounded by the number of sessions; Archives/).
+    var archiveWork: [String: ArchiveActivity] = [:]
     private var nextSocket: UInt64 = 0
     private var isShutDown = false
 
@@ -139,22 +141,27 @@ actor SessionRegistry {
         }
     }
 
-    /// Forgets the sessions without members for ``ServerConfiguration/emptySessionTimeoutMs`` (and their quick-start
-    /// room names); starts the clock of those found empty, stops it for those with members.
+    /// Forgets the sessions without participants for ``ServerConfiguration/emptySessionTimeoutMs`` (and their
+    /// quick-start room names), disconnecting the hidden connections (archive recorders) left in them; starts the
+    /// clock of those found without participants, stops it for those with. A recording in a session without
+    /// participants for ``ServerConfiguration/archiveIdleStopMs`` (or expiring) is asked to stop.
     private func expireEmptySessions(now: ContinuousClock.Instant) {
         let timeout = Duration.milliseconds(configuration.emptySessionTimeoutMs)
+        let idleStop = Duration.milliseconds(configuration.archiveIdleStopMs)
         var expired = Set<String>()
         for (id, session) in sessions {
-            if !session.connectionIDs.isEmpty {
+            if hasParticipants(session) {
                 if session.emptySince != nil { sessions[id]?.emptySince = nil }
             } else if let since = session.emptySince {
                 if now - since >= timeout { expired.insert(id) }
+                if recordings[id] != nil, now - since >= min(idleStop, timeout) { noteArchiveIdle(id) }
             } else {
                 sessions[id]?.emptySince = now
             }
         }
         guard !expired.isEmpty else { return }
         for id in expired {
+            for connectionID in sessions[id]?.connectionIDs ?? [] { destroy(connectionID, reason: .forceDisconnected) }
             if sessions[id]?.description.mediaMode == .routed { routing?.submit(.sessionEnded(sessionID: id), session: id) }
             sessions[id] = nil
             recordings[id] = nil

@@ -263,14 +263,18 @@ import TokKitProtocol
         }
     }
 
-    @Test func anArchiveOfNoStreamIsAvailableWithoutFilesOrURL() async throws {
-        try await Self.with(recorder: FakeArchiveRecorder(streams: [])) { api, _ in
+    /// An archive that recorded no media is not kept `available`: it is `failed` ("no media was recorded"), without
+    /// files, size 0 and no `url`; its directory is gone.
+    @Test func anArchiveOfNoMediaFailsWithoutFilesOrURL() async throws {
+        try await Self.with(recorder: FakeArchiveRecorder(streams: [])) { api, directory in
             let id = try await api.start(try await api.server.session())
             _ = try await api.call(.post, "\(ArchiveClient.base)/\(id)/stop")
-            let record = try await api.wait(id, status: "available")
+            let record = try await api.wait(id, status: "failed")
+            #expect(record["reason"] as? String == ArchiveService.nothingRecorded, "\(record)")
             #expect(record["size"] as? Int == 0 && (record["streams"] as? [Any])?.isEmpty == true && record["url"] == nil)
+            #expect(!FileManager.default.fileExists(atPath: "\(directory)/\(id)"))
             let download = try await api.call(.get, "\(ArchiveClient.base)/\(id)/download")
-            #expect(download.status == 400 && download.code == 1011)
+            #expect(download.status == 409 && download.code == 1015, "\(download.status) \(download.text)")
         }
     }
 

@@ -14,7 +14,13 @@ final class FakeArchiveRecorder: ArchiveRecorderFactory {
     let streams: [String]
     private let state = Mutex<(counts: Counts, failing: Bool, requests: [ArchiveRecordingRequest])>((Counts(), false, []))
 
-    init(streams: [String] = ["streamA", "streamB"]) { self.streams = streams }
+    /// How long each start takes (as a real recorder joining its session).
+    let startDelay: Duration
+
+    init(streams: [String] = ["streamA", "streamB"], startDelay: Duration = .zero) {
+        self.streams = streams
+        self.startDelay = startDelay
+    }
 
     var counts: Counts { state.withLock { $0.counts } }
     var requests: [ArchiveRecordingRequest] { state.withLock { $0.requests } }
@@ -33,6 +39,7 @@ final class FakeArchiveRecorder: ArchiveRecorderFactory {
             return s.failing
         }
         if failing { throw .failed("fake recorder told to fail") }
+        if startDelay > .zero { try? await Task.sleep(for: startDelay) }
         var files: [ArchiveRecordingResult.File] = []
         for (index, name) in streams.enumerated() {
             let path = "\(request.directory)/\(name).webm"

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOWebSocket
@@ -38,7 +39,7 @@ final class RawClient: Sendable {
     private let task: Task<Void, Never>
 
     /// Opens the socket; returns once the WebSocket handshake completed (or throws).
-    init(port: Int, path: String = TokKitServer.signalingPath) async throws {
+    init(port: Int, path: String = TokKitServer.signalingPath, headers: HTTPFields = [:]) async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: Outgoing.self, bufferingPolicy: .unbounded)
         outgoing = continuation
         let events = Mailbox<Event>()
@@ -52,7 +53,8 @@ final class RawClient: Sendable {
             do {
                 let close = try await WebSocketClient.connect(
                     url: "ws://127.0.0.1:\(port)\(path)",
-                    configuration: .init(maxFrameSize: 1 << 20, closeTimeout: .seconds(5)), logger: logger
+                    configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers, closeTimeout: .seconds(5)),
+                    logger: logger
                 ) { inbound, outbound, _ in
                     connected.push(true)
                     try await withThrowingTaskGroup(of: Void.self) { group in
