@@ -293,7 +293,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TokKitBrowserTests", dependencies: [
                         "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitAudio", "TokKitTesting",
-                        "TokKitChromiumSupport",
+                        "TokKitChromiumSupport", "TokKitArchiving",
                         .product(name: "Hummingbird", package: "hummingbird"),
                         .product(name: "HummingbirdTesting", package: "hummingbird"),
                         .product(name: "Logging", package: "swift-log"),
