@@ -213,6 +213,10 @@ let package = Package(
                           dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP", "CBenchSystem",
                                          "TokKitTesting"],
                           path: "Benchmarks/call-bench", swiftSettings: strict),
+        .executableTarget(name: "archive-bench",
+                          dependencies: ["TokKit", "TokKitServer", "TokKitProtocol", "TokKitArchiving", "TokKitAudio", "TokKitTesting",
+                                         .product(name: "Logging", package: "swift-log")],
+                          path: "Benchmarks/archive-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
