@@ -10,8 +10,8 @@
 // the same length, measured in the same run; the publishers' encoding is in the child and does not count. Memory is
 // this process's peak VmRSS during the case and its growth over the baseline's. Bytes written per second come from
 // the files' growth over the measured window (after a 1 s warm-up that holds the joins and the first keyframes).
-// Baseline for individual mode: `ffmpeg -c copy` remuxing the same files, its CPU and peak memory from wait4, its
-// start-up and probing (the same command with `-t 0`) subtracted, per second of media.
+// Baseline for individual mode: `ffmpeg -c copy` remuxing the same files, its CPU and peak memory as GNU time reports
+// them, its start-up and probing (the same command with `-t 0`) subtracted, per second of media.
 //
 // swift build -c release --product archive-bench && .build/release/archive-bench [--seconds S] [--streams 1,4,9]
 //   [--resolutions 640x480,1280x720]
@@ -86,22 +86,31 @@ func measure(seconds: Double, warmUp: Duration, written: () -> Int64) async thro
 }
 
 /// `ffmpeg -c copy` of each file: CPU seconds per second of media beyond ffmpeg's start-up, and its peak memory.
+/// ffmpeg runs under GNU time (`/usr/bin/time`, which reports the CPU and peak RSS of ffmpeg from wait4): a child
+/// spawned from this process directly would report this process's peak RSS as its own (the kernel carries the
+/// spawning address space's high-water mark across exec).
 func ffmpegCopy(_ files: [String], mediaSeconds: Double, into directory: String) async throws
     -> (cpuPerSecond: Double, startup: Double, peakMiB: Double) {
+    /// CPU seconds and peak RSS (MiB) of one ffmpeg run.
+    func timed(_ arguments: [String]) async throws -> (cpu: Double, peakMiB: Double) {
+        let report = "\(directory)/time-report"
+        let child = try ChildProcess.spawn("/usr/bin/time", ["time", "-f", "%U %S %M", "-o", report, "ffmpeg",
+                                                             "-nostdin", "-v", "error", "-y"] + arguments)
+        let exit = await child.wait()
+        let fields = ((try? String(contentsOfFile: report, encoding: .utf8)) ?? "")
+            .split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard exit.status == 0, fields.count == 3 else {
+            throw ChildProcess.Failure(description: "ffmpeg \(arguments) under /usr/bin/time: status \(exit.status)")
+        }
+        return (fields[0] + fields[1], fields[2] / 1024)
+    }
     var cpu = 0.0, startup = 0.0, peak = 0.0
     for (n, file) in files.enumerated() {
-        let full = try ChildProcess.spawn("ffmpeg", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", file, "-c", "copy",
-                                                     "\(directory)/copy-\(n).webm"])
-        let whole = await full.wait()
-        let bare = try ChildProcess.spawn("ffmpeg", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", file, "-t", "0",
-                                                     "-c", "copy", "-f", "null", "-"])
-        let empty = await bare.wait()
-        guard whole.status == 0, empty.status == 0 else {
-            throw ChildProcess.Failure(description: "ffmpeg failed on \(file): \(whole.status) \(empty.status)")
-        }
-        cpu += whole.cpuSeconds
-        startup += empty.cpuSeconds
-        peak = max(peak, whole.maxResidentMiB)
+        let whole = try await timed(["-i", file, "-c", "copy", "\(directory)/copy-\(n).webm"])
+        let empty = try await timed(["-i", file, "-t", "0", "-c", "copy", "-f", "null", "-"])
+        cpu += whole.cpu
+        startup += empty.cpu
+        peak = max(peak, whole.peakMiB)
     }
     return (max(0, cpu - startup) / mediaSeconds, startup / Double(max(1, files.count)), peak)
 }
