@@ -214,6 +214,10 @@ let package = Package(
                           dependencies: ["TokKitStreaming", "TokKitCodecs", "TokKitMedia", "TokKitPeer", "TokKitSDP", "CBenchSystem",
                                          "TokKitTesting"],
                           path: "Benchmarks/call-bench", swiftSettings: strict),
+        .executableTarget(name: "archive-bench",
+                          dependencies: ["TokKit", "TokKitServer", "TokKitProtocol", "TokKitArchiving", "TokKitAudio", "TokKitTesting",
+                                         .product(name: "Logging", package: "swift-log")],
+                          path: "Benchmarks/archive-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),
@@ -295,7 +299,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TokKitBrowserTests", dependencies: [
                         "TokKit", "TokKitServer", "TokKitProtocol", "TokKitMedia", "TokKitAudio", "TokKitTesting",
-                        "TokKitChromiumSupport",
+                        "TokKitChromiumSupport", "TokKitArchiving",
                         .product(name: "Hummingbird", package: "hummingbird"),
                         .product(name: "HummingbirdTesting", package: "hummingbird"),
                         .product(name: "Logging", package: "swift-log"),
