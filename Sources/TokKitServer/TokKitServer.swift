@@ -129,6 +129,8 @@ public final class TokKitServer: Service, Sendable {
             }
             runState.withLock { $0 = .running(group: group, serving: serving, janitor: janitor, port: port) }
             let reachable = ["0.0.0.0", "::", "[::]"].contains(host) ? "127.0.0.1" : host
+            // The recorder connects to `reachable`: from loopback, or from the server's own listening address.
+            limiter.recorderAddresses = ["127.0.0.1", "::1", "::ffff:127.0.0.1", reachable]
             await archives.open(serverURL: "http://\(reachable.contains(":") ? "[\(reachable)]" : reachable):\(port)")
             if let routing = registry.routing {
                 let tasks = [

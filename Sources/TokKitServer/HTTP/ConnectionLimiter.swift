@@ -9,8 +9,10 @@ import Synchronization
 /// hands only to its recorder, in the request that upgrades its signaling WebSocket (``exemptRecorder(_:showing:)``),
 /// and from then on counts in the total only. So that a busy address cannot make a recording fail, the archive
 /// service holds a recorder ticket while a recorder joins (``grantRecorderTicket()``): a connection over its
-/// address's cap is then admitted on probation (at most one per ticket) and closed unless it shows the credential
-/// within its probation. Nothing a client claims lifts a limit: only the credential, which never leaves the process.
+/// address's cap from an address the recorder connects from (``recorderAddresses``: loopback, or the server's own
+/// listening address) is then admitted on probation (at most one per ticket) and closed unless it shows the
+/// credential within its probation; any other address at its cap stays refused, so a remote client cannot take the
+/// recorder's slot. Nothing a client claims lifts a limit: only the credential, which never leaves the process.
 ///
 /// Thread-safe (`Sendable`): the counts are guarded by a `Mutex`, held only to compare and count. A connection
 /// admitted is released exactly once, when its channel closes.
@@ -51,6 +53,8 @@ final class ConnectionLimiter: Sendable {
         var tickets = 0
         /// Connections on probation now (at most ``tickets``).
         var probation = 0
+        /// The peer addresses the recorder's connections come from (``recorderAddresses``).
+        var recorderAddresses: Set<String> = []
     }
 
     private let counts = Mutex(Counts())
@@ -72,7 +76,9 @@ final class ConnectionLimiter: Sendable {
                 if held < maxPerAddress {
                     counts.byAddress[address] = held + 1
                 } else {
-                    guard counts.probation < counts.tickets else { throw .addressFull }
+                    guard counts.probation < counts.tickets, counts.recorderAddresses.contains(address) else {
+                        throw .addressFull
+                    }
                     counts.probation += 1
                     admission = .probation
                 }
@@ -125,6 +131,14 @@ final class ConnectionLimiter: Sendable {
     /// Whether `connection` is still on probation (its deadline passed: it is then closed).
     func isOnProbation(_ connection: ObjectIdentifier) -> Bool {
         counts.withLock { $0.connections[connection]?.admission == .probation }
+    }
+
+    /// The peer addresses the server's recorder connects from (as the socket reports them): the only ones a
+    /// connection over its address's cap may come from on a recorder ticket. Empty until the server sets them
+    /// (``TokKitServer`` when it starts listening: loopback, or its own listening address).
+    var recorderAddresses: Set<String> {
+        get { counts.withLock { $0.recorderAddresses } }
+        set { counts.withLock { $0.recorderAddresses = newValue } }
     }
 
     /// A recorder is about to join: one connection may come over its address's cap until
