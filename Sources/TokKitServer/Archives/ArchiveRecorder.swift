@@ -34,9 +34,10 @@ public struct ArchiveRecordingRequest: Sendable, Hashable {
     public var hasVideo: Bool
     /// `WIDTHxHEIGHT` (composed mode's layout).
     public var resolution: String
-    /// Header fields the recorder sends with its signaling WebSocket upgrade: the server's recorder credential,
-    /// with which its connections do not count against the per-address connection limits. Secret: never log it.
-    public var signalingHeaders: [String: String] = [:]
+    /// The server's recorder credential, sent with the recorder's signaling WebSocket upgrade
+    /// (``RecorderCredential/headerFields``): with it its connections do not count against the per-address
+    /// connection limits. Secret (redacted when printed); nil: none.
+    public var credential: RecorderCredential?
 }
 
 /// Why a recorder did not start.

@@ -192,13 +192,14 @@ actor ArchiveService {
                 // While it joins, the recorder may connect over a busy address's cap (ConnectionLimiter).
                 limiter?.grantRecorderTicket()
                 defer { limiter?.returnRecorderTicket() }
-                var headers: [String: String] = [:]
-                if let limiter { headers[ConnectionLimiter.recorderHeader] = limiter.recorderCredential }
+                let credential = limiter.map {
+                    RecorderCredential(field: ConnectionLimiter.recorderHeader, value: $0.recorderCredential)
+                }
                 recording = try await recorder.start(ArchiveRecordingRequest(
                     serverURL: serverURL, apiKey: authority.apiKey, sessionID: record.sessionID, token: token,
                     directory: store.directory(of: record.id), outputMode: record.outputMode,
                     hasAudio: record.hasAudio, hasVideo: record.hasVideo, resolution: record.resolution,
-                    signalingHeaders: headers))
+                    credential: credential))
             } catch {
                 throw .recorder(error)
             }
