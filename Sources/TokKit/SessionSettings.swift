@@ -14,9 +14,11 @@ public struct SessionSettings: Sendable {
     public var ice = SessionICEConfiguration()
     /// Where the session logs (the WebSocket client logs here too).
     public var logger = Logger(label: "TokKit.Session")
-    /// Extra header fields sent with the signaling WebSocket's upgrade request (a server's own archive recorder sends
-    /// its credential here); empty by default. Names must be valid HTTP field names (others are skipped).
-    public var signalingHeaders: [String: String] = [:]
+    /// Extra header fields sent with the signaling WebSocket's upgrade request: a server's own archive recorder
+    /// sends its credential here; empty by default. Names must be valid HTTP field names (others are skipped).
+    /// Recorder SPI (`@_spi(Recording) import TokKit`), not app API: nothing checks the fields against the
+    /// handshake's own (`Host`, `Upgrade`, `Connection`, `Sec-WebSocket-*`).
+    @_spi(Recording) public var signalingHeaders: [String: String] = [:]
 
     /// The defaults: 10 s to connect, ``ReconnectPolicy/standard``, 4096 events buffered per stream and messages
     /// queued for the socket, the session server's ICE servers, a `TokKit.Session` logger.
