@@ -140,6 +140,8 @@ actor ArchiveService {
             guard let id = bySession[sessionID] else { return }
             await settledStart(id)
             if case .idle = event {
+                // A client may have joined since the sweep found the session empty: then it goes on recording.
+                guard await !registry.hasParticipants(in: sessionID) else { return }
                 logger.notice("archive stopped: no client in its session", metadata: ["archive_id": "\(id)"])
             }
             _ = try? await stop(id)
@@ -349,7 +351,8 @@ actor ArchiveService {
             // No stream's media ever reached a file: not kept as `available` (Docs/Protocol.md 5.7), files removed.
             if let store { try? await ArchiveFiles.remove(store.directory(of: record.id)) }
             record.status = .failed
-            record.reason = Self.nothingRecorded
+            // The recorder's own reasons (a missing file, a recorder error) stay, after the verdict.
+            record.reason = ([Self.nothingRecorded] + failures).joined(separator: "; ")
             record.streams = []
             record.size = 0
         } else if failures.isEmpty {

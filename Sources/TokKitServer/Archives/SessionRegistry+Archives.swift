@@ -18,15 +18,19 @@ enum ArchiveActivity: Sendable, Equatable {
 extension SessionRegistry {
     /// Archive `id` named `name` records `sessionID`: every member gets `archiveStarted`, and so will each
     /// connection that joins or resumes until ``archiveStopped(sessionID:id:)``.
-    func archiveStarted(sessionID: String, id: String, name: String) {
+    func archiveStarted(sessionID: String, id: String, name: String, now: ContinuousClock.Instant = .now) {
         let event = ServerMessage.ArchiveStarted(archiveID: id, name: name)
         recordings[sessionID] = event
+        recordingStarts[sessionID] = now
         broadcast(.archiveStarted(event), in: sessionID)
     }
 
     /// Archive `id` of `sessionID` stopped: every member gets `archiveStopped`.
     func archiveStopped(sessionID: String, id: String) {
-        if recordings[sessionID]?.archiveID == id { recordings[sessionID] = nil }
+        if recordings[sessionID]?.archiveID == id {
+            recordings[sessionID] = nil
+            recordingStarts[sessionID] = nil
+        }
         broadcast(.archiveStopped(.init(archiveID: id)), in: sessionID)
     }
 
@@ -53,6 +57,12 @@ extension SessionRegistry {
     /// or awaiting resume. The recorder never keeps a session alive, nor its recording.
     func hasParticipants(_ session: SessionRecord) -> Bool {
         session.connectionIDs.contains { connections[$0]?.membership?.hidden != true }
+    }
+
+    /// Whether session `sessionID` has a participant now (``hasParticipants(_:)``); false once it is gone. The
+    /// archive service checks again before an idle stop: a client may have joined since the sweep noted it.
+    func hasParticipants(in sessionID: String) -> Bool {
+        sessions[sessionID].map(hasParticipants) ?? false
     }
 
     /// Tells the archive service about a stream published in `sessionID` (only for `always` sessions).

@@ -29,6 +29,8 @@ actor SessionRegistry {
     var subscriptions: [String: SubscriptionRecord] = [:]
     /// The recording running in each session (the `archiveStarted` a joining connection gets; Archives/).
     var recordings: [String: ServerMessage.ArchiveStarted] = [:]
+    /// When each of ``recordings`` started: its idle stop counts from then at the earliest.
+    var recordingStarts: [String: ContinuousClock.Instant] = [:]
     /// Wakes the archive service when ``archiveWork`` has something (buffers one wake at most), if anyone listens.
     var archiveWake: AsyncStream<Void>.Continuation?
     /// The archive work pending, the latest per session (bounded by the number of sessions; Archives/).
@@ -154,7 +156,10 @@ actor SessionRegistry {
                 if session.emptySince != nil { sessions[id]?.emptySince = nil }
             } else if let since = session.emptySince {
                 if now - since >= timeout { expired.insert(id) }
-                if recordings[id] != nil, now - since >= min(idleStop, timeout) { noteArchiveIdle(id) }
+                // Idle from when the session emptied or, later, when the recording started (a REST start in a
+                // session long without participants gets its full idle period); an expiring session's stops now.
+                let idleSince = max(since, recordingStarts[id] ?? since)
+                if recordings[id] != nil, now - since >= timeout || now - idleSince >= idleStop { noteArchiveIdle(id) }
             } else {
                 sessions[id]?.emptySince = now
             }
@@ -165,6 +170,7 @@ actor SessionRegistry {
             if sessions[id]?.description.mediaMode == .routed { routing?.submit(.sessionEnded(sessionID: id), session: id) }
             sessions[id] = nil
             recordings[id] = nil
+            recordingStarts[id] = nil
         }
         metrics.sessionsExpired(expired.count)
         rooms = rooms.filter { !expired.contains($0.value) }

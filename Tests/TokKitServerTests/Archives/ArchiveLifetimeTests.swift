@@ -35,6 +35,39 @@ import TokKitProtocol
         }
     }
 
+    /// The idle period counts from the recording's start when the session was empty before: a REST start in a
+    /// session without participants for longer than the idle period records for that period, not until the next
+    /// sweep.
+    @Test func theIdleStopCountsFromTheRecordingsStart() async throws {
+        try await ArchiveRoutesTests.with({ $0.archiveIdleStopMs = 1_000 }) { api, _ in
+            let session = try await api.server.session()
+            // Empty for longer than the idle period (sweeps every 250 ms have seen it empty).
+            try await Task.sleep(for: .milliseconds(1_500))
+            let id = try await api.start(session)
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(try await api.call(.get, "\(ArchiveClient.base)/\(id)").object["status"] as? String == "started",
+                    "stopped before its idle period passed")
+            _ = try await api.wait(id, status: "available")
+        }
+    }
+
+    /// An idle stop noted while the session was empty does not stop a recording whose session has a participant
+    /// again by the time the archive service acts on it (here the note comes while a client is there).
+    @Test func anIdleNoteIsCheckedAgainBeforeItStops() async throws {
+        try await ArchiveRoutesTests.with { api, _ in
+            let session = try await api.server.session()
+            let (a, _) = try await api.server.join(session)
+            let id = try await api.start(session)
+            await api.server.server.registry.noteArchiveIdle(session)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await api.call(.get, "\(ArchiveClient.base)/\(id)").object["status"] as? String == "started",
+                    "a client is there: the recording goes on")
+            _ = try await api.call(.post, "\(ArchiveClient.base)/\(id)/stop")
+            _ = try await api.wait(id, status: "available")
+            _ = a
+        }
+    }
+
     /// A session whose only member is the recorder expires after `emptySessionTimeoutMs` like an empty one: the
     /// recorder is disconnected and the recording stops (the idle period here is longer than the expiry).
     @Test func theRecorderDoesNotKeepItsSessionAlive() async throws {

@@ -4,6 +4,24 @@ import Testing
 import TokKitProtocol
 @testable import TokKitServer
 
+/// A recorder whose stop reports two streams that never reached a file: one written empty with a failure, one whose
+/// file does not exist.
+struct NoMediaArchiveRecorder: ArchiveRecorderFactory {
+    func start(_ request: ArchiveRecordingRequest) async throws(ArchiveRecorderError) -> any ArchiveRecording {
+        let path = "\(request.directory)/broken.webm"
+        guard FileManager.default.createFile(atPath: path, contents: Data()) else { throw .failed("cannot write") }
+        return Recording(files: [
+            .init(streamID: "broken", path: path, startOffset: nil, failure: "the decoder failed"),
+            .init(streamID: "gone", path: "\(request.directory)/gone.webm", startOffset: nil),
+        ])
+    }
+
+    struct Recording: ArchiveRecording {
+        let files: [ArchiveRecordingResult.File]
+        func stop() async -> ArchiveRecordingResult { ArchiveRecordingResult(files: files) }
+    }
+}
+
 /// The archive API (Docs/Protocol.md, 5.7) on a real server with a fake recorder: lifecycle, downloads with
 /// ranges, bad input, roles, events to members, `archiveMode: always`, restart recovery, quick-start calls.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ArchiveRoutesTests {
@@ -275,6 +293,22 @@ import TokKitProtocol
             #expect(!FileManager.default.fileExists(atPath: "\(directory)/\(id)"))
             let download = try await api.call(.get, "\(ArchiveClient.base)/\(id)/download")
             #expect(download.status == 409 && download.code == 1015, "\(download.status) \(download.text)")
+        }
+    }
+
+    /// An archive of no media whose recorder also reported why keeps those reasons after "no media was recorded".
+    @Test func anArchiveOfNoMediaKeepsTheRecordersReasons() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await TestServer.with(recorder: NoMediaArchiveRecorder(), {
+            $0.archiveDirectory = directory.path + "/archives"
+        }) { server in
+            let api = ArchiveClient(server: server)
+            let id = try await api.start(try await server.session())
+            _ = try await api.call(.post, "\(ArchiveClient.base)/\(id)/stop")
+            let record = try await api.wait(id, status: "failed")
+            #expect(record["reason"] as? String == ArchiveService.nothingRecorded
+                        + "; stream broken: the decoder failed; missing file for stream gone", "\(record)")
         }
     }
 
