@@ -108,6 +108,8 @@ public final class ComposedArchiver: Sendable {
     private let state = Mutex(State())
     /// The streams composed now, in the order they came (read by the composing thread every tick).
     private let active = Mutex<[any ComposerInput]>([])
+    /// Counts this archiver's stream inputs alive (``liveInputs``).
+    private let inputs = ComposedStreamInput.Tally()
 
     private init(session: Session, path: String, settings: ComposedArchiveSettings, composer: ArchiveComposer,
                  logger: Logger) {
@@ -213,6 +215,9 @@ public final class ComposedArchiver: Sendable {
     /// Streams recorded now (each holds its decoders and buffers until its stream ends).
     var liveStreamCount: Int { state.withLock { $0.streams.count } }
 
+    /// This archiver's stream inputs still alive (not yet deallocated): an ended stream's leaves with its decoders.
+    var liveInputs: Int { inputs.live.load(ordering: .relaxed) }
+
     /// The result of a stop that already ran (or is running: waits for it, bounded).
     private func finished() async -> Result {
         for _ in 0..<200 {
@@ -243,13 +248,16 @@ public final class ComposedArchiver: Sendable {
         let id = stream.streamID
         let fresh: ComposedStreamInput? = state.withLock { s in
             guard case .recording = s.phase, s.streams[id] == nil, s.ended[id] == nil else { return nil }
-            let input = ComposedStreamInput(streamID: id, archiveStart: started, logger: logger)
+            let input = ComposedStreamInput(streamID: id, archiveStart: started, tally: inputs, logger: logger)
             s.streams[id] = Recorded(input: input, subscriber: nil)
             s.order.append(id)
+            // Composed from now, under the state lock: a ``streamEnded(_:)`` (which removes it from `active` after
+            // taking it out of the state) cannot come in between and leave it there with its decoders.
+            // Lock order: `state`, then `active`; never the reverse.
+            active.withLock { $0.append(input) }
             return input
         }
         guard let fresh else { return }
-        active.withLock { $0.append(fresh) }
         let subscriber = Subscriber(stream: stream, receiver: fresh, subscribeToAudio: settings.hasAudio && stream.hasAudio,
                                     subscribeToVideo: settings.hasVideo && stream.hasVideo)
         state.withLock { $0.streams[id]?.subscriber = subscriber }

@@ -25,8 +25,14 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     let joined: Duration
 
     static let keyFrameRequestInterval: Duration = .milliseconds(300)
-    /// Inputs alive in the process (tests check that ended streams' inputs are released).
-    static let live = Atomic<Int>(0)
+    /// Counts the inputs alive of one archiver (``ComposedArchiver/liveInputs``: tests check that ended streams'
+    /// inputs are released).
+    final class Tally: Sendable {
+        let live = Atomic<Int>(0)
+    }
+
+    /// The tally this input counts in while alive, if any.
+    private let tally: Tally?
 
     private struct Control {
         var source: EncodedMediaSource?
@@ -77,17 +83,18 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     private let audio = Mutex(())
     private let picture = Mutex<VideoFrame?>(nil)
 
-    init(streamID: StreamID, archiveStart: ContinuousClock.Instant,
+    init(streamID: StreamID, archiveStart: ContinuousClock.Instant, tally: Tally? = nil,
          logger: Logger = Logger(label: "tokkit.archiver.composed")) {
         self.streamID = streamID
         self.archiveStart = archiveStart
         self.logger = logger
-        Self.live.add(1, ordering: .relaxed)
+        self.tally = tally
+        tally?.live.add(1, ordering: .relaxed)
         joined = ContinuousClock.now - archiveStart
         control = Mutex(Control())
     }
 
-    deinit { Self.live.subtract(1, ordering: .relaxed) }
+    deinit { tally?.live.subtract(1, ordering: .relaxed) }
 
     // MARK: - EncodedMediaReceiver (network thread, negotiation queue)
 

@@ -155,7 +155,6 @@ import TokKitTesting
         try await member.connect(token: try await server.issueToken(sessionID: sessionID).token)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("composed-\(UUID().uuidString).webm").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let liveBefore = ComposedStreamInput.live.load(ordering: .relaxed)
         let archiver = try await ComposedArchiver.start(
             serverURL: url, apiKey: "composed-test", sessionID: SessionID(sessionID),
             token: try server.authority.issueHidden(sessionID: sessionID, now: WallClock.seconds()).token,
@@ -179,8 +178,8 @@ import TokKitTesting
             try await member.unpublish(publisher)
             try #require(await eventually { archiver.liveStreamCount == 0 }, "cycle \(cycle): ended")
         }
-        let released = await eventually { ComposedStreamInput.live.load(ordering: .relaxed) - liveBefore == 0 }
-        #expect(released, "\(ComposedStreamInput.live.load(ordering: .relaxed) - liveBefore) inputs of ended streams still alive")
+        let released = await eventually { archiver.liveInputs == 0 }
+        #expect(released, "\(archiver.liveInputs) inputs of ended streams still alive")
         let result = await archiver.stop()
         await member.disconnect()
         #expect(result.failure == nil, "\(result.failure ?? "")")
