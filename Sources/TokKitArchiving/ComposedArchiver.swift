@@ -5,6 +5,7 @@ import struct FoundationEssentials.URL
 @_spi(Recording) import TokKit
 import TokKitMedia
 import TokKitRecording
+import struct TokKitServer.RecorderCredential
 
 /// Records a session in composed mode: joins it as a client, subscribes to every stream (those published when it
 /// starts and those published later), decodes them, and writes ONE WebM file: every stream's video laid out in a
@@ -127,19 +128,19 @@ public final class ComposedArchiver: Sendable {
     /// - Parameters:
     ///   - settings: resolution, frame rate, `hasAudio`/`hasVideo`, bitrates.
     ///   - ice: how the archiver's media connections gather candidates (every interface by default).
-    ///   - signalingHeaders: header fields of its signaling WebSocket upgrade (a server's recorder credential).
+    ///   - credential: a server's recorder credential, shown in its signaling WebSocket upgrade (nil: none).
     /// - Throws: ``ComposedArchiveError/invalidSettings(_:)`` (nothing started),
     ///   ``ComposedArchiveError/recording(_:)`` when the file cannot be created, ``ComposedArchiveError/codec(_:)``,
     ///   ``ComposedArchiveError/session(_:)`` when the session cannot be joined (the file is then left empty).
     public static func start(
         serverURL: URL, apiKey: String, sessionID: SessionID, token: String, path: String,
         settings: ComposedArchiveSettings = ComposedArchiveSettings(), ice: ICEConfiguration = .allInterfaces,
-        signalingHeaders: [String: String] = [:], logger: Logger = Logger(label: "tokkit.archiver.composed")
+        credential: RecorderCredential? = nil, logger: Logger = Logger(label: "tokkit.archiver.composed")
     ) async throws(ComposedArchiveError) -> ComposedArchiver {
         let composer = try ArchiveComposer(path: path, settings: settings)
         var sessionSettings = SessionSettings()
         sessionSettings.logger = logger
-        sessionSettings.signalingHeaders = signalingHeaders
+        sessionSettings.signalingHeaders = credential?.headerFields ?? [:]
         let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: serverURL, settings: sessionSettings)
         session.mediaNegotiator = WebRTCNegotiator(ice: ice)
         let events = session.events

@@ -35,7 +35,7 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
             let archiver = try await SessionArchiver.start(
                 serverURL: url, apiKey: request.apiKey, sessionID: SessionID(request.sessionID), token: request.token,
                 directory: request.directory, hasAudio: request.hasAudio, hasVideo: request.hasVideo, ice: ice,
-                signalingHeaders: request.credential?.headerFields ?? [:], logger: logger)
+                credential: request.credential, logger: logger)
             return Recording(archiver: archiver)
         } catch {
             throw .failed("\(error)")
@@ -50,7 +50,7 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
             let archiver = try await ComposedArchiver.start(
                 serverURL: url, apiKey: request.apiKey, sessionID: SessionID(request.sessionID), token: request.token,
                 path: "\(request.directory)/\(Self.composedFileName)", settings: settings, ice: ice,
-                signalingHeaders: request.credential?.headerFields ?? [:], logger: logger)
+                credential: request.credential, logger: logger)
             return ComposedRecording(archiver: archiver)
         } catch {
             throw .failed("\(error)")

@@ -3,6 +3,7 @@ import Synchronization
 import struct FoundationEssentials.URL
 @_spi(Recording) import TokKit
 import TokKitRecording
+import struct TokKitServer.RecorderCredential
 
 /// Records a session in individual mode: joins it as a client, subscribes to every stream (those published when it
 /// starts and those published later) and writes each into its own WebM file, VP8 and Opus as they arrived, never
@@ -76,17 +77,17 @@ public final class SessionArchiver: Sendable {
     ///
     /// - Parameters:
     ///   - ice: how the archiver's media connections gather candidates (every interface by default).
-    ///   - signalingHeaders: header fields of its signaling WebSocket upgrade (a server's recorder credential).
+    ///   - credential: a server's recorder credential, shown in its signaling WebSocket upgrade (nil: none).
     /// - Throws: ``SessionError`` when the session cannot be joined.
     public static func start(
         serverURL: URL, apiKey: String, sessionID: SessionID, token: String, directory: String,
         hasAudio: Bool = true, hasVideo: Bool = true, ice: ICEConfiguration = .allInterfaces,
-        signalingHeaders: [String: String] = [:], logger: Logger = Logger(label: "tokkit.archiver")
+        credential: RecorderCredential? = nil, logger: Logger = Logger(label: "tokkit.archiver")
     ) async throws(SessionError) -> SessionArchiver {
         guard hasAudio || hasVideo else { throw .invalidParameter("an archive needs audio, video or both") }
         var settings = SessionSettings()
         settings.logger = logger
-        settings.signalingHeaders = signalingHeaders
+        settings.signalingHeaders = credential?.headerFields ?? [:]
         let session = Session(apiKey: apiKey, sessionID: sessionID, serverURL: serverURL, settings: settings)
         session.mediaNegotiator = WebRTCNegotiator(ice: ice)
         let archiver = SessionArchiver(session: session, directory: directory, hasAudio: hasAudio, hasVideo: hasVideo,

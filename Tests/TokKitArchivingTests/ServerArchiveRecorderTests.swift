@@ -76,6 +76,7 @@ import TokKitTesting
         try await publishing.publish(publisher)
         let started = try await server.archives.start(ArchiveOptions(sessionID: sessionID, name: "chapter"))
         #expect(started.status == .started)
+        #expect(server.limiter.held(by: "127.0.0.1") == 1, "the publisher only: the recorder showed its credential")
         #expect(await publisherEvents.wait(for: 1) == ["started \(started.id) chapter"])
         let (late, lateEvents) = try await member()
         #expect(await lateEvents.wait(for: 1) == ["started \(started.id) chapter"], "a member joining while it records hears of it")
