@@ -365,6 +365,21 @@ public final class PeerConnection: Sendable {
         if let failure = output.failure { throw .dtls(failure) }
     }
 
+    /// Tells the connection how our `kind` stream's RTP timestamps relate to the clock it runs on
+    /// (``PeerClock``: CLOCK_MONOTONIC for ``PeerClock/system``): the timestamp of a capture at monotonic time `t`
+    /// is `rtpTimestampAtZero + t × clockRate` (wrapping). Sender reports then carry the RTP timestamp of their own
+    /// instant (RFC 3550 §6.4.1), which a receiver needs to synchronise our audio and video; without it they carry
+    /// the last packet's, late by the packet's capture-to-send time.
+    public func setSendTimestampOrigin(_ kind: MediaKind, rtpTimestampAtZero: UInt32) {
+        reporter.withLock { $0.setSendTimestampOrigin(kind, rtpTimestampAtZero: rtpTimestampAtZero) }
+    }
+
+    /// The peer's last RTCP sender report about its `kind` stream (nil before the first): what maps that stream's
+    /// RTP timestamps to the peer's wall clock. Allocates nothing.
+    public func remoteSenderReport(_ kind: MediaKind) -> RemoteSenderReport? {
+        reporter.withLock { $0[receiver: kind]?.lastSenderReportTimes }
+    }
+
     /// A snapshot of the `kind` section's statistics.
     public func statistics(_ kind: MediaKind) -> TrackStatistics {
         var s = TrackStatistics()
