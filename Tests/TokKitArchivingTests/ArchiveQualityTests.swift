@@ -128,11 +128,13 @@ import TokKitTesting
         try #require(planes.count == times.count && planes.count > 20, "\(planes.count) pictures, \(times.count) times")
         let audio = try DecodedArchive.audioTimeline(path)
 
-        // A flash starts at a picture whose centre is white after one that was not.
+        // A flash starts at a picture whose centre is white right after one that was dark (not a grey transition
+        // such as the first, coarse key frame of a stream, nor after a gap: then the onset is not known).
         var flashes: [Double] = []
-        for i in 1..<planes.count {
-            let rows = (height / 2 - 40)..<(height / 2 + 40)
-            if meanLuma(planes[i], width: width, rows: rows) > 128 && meanLuma(planes[i - 1], width: width, rows: rows) <= 128 {
+        let rows = (height / 2 - 40)..<(height / 2 + 40)
+        let frameGap = mode == .composed ? 0.1 : 0.05
+        for i in 1..<planes.count where times[i] - times[i - 1] < frameGap {
+            if meanLuma(planes[i], width: width, rows: rows) > 128 && meanLuma(planes[i - 1], width: width, rows: rows) < 64 {
                 flashes.append(times[i])
             }
         }
