@@ -110,14 +110,17 @@ public final class SessionArchiver: Sendable {
     }
 
     /// Stops recording: ends every subscription, finishes every file (cues and duration written) and leaves the
-    /// session. Returns the files, in the order their streams were first seen.
+    /// session. Returns the files, in the order their streams were first seen. Nothing placed after the instant of
+    /// the call is written, though media keeps arriving while the subscriptions end.
     public func stop() async -> [StreamFile] {
+        let end = ContinuousClock.now - started
         let taken: ([Recorded], Task<Void, Never>?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
             return (s.order.compactMap { s.streams[$0] }, s.events)
         }
         guard let (recorded, events) = taken else { return await finished() }
+        for r in recorded { r.archiver.stop(at: end) }
         for r in recorded {
             if let subscriber = r.subscriber { try? await session.unsubscribe(subscriber) }
         }

@@ -56,6 +56,8 @@ final class StreamArchiver: EncodedMediaReceiver {
         var videoWaitsForSync = false
         /// Video packets dropped while waiting.
         var videoPacketsBeforeSync = 0
+        /// The archive time recording was asked to stop at (``StreamArchiver/stop(at:)``), for recorders made later.
+        var end: Duration?
     }
 
     private let state = Mutex(State())
@@ -80,6 +82,10 @@ final class StreamArchiver: EncodedMediaReceiver {
         let video = configuration.hasVideo && audio == nil
             ? try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset) : nil
         recording.withLock { _ in
+            if let end = recorders.end {
+                audio?.stop(at: end)
+                video?.stop(at: end)
+            }
             recorders.audio = audio
             recorders.video = video
             recorders.source = source
@@ -107,6 +113,7 @@ final class StreamArchiver: EncodedMediaReceiver {
                         }
                         recorders.videoWaitsForSync = false
                         recorders.video = try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset)
+                        if let end = recorders.end { recorders.video?.stop(at: end) }
                     }
                     return try recorders.video?.receive(view) ?? false
                 }
@@ -147,6 +154,16 @@ final class StreamArchiver: EncodedMediaReceiver {
         }
         let now = ContinuousClock.now
         return now - recorders.started >= Self.senderReportWait ? now - archiveStart : nil
+    }
+
+    /// Recording was asked to stop at `end` on the archive's timeline: from now on nothing placed after it is
+    /// written, whatever still arrives while the archive unsubscribes and closes the file.
+    func stop(at end: Duration) {
+        recording.withLock { _ in
+            recorders.end = min(recorders.end ?? end, end)
+            recorders.audio?.stop(at: end)
+            recorders.video?.stop(at: end)
+        }
     }
 
     /// Video packets dropped while waiting for the sender reports of the current connection.
