@@ -104,6 +104,8 @@ public final class ComposedArchiver: Sendable {
     private let state = Mutex(State())
     /// The streams composed now, in the order they came (read by the composing thread every tick).
     private let active = Mutex<[any ComposerInput]>([])
+    /// The archive time ``stop()`` was called at (read by the composing thread every tick): nothing after it is made.
+    private let end = Mutex<Duration?>(nil)
 
     private init(session: Session, path: String, settings: ComposedArchiveSettings, composer: ArchiveComposer,
                  logger: Logger) {
@@ -163,8 +165,11 @@ public final class ComposedArchiver: Sendable {
     }
 
     /// Stops recording: ends every subscription, leaves the session, stops the composing thread and finishes the
-    /// file (cues and duration written).
+    /// file (cues and duration written). Nothing scheduled after the instant of the call is made, though the
+    /// composing thread runs until the subscriptions have ended.
     public func stop() async -> Result {
+        let now = ContinuousClock.now - started
+        end.withLock { if $0 == nil { $0 = now } }
         let taken: ([Recorded], Task<Void, Never>?, PeriodicThread?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
@@ -215,7 +220,8 @@ public final class ComposedArchiver: Sendable {
         let thread = PeriodicThread(name: "tk-archive-compose", interval: .milliseconds(10)) { [weak self] in
             guard let self else { return false }
             let inputs = active.withLock { $0 }
-            guard composer.advance(to: ContinuousClock.now - started, inputs: inputs) else {
+            let end = end.withLock { $0 }
+            guard composer.advance(to: ContinuousClock.now - started, inputs: inputs, end: end) else {
                 logger.error("composed archive stopped writing: \(composer.failure ?? "?")")
                 return false
             }
