@@ -54,6 +54,12 @@ import TokKitTesting
             psnrs += try patternPSNR(planes.map { ($0, 0) }, width: 320, height: 240, stride: 320)
             // Each file carries its party's tone, and only that one.
             let audio = try DecodedArchive.audioTimeline(path)
+            // Video before the sender reports that place it is dropped: how late the first picture comes after
+            // the audio (a figure for the log, not a bar).
+            let firstSound = Double(audio.firstIndex { abs($0) > 1_000 } ?? 0) / 48_000
+            let firstPicture = try DecodedArchive.videoFrameTimes(path).first ?? .nan
+            print(String(format: "stream %d: audio from %.3f s, first picture at %.3f s: video starts %.3f s after audio",
+                         n, firstSound, firstPicture, firstPicture - firstSound))
             let heard = [440.0, 1_000.0].map { heardFraction($0, in: audio, from: 1, to: Self.seconds - 0.3) }
             let (own, other) = heard[0] > heard[1] ? (440.0, 1_000.0) : (1_000.0, 440.0)
             tones.append(own)

@@ -48,8 +48,10 @@ final class ArchiveTestServer: Sendable {
             sessionID: sessionID, name: "quality", outputMode: mode, resolution: resolution))
         let begin = ContinuousClock.now
         try await Task.sleep(until: begin + .seconds(seconds), clock: .continuous)
+        let stopping = ContinuousClock.now
         _ = try await server.archives.stop(started.id)
         await server.archives.settled(started.id)
+        print("archive \(mode): stop asked \(stopping - begin) after start, settled \(ContinuousClock.now - stopping) later")
         return try await server.archives.archive(started.id)
     }
 
