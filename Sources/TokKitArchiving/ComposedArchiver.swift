@@ -29,7 +29,7 @@ import TokKitRecording
 ///   timeline.
 /// - A stream takes a tile from its first decoded picture until its stream is destroyed.
 ///
-/// Threading: `Sendable`; ``stop()`` may be called from any task; a later call waits for the first (at most 10 s)
+/// Threading: `Sendable`; ``stop(at:)`` may be called from any task; a later call waits for the first (at most 10 s)
 /// and returns the same result. Closing the file runs off the cooperative pool.
 public final class ComposedArchiver: Sendable {
     /// One stream's presence in the archive.
@@ -54,7 +54,7 @@ public final class ComposedArchiver: Sendable {
         public var streams: [StreamID]
     }
 
-    /// What ``stop()`` returns.
+    /// What ``stop(at:)`` returns.
     public struct Result: Sendable, Hashable {
         /// The WebM file.
         public var path: String
@@ -104,7 +104,7 @@ public final class ComposedArchiver: Sendable {
     private let state = Mutex(State())
     /// The streams composed now, in the order they came (read by the composing thread every tick).
     private let active = Mutex<[any ComposerInput]>([])
-    /// The archive time ``stop()`` was called at (read by the composing thread every tick): nothing after it is made.
+    /// The archive time ``stop(at:)`` was asked at (read by the composing thread every tick): nothing after it is made.
     private let end = Mutex<Duration?>(nil)
 
     private init(session: Session, path: String, settings: ComposedArchiveSettings, composer: ArchiveComposer,
@@ -165,11 +165,11 @@ public final class ComposedArchiver: Sendable {
     }
 
     /// Stops recording: ends every subscription, leaves the session, stops the composing thread and finishes the
-    /// file (cues and duration written). Nothing scheduled after the instant of the call is made, though the
-    /// composing thread runs until the subscriptions have ended.
-    public func stop() async -> Result {
-        let now = ContinuousClock.now - started
-        end.withLock { if $0 == nil { $0 = now } }
+    /// file (cues and duration written). Nothing scheduled after `instant` (by default the call's; a later one
+    /// counts as now) is made, though the composing thread runs until the subscriptions have ended.
+    public func stop(at instant: ContinuousClock.Instant = .now) async -> Result {
+        let asked = max(.zero, min(instant, .now) - started)
+        end.withLock { if $0 == nil { $0 = asked } }
         let taken: ([Recorded], Task<Void, Never>?, PeriodicThread?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping

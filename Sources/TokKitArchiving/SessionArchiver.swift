@@ -19,7 +19,7 @@ import TokKitRecording
 /// let files = await archiver.stop()   // one entry per stream: its file, offset, counts
 /// ```
 ///
-/// Threading: `Sendable`; ``stop()`` may be called from any task; a later call waits for the first (at most 10 s)
+/// Threading: `Sendable`; ``stop(at:)`` may be called from any task; a later call waits for the first (at most 10 s)
 /// and returns the same files.
 public final class SessionArchiver: Sendable {
     /// One stream's file.
@@ -110,10 +110,11 @@ public final class SessionArchiver: Sendable {
     }
 
     /// Stops recording: ends every subscription, finishes every file (cues and duration written) and leaves the
-    /// session. Returns the files, in the order their streams were first seen. Nothing placed after the instant of
-    /// the call is written, though media keeps arriving while the subscriptions end.
-    public func stop() async -> [StreamFile] {
-        let end = ContinuousClock.now - started
+    /// session. Returns the files, in the order their streams were first seen. Nothing placed after `instant` (by
+    /// default the call's; a later one counts as now) is written, though media keeps arriving while the
+    /// subscriptions end.
+    public func stop(at instant: ContinuousClock.Instant = .now) async -> [StreamFile] {
+        let end = max(.zero, min(instant, .now) - started)
         let taken: ([Recorded], Task<Void, Never>?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
@@ -180,7 +181,7 @@ public final class SessionArchiver: Sendable {
         }
     }
 
-    /// A recorded stream ended: its subscription is gone; its file is finished at ``stop()``.
+    /// A recorded stream ended: its subscription is gone; its file is finished at ``stop(at:)``.
     private func streamEnded(_ id: StreamID) {
         state.withLock { $0.streams[id]?.subscriber = nil }
     }

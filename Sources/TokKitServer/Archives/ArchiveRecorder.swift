@@ -12,6 +12,14 @@ public protocol ArchiveRecorderFactory: Sendable {
 public protocol ArchiveRecording: Sendable {
     /// Stops recording, finishes every file and leaves the session; what was written. Called once.
     func stop() async -> ArchiveRecordingResult
+    /// ``stop()`` for a stop asked at `instant` (the archive API's call, which the service answers before the
+    /// recorder is reached): nothing captured after it is written. By default, ``stop()``.
+    func stop(askedAt instant: ContinuousClock.Instant) async -> ArchiveRecordingResult
+}
+
+extension ArchiveRecording {
+    /// ``stop()``: a recorder that cannot cut its files at an earlier instant.
+    public func stop(askedAt instant: ContinuousClock.Instant) async -> ArchiveRecordingResult { await stop() }
 }
 
 /// What a recorder is asked to record.

@@ -216,10 +216,12 @@ actor ArchiveService {
         guard case let .recording(recording, started) = current.phase else {
             throw .conflict("the archive is not recording")
         }
+        // The files end here, not when the recorder is reached (after the record is saved and the members told).
+        let asked = ContinuousClock.now
         limits.removeValue(forKey: id)?.cancel()
         var record = current.record
         record.status = .stopped
-        record.duration = Self.seconds(ContinuousClock.now - started)
+        record.duration = Self.seconds(asked - started)
         running[id] = Running(record: record, phase: .stopping)
         if bySession[record.sessionID] == id { bySession[record.sessionID] = nil }
         do throws(ArchiveError) {
@@ -229,7 +231,7 @@ actor ArchiveService {
         }
         await registry.archiveStopped(sessionID: record.sessionID, id: id)
         // Only now: the finished record must be saved after the stopped one, never overwritten by it.
-        running[id]?.phase = .finishing(Task { await self.finish(record, recording: recording) })
+        running[id]?.phase = .finishing(Task { await self.finish(record, recording: recording, asked: asked) })
         logger.info("archive stopped", metadata: ["archive_id": "\(id)"])
         return record
     }
@@ -301,8 +303,9 @@ actor ArchiveService {
 
     // MARK: Finishing
 
-    private func finish(_ stopped: ArchiveRecord, recording: any ArchiveRecording) async {
-        let result = await recording.stop()
+    private func finish(_ stopped: ArchiveRecord, recording: any ArchiveRecording,
+                        asked: ContinuousClock.Instant) async {
+        let result = await recording.stop(askedAt: asked)
         var record = stopped
         var streams: [ArchiveStreamFile] = []
         var failures: [String] = []
