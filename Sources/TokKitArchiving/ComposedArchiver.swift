@@ -168,8 +168,7 @@ public final class ComposedArchiver: Sendable {
     /// file (cues and duration written). Nothing scheduled after `instant` (by default the call's; a later one
     /// counts as now) is made, though the composing thread runs until the subscriptions have ended.
     public func stop(at instant: ContinuousClock.Instant = .now) async -> Result {
-        let asked = max(.zero, min(instant, .now) - started)
-        end.withLock { if $0 == nil { $0 = asked } }
+        end(at: instant)
         let taken: ([Recorded], Task<Void, Never>?, PeriodicThread?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
@@ -202,6 +201,14 @@ public final class ComposedArchiver: Sendable {
             streams: spans, layoutChanges: composer.layoutChanges, failure: failure)
         state.withLock { $0.phase = .stopped(result) }
         return result
+    }
+
+    /// Recording ends at `instant` (a later one counts as now; the earliest of several calls holds): nothing
+    /// scheduled after it is composed, though the thread runs until ``stop(at:)`` has ended the subscriptions.
+    /// Quick and non-blocking.
+    public func end(at instant: ContinuousClock.Instant) {
+        let asked = max(.zero, min(instant, .now) - started)
+        end.withLock { $0 = min($0 ?? asked, asked) }
     }
 
     /// The result of a stop that already ran (or is running: waits for it, bounded).

@@ -60,10 +60,10 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
     struct ComposedRecording: ArchiveRecording {
         let archiver: ComposedArchiver
 
-        func stop() async -> ArchiveRecordingResult { await stop(askedAt: .now) }
+        func end(at instant: ContinuousClock.Instant) { archiver.end(at: instant) }
 
-        func stop(askedAt instant: ContinuousClock.Instant) async -> ArchiveRecordingResult {
-            let result = await archiver.stop(at: instant)
+        func stop() async -> ArchiveRecordingResult {
+            let result = await archiver.stop()
             return ArchiveRecordingResult(
                 files: [ArchiveRecordingResult.File(
                     streamID: ServerArchiveRecorder.composedStreamName, path: result.path, startOffset: .zero,
@@ -76,10 +76,10 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
     struct Recording: ArchiveRecording {
         let archiver: SessionArchiver
 
-        func stop() async -> ArchiveRecordingResult { await stop(askedAt: .now) }
+        func end(at instant: ContinuousClock.Instant) { archiver.end(at: instant) }
 
-        func stop(askedAt instant: ContinuousClock.Instant) async -> ArchiveRecordingResult {
-            let files = await archiver.stop(at: instant)
+        func stop() async -> ArchiveRecordingResult {
+            let files = await archiver.stop()
             return ArchiveRecordingResult(files: files.map { file in
                 ArchiveRecordingResult.File(
                     streamID: file.streamID.rawValue, path: file.path, startOffset: file.startOffset,

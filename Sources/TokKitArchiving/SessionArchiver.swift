@@ -59,6 +59,8 @@ public final class SessionArchiver: Sendable {
         var streams: [StreamID: Recorded] = [:]
         var order: [StreamID] = []
         var events: Task<Void, Never>?
+        /// The archive time recording ends at (``end(at:)``), for streams that come later.
+        var end: Duration?
     }
 
     private let state = Mutex(State())
@@ -114,14 +116,13 @@ public final class SessionArchiver: Sendable {
     /// default the call's; a later one counts as now) is written, though media keeps arriving while the
     /// subscriptions end.
     public func stop(at instant: ContinuousClock.Instant = .now) async -> [StreamFile] {
-        let end = max(.zero, min(instant, .now) - started)
+        end(at: instant)
         let taken: ([Recorded], Task<Void, Never>?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
             return (s.order.compactMap { s.streams[$0] }, s.events)
         }
         guard let (recorded, events) = taken else { return await finished() }
-        for r in recorded { r.archiver.stop(at: end) }
         for r in recorded {
             if let subscriber = r.subscriber { try? await session.unsubscribe(subscriber) }
         }
@@ -130,6 +131,18 @@ public final class SessionArchiver: Sendable {
         let files = recorded.map { r in Self.finish(r.archiver) }
         state.withLock { $0.phase = .stopped(files) }
         return files
+    }
+
+    /// Recording ends at `instant` (a later one counts as now; the earliest of several calls holds): nothing
+    /// placed after it is written, though streams keep delivering until ``stop(at:)`` has ended the
+    /// subscriptions. Quick and non-blocking.
+    public func end(at instant: ContinuousClock.Instant) {
+        let end = max(.zero, min(instant, .now) - started)
+        let archivers = state.withLock { s in
+            s.end = min(s.end ?? end, end)
+            return s.streams.values.map(\.archiver)
+        }
+        for archiver in archivers { archiver.stop(at: end) }
     }
 
     /// The files of a stop that already ran (or is running: waits for it, bounded).
@@ -166,6 +179,7 @@ public final class SessionArchiver: Sendable {
                   let writer = try? WebMWriter(path: path, configuration: configuration)
             else { return nil }
             let archiver = StreamArchiver(streamID: id, writer: writer, archiveStart: started)
+            if let end = s.end { archiver.stop(at: end) }
             s.streams[id] = Recorded(archiver: archiver, subscriber: nil)
             s.order.append(id)
             return archiver

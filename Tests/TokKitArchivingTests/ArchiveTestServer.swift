@@ -44,14 +44,16 @@ final class ArchiveTestServer: Sendable {
     /// Records the session for `seconds` through the archive API and waits until the archive settled: the
     /// recording runs from when `start` returned to when `stop` is called, `seconds` later by this process's clock.
     func record(_ mode: ArchiveOutputMode, seconds: Double, resolution: String = "640x480") async throws -> ArchiveRecord {
+        let asked = ContinuousClock.now
         let started = try await server.archives.start(ArchiveOptions(
             sessionID: sessionID, name: "quality", outputMode: mode, resolution: resolution))
         let begin = ContinuousClock.now
         try await Task.sleep(until: begin + .seconds(seconds), clock: .continuous)
         let stopping = ContinuousClock.now
-        _ = try await server.archives.stop(started.id)
+        let stopped = try await server.archives.stop(started.id)
+        let answered = ContinuousClock.now
         await server.archives.settled(started.id)
-        print("archive \(mode): stop asked \(stopping - begin) after start, settled \(ContinuousClock.now - stopping) later")
+        print("archive \(mode): start took \(begin - asked), stop asked \(stopping - begin) after start, answered \(answered - stopping) later (recorded \(stopped.duration) s by the service), settled \(ContinuousClock.now - stopping) later")
         return try await server.archives.archive(started.id)
     }
 

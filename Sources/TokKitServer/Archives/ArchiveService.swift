@@ -216,8 +216,9 @@ actor ArchiveService {
         guard case let .recording(recording, started) = current.phase else {
             throw .conflict("the archive is not recording")
         }
-        // The files end here, not when the recorder is reached (after the record is saved and the members told).
+        // The files end here, not when the recorder's stop is reached (after the record is saved and the members told).
         let asked = ContinuousClock.now
+        recording.end(at: asked)
         limits.removeValue(forKey: id)?.cancel()
         var record = current.record
         record.status = .stopped
@@ -231,7 +232,7 @@ actor ArchiveService {
         }
         await registry.archiveStopped(sessionID: record.sessionID, id: id)
         // Only now: the finished record must be saved after the stopped one, never overwritten by it.
-        running[id]?.phase = .finishing(Task { await self.finish(record, recording: recording, asked: asked) })
+        running[id]?.phase = .finishing(Task { await self.finish(record, recording: recording) })
         logger.info("archive stopped", metadata: ["archive_id": "\(id)"])
         return record
     }
@@ -303,9 +304,8 @@ actor ArchiveService {
 
     // MARK: Finishing
 
-    private func finish(_ stopped: ArchiveRecord, recording: any ArchiveRecording,
-                        asked: ContinuousClock.Instant) async {
-        let result = await recording.stop(askedAt: asked)
+    private func finish(_ stopped: ArchiveRecord, recording: any ArchiveRecording) async {
+        let result = await recording.stop()
         var record = stopped
         var streams: [ArchiveStreamFile] = []
         var failures: [String] = []

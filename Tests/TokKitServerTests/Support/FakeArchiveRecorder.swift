@@ -20,7 +20,7 @@ final class FakeArchiveRecorder: ArchiveRecorderFactory {
 
     var counts: Counts { state.withLock { $0.counts } }
     var requests: [ArchiveRecordingRequest] { state.withLock { $0.requests } }
-    /// The instant each stop was asked at (``ArchiveRecording/stop(askedAt:)``), in order.
+    /// The instant each stop was asked at (``ArchiveRecording/end(at:)``), in order.
     var stopsAskedAt: [ContinuousClock.Instant] { asked.withLock { $0 } }
     func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
 
@@ -45,23 +45,19 @@ final class FakeArchiveRecorder: ArchiveRecorderFactory {
             }
             files.append(.init(streamID: name, path: path, startOffset: .milliseconds(index * 1_000)))
         }
-        return Recording(files: files) { [weak self] instant in
-            self?.state.withLock { $0.counts.stops += 1 }
-            if let instant { self?.asked.withLock { $0.append(instant) } }
-        }
+        return Recording(files: files, stopped: { [weak self] in self?.state.withLock { $0.counts.stops += 1 } },
+                         ended: { [weak self] instant in self?.asked.withLock { $0.append(instant) } })
     }
 
     struct Recording: ArchiveRecording {
         let files: [ArchiveRecordingResult.File]
-        let stopped: @Sendable (ContinuousClock.Instant?) -> Void
+        let stopped: @Sendable () -> Void
+        let ended: @Sendable (ContinuousClock.Instant) -> Void
+
+        func end(at instant: ContinuousClock.Instant) { ended(instant) }
 
         func stop() async -> ArchiveRecordingResult {
-            stopped(nil)
-            return ArchiveRecordingResult(files: files)
-        }
-
-        func stop(askedAt instant: ContinuousClock.Instant) async -> ArchiveRecordingResult {
-            stopped(instant)
+            stopped()
             return ArchiveRecordingResult(files: files)
         }
     }
