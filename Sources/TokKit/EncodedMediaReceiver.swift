@@ -40,6 +40,11 @@ import TokKitRTP
         }
     }
 
+    /// The publisher's last RTCP sender report about its `kind` stream (nil before the first, about a second after
+    /// the connection came up): what maps that stream's RTP timestamps to the publisher's wall clock, common to its
+    /// audio and video. Allocates nothing.
+    public func senderReport(_ kind: MediaKind) -> RemoteSenderReport? { peer.remoteSenderReport(kind) }
+
     /// Whether `self` and `other` are the same connection.
     public func isSame(as other: EncodedMediaSource) -> Bool { peer === other.peer }
 }

@@ -102,11 +102,13 @@ final class ArchiveComposer: @unchecked Sendable {
     static let opusLookahead = 312
 
     /// Makes and writes whatever is due at `elapsed` (since the archive's start): audio periods mixed from
-    /// `inputs`, and the newest due canvas. Returns `false` once composing has failed (see ``failure``).
+    /// `inputs`, and the newest due canvas. With an `end` (the archive time recording was asked to stop at), nothing
+    /// scheduled after it is made, however long the thread keeps ticking while the archive closes. Returns `false`
+    /// once composing has failed (see ``failure``).
     @discardableResult
-    func advance(to elapsed: Duration, inputs: [any ComposerInput]) -> Bool {
+    func advance(to elapsed: Duration, inputs: [any ComposerInput], end: Duration? = nil) -> Bool {
         guard failure == nil else { return false }
-        let due = clock.due(at: elapsed)
+        let due = clock.due(at: end.map { min(elapsed, $0) } ?? elapsed)
         counters.audioPeriodsSkipped = clock.audioPeriodsSkipped
         counters.videoFramesSkipped = clock.videoFramesSkipped
         do throws(ComposedArchiveError) {

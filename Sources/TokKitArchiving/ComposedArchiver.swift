@@ -31,7 +31,7 @@ import struct TokKitServer.RecorderCredential
 /// - A stream takes a tile from its first decoded picture until its stream is destroyed. Then its input (decoders,
 ///   jitter buffer, picture) is released; only its ``StreamSpan`` is kept for the result.
 ///
-/// Threading: `Sendable`; ``stop()`` may be called from any task; a later call waits for the first (at most 10 s)
+/// Threading: `Sendable`; ``stop(at:)`` may be called from any task; a later call waits for the first (at most 10 s)
 /// and returns the same result. Closing the file runs off the cooperative pool.
 public final class ComposedArchiver: Sendable {
     /// One stream's presence in the archive.
@@ -56,7 +56,7 @@ public final class ComposedArchiver: Sendable {
         public var streams: [StreamID]
     }
 
-    /// What ``stop()`` returns.
+    /// What ``stop(at:)`` returns.
     public struct Result: Sendable, Hashable {
         /// The WebM file.
         public var path: String
@@ -111,6 +111,8 @@ public final class ComposedArchiver: Sendable {
     private let active = Mutex<[any ComposerInput]>([])
     /// Counts this archiver's stream inputs alive (``liveInputs``).
     private let inputs = ComposedStreamInput.Tally()
+    /// The archive time ``stop(at:)`` was asked at (read by the composing thread every tick): nothing after it is made.
+    private let end = Mutex<Duration?>(nil)
 
     private init(session: Session, path: String, settings: ComposedArchiveSettings, composer: ArchiveComposer,
                  logger: Logger) {
@@ -172,8 +174,10 @@ public final class ComposedArchiver: Sendable {
     }
 
     /// Stops recording: ends every subscription, leaves the session, stops the composing thread and finishes the
-    /// file (cues and duration written).
-    public func stop() async -> Result {
+    /// file (cues and duration written). Nothing scheduled after `instant` (by default the call's; a later one
+    /// counts as now) is made, though the composing thread runs until the subscriptions have ended.
+    public func stop(at instant: ContinuousClock.Instant = .now) async -> Result {
+        end(at: instant)
         let taken: ([Recorded], [StreamID], Task<Void, Never>?, PeriodicThread?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
@@ -219,6 +223,14 @@ public final class ComposedArchiver: Sendable {
     /// This archiver's stream inputs still alive (not yet deallocated): an ended stream's leaves with its decoders.
     var liveInputs: Int { inputs.live.load(ordering: .relaxed) }
 
+    /// Recording ends at `instant` (a later one counts as now; the earliest of several calls holds): nothing
+    /// scheduled after it is composed, though the thread runs until ``stop(at:)`` has ended the subscriptions.
+    /// Quick and non-blocking.
+    public func end(at instant: ContinuousClock.Instant) {
+        let asked = max(.zero, min(instant, .now) - started)
+        end.withLock { $0 = min($0 ?? asked, asked) }
+    }
+
     /// The result of a stop that already ran (or is running: waits for it, bounded).
     private func finished() async -> Result {
         for _ in 0..<200 {
@@ -235,7 +247,8 @@ public final class ComposedArchiver: Sendable {
         let thread = PeriodicThread(name: "tk-archive-compose", interval: .milliseconds(10)) { [weak self] in
             guard let self else { return false }
             let inputs = active.withLock { $0 }
-            guard composer.advance(to: ContinuousClock.now - started, inputs: inputs) else {
+            let end = end.withLock { $0 }
+            guard composer.advance(to: ContinuousClock.now - started, inputs: inputs, end: end) else {
                 logger.error("composed archive stopped writing: \(composer.failure ?? "?")")
                 return false
             }

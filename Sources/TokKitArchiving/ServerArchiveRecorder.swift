@@ -61,6 +61,8 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
     struct ComposedRecording: ArchiveRecording {
         let archiver: ComposedArchiver
 
+        func end(at instant: ContinuousClock.Instant) { archiver.end(at: instant) }
+
         func stop() async -> ArchiveRecordingResult {
             let result = await archiver.stop()
             // No offset (nothing recorded) unless some stream's picture or sound reached the file.
@@ -76,6 +78,8 @@ public struct ServerArchiveRecorder: ArchiveRecorderFactory {
     /// One archive's running ``SessionArchiver``.
     struct Recording: ArchiveRecording {
         let archiver: SessionArchiver
+
+        func end(at instant: ContinuousClock.Instant) { archiver.end(at: instant) }
 
         func stop() async -> ArchiveRecordingResult {
             let files = await archiver.stop()

@@ -20,7 +20,7 @@ import struct TokKitServer.RecorderCredential
 /// let files = await archiver.stop()   // one entry per stream: its file, offset, counts
 /// ```
 ///
-/// Threading: `Sendable`; ``stop()`` may be called from any task; a later call waits for the first (at most 10 s)
+/// Threading: `Sendable`; ``stop(at:)`` may be called from any task; a later call waits for the first (at most 10 s)
 /// and returns the same files.
 public final class SessionArchiver: Sendable {
     /// One stream's file.
@@ -60,6 +60,8 @@ public final class SessionArchiver: Sendable {
         var streams: [StreamID: Recorded] = [:]
         var order: [StreamID] = []
         var events: Task<Void, Never>?
+        /// The archive time recording ends at (``end(at:)``), for streams that come later.
+        var end: Duration?
     }
 
     private let state = Mutex(State())
@@ -113,8 +115,11 @@ public final class SessionArchiver: Sendable {
     }
 
     /// Stops recording: ends every subscription, finishes every file (cues and duration written) and leaves the
-    /// session. Returns the files, in the order their streams were first seen.
-    public func stop() async -> [StreamFile] {
+    /// session. Returns the files, in the order their streams were first seen. Nothing placed after `instant` (by
+    /// default the call's; a later one counts as now) is written, though media keeps arriving while the
+    /// subscriptions end.
+    public func stop(at instant: ContinuousClock.Instant = .now) async -> [StreamFile] {
+        end(at: instant)
         let taken: ([Recorded], Task<Void, Never>?)? = state.withLock { s in
             guard case .recording = s.phase else { return nil }
             s.phase = .stopping
@@ -129,6 +134,18 @@ public final class SessionArchiver: Sendable {
         let files = recorded.map { r in Self.finish(r.archiver) }
         state.withLock { $0.phase = .stopped(files) }
         return files
+    }
+
+    /// Recording ends at `instant` (a later one counts as now; the earliest of several calls holds): nothing
+    /// placed after it is written, though streams keep delivering until ``stop(at:)`` has ended the
+    /// subscriptions. Quick and non-blocking.
+    public func end(at instant: ContinuousClock.Instant) {
+        let end = max(.zero, min(instant, .now) - started)
+        let archivers = state.withLock { s in
+            s.end = min(s.end ?? end, end)
+            return s.streams.values.map(\.archiver)
+        }
+        for archiver in archivers { archiver.stop(at: end) }
     }
 
     /// The files of a stop that already ran (or is running: waits for it, bounded).
@@ -165,6 +182,7 @@ public final class SessionArchiver: Sendable {
                   let writer = try? WebMWriter(path: path, configuration: configuration)
             else { return nil }
             let archiver = StreamArchiver(streamID: id, writer: writer, archiveStart: started)
+            if let end = s.end { archiver.stop(at: end) }
             s.streams[id] = Recorded(archiver: archiver, subscriber: nil)
             s.order.append(id)
             return archiver
@@ -180,7 +198,7 @@ public final class SessionArchiver: Sendable {
         }
     }
 
-    /// A recorded stream ended: its subscription is gone; its file is finished at ``stop()``.
+    /// A recorded stream ended: its subscription is gone; its file is finished at ``stop(at:)``.
     private func streamEnded(_ id: StreamID) {
         state.withLock { $0.streams[id]?.subscriber = nil }
     }

@@ -12,6 +12,14 @@ import TokKitRecording
 /// asked for when the recorder needs one (the first, or after a loss the connection could not repair), at most
 /// every ``keyFrameRequestInterval``.
 ///
+/// Audio/video sync: audio is placed from the time its connection started (its first packet there). Video is
+/// placed from audio through the publisher's RTCP sender reports (``SenderTimeAnchor``): a video frame lands where
+/// the audio captured at the same instant on the publisher's clock is, whatever the two streams' first-packet
+/// arrival times were. So the video recorder starts only once both streams' first sender reports arrived (about a
+/// second after the connection came up; video packets before are dropped, and the first frame written is the next
+/// key frame, asked for then). A publisher that sends no sender report within ``senderReportWait`` has its video
+/// placed by arrival instead (the best left); so has video without audio.
+///
 /// Threading: packets arrive on the connection's network thread; each kind's recorder is used under its own lock.
 final class StreamArchiver: EncodedMediaReceiver {
     /// The stream recorded.
@@ -24,6 +32,8 @@ final class StreamArchiver: EncodedMediaReceiver {
     var startOffset: Duration? { state.withLock { $0.firstStart } }
 
     static let keyFrameRequestInterval: Duration = .milliseconds(300)
+    /// How long video waits for the sender reports that synchronise it with audio.
+    static let senderReportWait: Duration = .seconds(3)
 
     private struct State {
         var source: EncodedMediaSource?
@@ -36,6 +46,18 @@ final class StreamArchiver: EncodedMediaReceiver {
     private final class Recorders: @unchecked Sendable {
         var audio: RTPStreamRecorder?
         var video: RTPStreamRecorder?
+        /// The connection the recorders are for, its start on the archive's timeline and as an instant.
+        var source: EncodedMediaSource?
+        var startOffset = Duration.zero
+        var started = ContinuousClock.now
+        /// The first audio packet's RTP timestamp (placed at `startOffset`).
+        var firstAudioTimestamp: UInt32?
+        /// Video waits for sender reports to be placed from audio.
+        var videoWaitsForSync = false
+        /// Video packets dropped while waiting.
+        var videoPacketsBeforeSync = 0
+        /// The archive time recording was asked to stop at (``StreamArchiver/stop(at:)``), for recorders made later.
+        var end: Duration?
     }
 
     private let state = Mutex(State())
@@ -56,10 +78,22 @@ final class StreamArchiver: EncodedMediaReceiver {
         }
         let configuration = writer.configuration
         let audio = configuration.hasAudio ? try? RTPStreamRecorder(media: .opus, writer: writer, startOffset: offset) : nil
-        let video = configuration.hasVideo ? try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset) : nil
+        // With audio, video is made once it can be placed from audio (see the type's comment).
+        let video = configuration.hasVideo && audio == nil
+            ? try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset) : nil
         recording.withLock { _ in
+            if let end = recorders.end {
+                audio?.stop(at: end)
+                video?.stop(at: end)
+            }
             recorders.audio = audio
             recorders.video = video
+            recorders.source = source
+            recorders.startOffset = offset
+            recorders.started = archiveStart + offset
+            recorders.firstAudioTimestamp = nil
+            recorders.videoWaitsForSync = configuration.hasVideo && audio != nil
+            recorders.videoPacketsBeforeSync = 0
         }
     }
 
@@ -68,8 +102,20 @@ final class StreamArchiver: EncodedMediaReceiver {
         do throws(RecordingError) {
             let keyFrameNeeded = try recording.withLock { (_) throws(RecordingError) -> Bool in
                 switch kind {
-                case .audio: try recorders.audio?.receive(view) ?? false
-                case .video: try recorders.video?.receive(view) ?? false
+                case .audio:
+                    if recorders.firstAudioTimestamp == nil, recorders.audio != nil { recorders.firstAudioTimestamp = view.timestamp }
+                    return try recorders.audio?.receive(view) ?? false
+                case .video:
+                    if recorders.videoWaitsForSync {
+                        guard let offset = videoStart(timestamp: view.timestamp) else {
+                            recorders.videoPacketsBeforeSync += 1
+                            return false
+                        }
+                        recorders.videoWaitsForSync = false
+                        recorders.video = try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset)
+                        if let end = recorders.end { recorders.video?.stop(at: end) }
+                    }
+                    return try recorders.video?.receive(view) ?? false
                 }
             }
             if keyFrameNeeded { requestKeyFrame() }
@@ -91,6 +137,37 @@ final class StreamArchiver: EncodedMediaReceiver {
     var counters: (audio: RTPStreamRecorder.Counters?, video: RTPStreamRecorder.Counters?) {
         recording.withLock { _ in (recorders.audio?.counters, recorders.video?.counters) }
     }
+
+    /// Where a video packet of RTP timestamp `timestamp` goes on the archive's timeline, once it can be placed
+    /// from audio through both streams' sender reports; after ``senderReportWait`` without them, by its arrival.
+    /// `nil`: not yet. Called under `recording`, for video packets only while waiting (a lock and two small reads
+    /// per packet, nothing allocated).
+    private func videoStart(timestamp: UInt32) -> Duration? {
+        if let source = recorders.source, let first = recorders.firstAudioTimestamp,
+           let audio = source.senderReport(.audio), let video = source.senderReport(.video) {
+            let anchor = SenderTimeAnchor(offset: recorders.startOffset, timestamp: first,
+                                          clock: SenderClock(ntp: audio.ntp, rtpTimestamp: audio.rtpTimestamp, clockRate: 48_000))
+            let offset = anchor.offset(of: timestamp, on: SenderClock(ntp: video.ntp, rtpTimestamp: video.rtpTimestamp, clockRate: 90_000))
+            // A report that puts video far from audio is not believable (a sender clock jump): place by arrival.
+            let arrival = ContinuousClock.now - archiveStart
+            return abs((offset - arrival) / .seconds(1)) < 5 ? offset : arrival
+        }
+        let now = ContinuousClock.now
+        return now - recorders.started >= Self.senderReportWait ? now - archiveStart : nil
+    }
+
+    /// Recording was asked to stop at `end` on the archive's timeline: from now on nothing placed after it is
+    /// written, whatever still arrives while the archive unsubscribes and closes the file.
+    func stop(at end: Duration) {
+        recording.withLock { _ in
+            recorders.end = min(recorders.end ?? end, end)
+            recorders.audio?.stop(at: end)
+            recorders.video?.stop(at: end)
+        }
+    }
+
+    /// Video packets dropped while waiting for the sender reports of the current connection.
+    var videoPacketsBeforeSync: Int { recording.withLock { _ in recorders.videoPacketsBeforeSync } }
 
     private func requestKeyFrame(now: ContinuousClock.Instant = .now) {
         let source: EncodedMediaSource? = state.withLock { s in

@@ -17,8 +17,8 @@ import TokKitSRTP
 /// Media: ``sendRTP(_:payload:timestamp:marker:)`` writes the RTP header (negotiated SSRC, payload type, next
 /// sequence number) into the section's preallocated buffer, protects it with SRTP and sends it. Received SRTP is
 /// decrypted, demultiplexed by SSRC (or payload type until the SSRC is known) and given to the section's
-/// receive handler. RTCP SR/RR are sent every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``);
-/// received reports feed ``statistics(_:)`` (loss, jitter, round-trip time from LSR/DLSR).
+/// receive handler. RTCP SR/RR are sent every ``PeerConfiguration/rtcpInterval`` and, with it, also right after
+/// each section's first packet (or on ``sendReports()``); received reports feed ``statistics(_:)`` (loss, jitter, round-trip time from LSR/DLSR).
 ///
 /// Feedback: the core above hands every packet sent and received, every RTCP packet and its timers to feedback
 /// units (``FeedbackUnit``, in the way pion's interceptors work), each a value-type state machine under its own lock:
@@ -325,7 +325,7 @@ public final class PeerConnection: Sendable {
         guard payload.count <= Self.maximumPayloadLength else { throw .payloadTooLarge(payload.count) }
         guard let dtls = transport.withLock({ $0 }) else { throw .notConnected }
         let now = clock.now()
-        try withSend(kind) { (track: inout SendTrack?) throws(PeerError) in
+        let first = try withSend(kind) { (track: inout SendTrack?) throws(PeerError) -> Bool in
             guard let t = track else { throw .noSuchTrack(kind) }
             let header = RTPHeader(marker: marker, payloadType: t.payloadType, sequenceNumber: t.sequenceNumber,
                                    timestamp: timestamp, ssrc: t.ssrc, extensions: t.extensions)
@@ -346,7 +346,12 @@ public final class PeerConnection: Sendable {
             track!.lastTimestamp = timestamp
             track!.packets += 1
             track!.payloadBytes += UInt64(payload.count)
+            return track!.packets == 1
         }
+        // The first sender report goes out with a section's first packet (RFC 3550 §6.2 allows an early first
+        // report), not up to a whole interval later: a receiver needs it to place this stream against our others
+        // (an archive holds video back until then). Once per section; then the regular interval.
+        if first, configuration.rtcpInterval != nil { try? sendReports() }
     }
 
     /// Sends one compound RTCP packet now: an SR per sending section (the first carrying a reception report
@@ -363,6 +368,21 @@ public final class PeerConnection: Sendable {
         var output = Output(connection: self, dtls: dtls, now: clock.now())
         reporter.withLock { $0.poll(now: output.now, output: &output) }
         if let failure = output.failure { throw .dtls(failure) }
+    }
+
+    /// Tells the connection how our `kind` stream's RTP timestamps relate to the clock it runs on
+    /// (``PeerClock``: CLOCK_MONOTONIC for ``PeerClock/system``): the timestamp of a capture at monotonic time `t`
+    /// is `rtpTimestampAtZero + t × clockRate` (wrapping). Sender reports then carry the RTP timestamp of their own
+    /// instant (RFC 3550 §6.4.1), which a receiver needs to synchronise our audio and video; without it they carry
+    /// the last packet's, late by the packet's capture-to-send time.
+    public func setSendTimestampOrigin(_ kind: MediaKind, rtpTimestampAtZero: UInt32) {
+        reporter.withLock { $0.setSendTimestampOrigin(kind, rtpTimestampAtZero: rtpTimestampAtZero) }
+    }
+
+    /// The peer's last RTCP sender report about its `kind` stream (nil before the first): what maps that stream's
+    /// RTP timestamps to the peer's wall clock. Allocates nothing.
+    public func remoteSenderReport(_ kind: MediaKind) -> RemoteSenderReport? {
+        reporter.withLock { $0[receiver: kind]?.lastSenderReportTimes }
     }
 
     /// A snapshot of the `kind` section's statistics.

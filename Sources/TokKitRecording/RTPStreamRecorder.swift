@@ -74,6 +74,12 @@ public final class RTPStreamRecorder {
         }
     }
 
+    /// Recording was asked to stop at `end` on the archive's timeline: frames placed after it are not written
+    /// (``StreamTimeline/stop(at:)``), however late their packets arrive.
+    public func stop(at end: Duration) {
+        timeline.stop(at: end)
+    }
+
     /// The recorder's counts.
     public var counters: Counters { ownCounters }
     /// The timeline's counts (frames admitted, dropped before the key frame, dropped as not moving forward).

@@ -26,6 +26,8 @@ public struct StreamTimeline: Hashable, Sendable {
         case waitingForKeyFrame
         /// Not after the previous written frame (a duplicate, a late packet, or a timestamp that went back).
         case notAfterPrevious
+        /// Placed after the instant recording was asked to stop (``stop(at:)``): captured once the archive ended.
+        case afterStop
     }
 
     /// Running counts.
@@ -36,6 +38,8 @@ public struct StreamTimeline: Hashable, Sendable {
         public var droppedWaitingForKeyFrame = 0
         /// Frames dropped because their time was not after the previous one's.
         public var droppedNotAfterPrevious = 0
+        /// Frames dropped because they were placed after the stop instant.
+        public var droppedAfterStop = 0
         /// A counters value with nothing counted.
         public init() {}
     }
@@ -48,6 +52,8 @@ public struct StreamTimeline: Hashable, Sendable {
     public let waitsForKeyFrame: Bool
     /// Counts so far.
     public private(set) var counters = Counters()
+    /// The archive time recording was asked to stop at (``stop(at:)``); frames placed after it are dropped.
+    public private(set) var end: Duration?
     private var unwrapper = TimestampUnwrapper()
     private var first: Int64?
     private var lastWritten: Int64?
@@ -86,6 +92,13 @@ public struct StreamTimeline: Hashable, Sendable {
         return time(extended: extended)
     }
 
+    /// Recording was asked to stop at `end` on the archive's timeline: from now on, a frame placed after it is
+    /// dropped (``DropReason/afterStop``), whenever it arrives (packets keep coming while the archive unsubscribes
+    /// and closes). A second call keeps the earlier end.
+    public mutating func stop(at end: Duration) {
+        self.end = min(self.end ?? end, end)
+    }
+
     /// Decides about one frame: its RTP timestamp and, for video, whether it is a key frame.
     public mutating func admit(rtpTimestamp: UInt32, isKeyFrame: Bool) -> Decision {
         let extended = unwrapper.unwrap(rtpTimestamp)
@@ -98,10 +111,15 @@ public struct StreamTimeline: Hashable, Sendable {
             counters.droppedNotAfterPrevious += 1
             return .drop(.notAfterPrevious)
         }
+        let at = time(extended: extended)
+        if let end, at > end {
+            counters.droppedAfterStop += 1
+            return .drop(.afterStop)
+        }
         if isKeyFrame { sawKeyFrame = true }
         lastWritten = extended
         counters.admitted += 1
-        return .write(at: time(extended: extended))
+        return .write(at: at)
     }
 
     private func time(extended: Int64) -> Duration {

@@ -53,7 +53,8 @@ public final class AudioSendPipeline: Sendable {
     /// Sends to `peer` from the first packet after it is connected. Attaching twice does nothing. Throws
     /// ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
-        _ = try fanOut.attach(peer)
+        guard try fanOut.attach(peer) else { return }
+        peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: clockMapping.offset)
     }
 
     /// Stops sending to `peer`. Unknown peers are ignored.

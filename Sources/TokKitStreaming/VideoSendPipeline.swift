@@ -128,6 +128,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     /// twice does nothing. Throws ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
         guard try fanOut.attach(peer) else { return }
+        peer.setSendTimestampOrigin(.video, rtpTimestampAtZero: clockMapping.offset)
         control.withLock { $0.attachments.append(Attachment(peer: peer)) }
         installFeedback(on: peer)
     }

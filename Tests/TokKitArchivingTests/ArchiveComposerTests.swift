@@ -102,6 +102,23 @@ import TokKitMedia
         #expect(composer.layoutChanges.first?.streams == inputs.prefix(9).map(\.streamID))
     }
 
+    /// Stop asked at 1 s while the composing thread keeps ticking to 2 s (it does while the archive unsubscribes):
+    /// nothing scheduled after 1 s is made.
+    @Test func nothingAfterTheStopInstantIsComposed() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("end-\(UUID().uuidString).webm").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let red = try ToneInput("red", width: 160, height: 120, colour: .red, frequency: 600)
+        let composer = try ArchiveComposer(path: path, settings: ComposedArchiveSettings(width: 320, height: 240, framesPerSecond: 15))
+        for step in 0...200 {
+            let t = Duration.milliseconds(10 * step)
+            #expect(composer.advance(to: t, inputs: [red], end: t >= .seconds(1) ? .seconds(1) : nil))
+        }
+        #expect(composer.finish() == nil)
+        // Frames 0...15 (frame 15 shows at exactly 1 s) and periods 0...50, not 2 s' 31 frames and 101 periods.
+        #expect(composer.counters.videoFrames == 16 && composer.counters.audioPackets == 51, "\(composer.counters)")
+        #expect(composer.counters.duration <= .milliseconds(1_070), "\(composer.counters.duration)")
+    }
+
     @Test func resolutionsAreReadAsOpenTokWritesThem() throws {
         let vga = try ComposedArchiveSettings(resolution: "640x480")
         #expect(vga.width == 640 && vga.height == 480 && vga.hasAudio && vga.hasVideo)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// A composed archive decoded back by ffmpeg (run for real; a missing tool fails the test): raw I420 pictures at
-/// chosen times, the whole audio track as 48 kHz mono samples, and tone measurement on them.
+/// An archive decoded back by ffmpeg and ffprobe (run for real; a missing tool fails the test): raw I420 pictures at
+/// chosen times, every picture's luma plane and time, the whole audio track as 48 kHz mono samples, and tone
+/// measurement on them.
 enum DecodedArchive {
     /// A colour in limited-range BT.601 YUV.
     struct YUV: CustomStringConvertible {
@@ -42,6 +43,32 @@ enum DecodedArchive {
         return Picture(width: width, height: height, bytes: [UInt8](data))
     }
 
+    /// Every picture's luma plane, in decoding order, each exactly as decoded (frames keep their own times: no
+    /// frame is repeated or dropped to fit a frame rate).
+    static func lumaPlanes(_ path: String, width: Int, height: Int) throws -> [[UInt8]] {
+        let data = try run(["-nostdin", "-v", "error", "-i", path, "-an", "-fps_mode", "passthrough",
+                            "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+        let luma = width * height, frame = luma * 3 / 2
+        try #require(data.count % frame == 0, "whole \(width)x\(height) pictures: \(data.count) bytes")
+        let bytes = [UInt8](data)
+        return stride(from: 0, to: bytes.count, by: frame).map { Array(bytes[$0..<($0 + luma)]) }
+    }
+
+    /// The time in seconds of every video frame, in decoding order (the order of ``lumaPlanes(_:width:height:)``).
+    static func videoFrameTimes(_ path: String) throws -> [Double] {
+        let text = String(decoding: try run(["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time",
+                                             "-of", "csv=p=0", path], tool: "/usr/bin/ffprobe"), as: UTF8.self)
+        return text.split(whereSeparator: \.isNewline).compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    /// The audio track on the file's timeline: 48 kHz mono, sample `i` at `i / 48000` s from the file's time zero
+    /// (silence where the track starts later or has a gap).
+    static func audioTimeline(_ path: String) throws -> [Int16] {
+        let data = try run(["-nostdin", "-v", "error", "-i", path, "-vn", "-af", "aresample=async=1:first_pts=0",
+                            "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
+        return data.withUnsafeBytes { raw in (0..<raw.count / 2).map { raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self) } }
+    }
+
     /// The whole audio track, decoded, 48 kHz mono.
     static func audio(_ path: String) throws -> [Int16] {
         let data = try run(["-nostdin", "-v", "error", "-i", path, "-vn", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
@@ -64,9 +91,9 @@ enum DecodedArchive {
         return 2 * power.squareRoot() / Double(end - start)
     }
 
-    private static func run(_ arguments: [String]) throws -> Data {
+    private static func run(_ arguments: [String], tool: String = "/usr/bin/ffmpeg") throws -> Data {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
@@ -74,7 +101,7 @@ enum DecodedArchive {
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "ffmpeg \(arguments.joined(separator: " ")) failed")
+        try #require(process.terminationStatus == 0, "\(tool) \(arguments.joined(separator: " ")) failed")
         return data
     }
 }

@@ -102,17 +102,6 @@ enum MediaTools {
         return stride(from: 0, to: bytes.count - frameSize + 1, by: frameSize).map { Array(bytes[$0..<($0 + size)]) }
     }
 
-    /// Luma PSNR in dB of `decoded` against `source` (equal sizes).
-    static func psnr(_ decoded: [UInt8], _ source: [UInt8]) -> Double {
-        var sum = 0.0
-        for i in 0..<min(decoded.count, source.count) {
-            let d = Double(Int(decoded[i]) - Int(source[i]))
-            sum += d * d
-        }
-        let mse = sum / Double(max(1, source.count))
-        return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
-    }
-
     /// A fresh temporary directory, removed by the caller.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tk-rec-\(UUID().uuidString)")

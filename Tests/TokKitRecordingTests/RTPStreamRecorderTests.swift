@@ -125,7 +125,7 @@ import TokKitRecordingTestSupport
         let numbers = frames.map { f in f.withUnsafeBufferPointer { RecordingTestMedia.frameNumber(inLuma: $0, width: 320) } }
         #expect(numbers == Array(0..<45) + Array(60..<90))
         for n in [0, 44, 45, 74] where n < frames.count {
-            let psnr = MediaTools.psnr(frames[n], RecordingTestMedia.luma(index: numbers[n], width: 320, height: 240))
+            let psnr = LumaPSNR.decibels(frames[n], RecordingTestMedia.luma(index: numbers[n], width: 320, height: 240))
             #expect(psnr >= 30, "frame \(numbers[n]): \(psnr) dB")
         }
     }

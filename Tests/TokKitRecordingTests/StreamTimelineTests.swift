@@ -62,4 +62,28 @@ import TokKitRecording
             return c
         }())
     }
+
+    @Test func framesPlacedAfterTheStopInstantAreDropped() {
+        var timeline = StreamTimeline.opus(startOffset: .seconds(1))
+        #expect(timeline.admit(rtpTimestamp: 0, isKeyFrame: false) == .write(at: .seconds(1)))
+        #expect(timeline.admit(rtpTimestamp: 48_000 * 9, isKeyFrame: false) == .write(at: .seconds(10)))
+        // Stop asked at 10.5 s; packets keep arriving while the archive unsubscribes.
+        timeline.stop(at: .milliseconds(10_500))
+        timeline.stop(at: .seconds(12))  // a later call keeps the earlier end
+        #expect(timeline.end == .milliseconds(10_500))
+        #expect(timeline.admit(rtpTimestamp: 48_000 * 19 / 2, isKeyFrame: false) == .write(at: .milliseconds(10_500)),
+                "exactly at the stop instant: kept")
+        #expect(timeline.admit(rtpTimestamp: 48_000 * 19 / 2 + 960, isKeyFrame: false) == .drop(.afterStop))
+        #expect(timeline.admit(rtpTimestamp: 48_000 * 11, isKeyFrame: false) == .drop(.afterStop))
+        #expect(timeline.counters.admitted == 3)
+        #expect(timeline.counters.droppedAfterStop == 2)
+    }
+
+    @Test func aKeyFrameAfterTheStopDoesNotOpenTheVideo() {
+        var timeline = StreamTimeline.video(startOffset: .zero)
+        timeline.stop(at: .milliseconds(100))
+        #expect(timeline.admit(rtpTimestamp: 0, isKeyFrame: true) == .write(at: .zero))
+        #expect(timeline.admit(rtpTimestamp: 9_000, isKeyFrame: false) == .write(at: .milliseconds(100)))
+        #expect(timeline.admit(rtpTimestamp: 12_000, isKeyFrame: true) == .drop(.afterStop))
+    }
 }

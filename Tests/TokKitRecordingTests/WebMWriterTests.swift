@@ -69,7 +69,7 @@ import TokKitRecordingTestSupport
         for (n, luma) in frames.enumerated() {
             let number = luma.withUnsafeBufferPointer { RecordingTestMedia.frameNumber(inLuma: $0, width: 640) }
             #expect(number == n * 60, "decoded frame \(n * 60) carries number \(number)")
-            let psnr = MediaTools.psnr(luma, RecordingTestMedia.luma(index: number, width: 640, height: 480))
+            let psnr = LumaPSNR.decibels(luma, RecordingTestMedia.luma(index: number, width: 640, height: 480))
             #expect(psnr >= 30, "frame \(number): luma PSNR \(psnr) dB")
             print("frame \(number): luma PSNR \(String(format: "%.1f", psnr)) dB")
         }

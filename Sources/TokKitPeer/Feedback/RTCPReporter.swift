@@ -38,11 +38,18 @@ struct RTCPReporter: FeedbackUnit {
         var lastSenderReport: UInt32 = 0
         var lastSenderReportArrival: UInt64 = 0
         var senderReports = 0
+        /// The peer's last SR: its NTP time and the RTP timestamp of the same instant.
+        var lastSenderReportTimes: RemoteSenderReport?
     }
 
     private let clock: PeerClock
     /// The SSRC an RR is sent from when we send no stream.
     private let reporterSSRC: UInt32
+    /// Per section, the RTP timestamp of monotonic time zero when our stream's timestamps come from the capture
+    /// clock (``PeerConnection/setSendTimestampOrigin(_:rtpTimestampAtZero:)``, which may come before the
+    /// description that adds the sender): an SR then carries the timestamp of its own instant.
+    private var audioTimestampOrigin: UInt32?
+    private var videoTimestampOrigin: UInt32?
     private(set) var audioSender: Sender?
     private(set) var videoSender: Sender?
     private(set) var audioReceiver: Receiver?
@@ -69,6 +76,11 @@ struct RTCPReporter: FeedbackUnit {
         self[sender: section]!.packets = packets
         self[sender: section]!.octets = octets
         self[sender: section]!.rtpTimestamp = rtpTimestamp
+    }
+
+    /// Our `section` stream's RTP timestamps are `rtpTimestampAtZero + t × clockRate` of monotonic time `t`.
+    mutating func setSendTimestampOrigin(_ section: MediaKind, rtpTimestampAtZero: UInt32) {
+        if section == .audio { audioTimestampOrigin = rtpTimestampAtZero } else { videoTimestampOrigin = rtpTimestampAtZero }
     }
 
     subscript(sender section: MediaKind) -> Sender? {
@@ -106,6 +118,8 @@ struct RTCPReporter: FeedbackUnit {
                 self[receiver: section]!.lastSenderReport = sr.ntpTimestamp.compact
                 self[receiver: section]!.lastSenderReportArrival = now
                 self[receiver: section]!.senderReports += 1
+                self[receiver: section]!.lastSenderReportTimes = RemoteSenderReport(
+                    ntp: sr.ntpTimestamp, rtpTimestamp: sr.rtpTimestamp)
             }
             apply(sr.reports, now: now)
         case .receiverReport(let rr):
@@ -128,7 +142,13 @@ struct RTCPReporter: FeedbackUnit {
             s.sentReports = (ntp.compact, s.sentReports.0, s.sentReports.1, s.sentReports.2)
             s.senderReports += 1
             self[sender: section] = s
-            var sr = RTCPSenderReport(ssrc: s.ssrc, ntpTimestamp: ntp, rtpTimestamp: s.rtpTimestamp,
+            // RFC 3550 §6.4.1: the RTP timestamp of the same instant as the NTP one. With the capture clock's
+            // mapping that is exact (RTPClockMapping's arithmetic); without, the last packet's is the best known.
+            let origin = section == .audio ? audioTimestampOrigin : videoTimestampOrigin
+            let rtpTimestamp = origin.map {
+                $0 &+ UInt32(truncatingIfNeeded: (now / 1_000) &* UInt64(section.clockRate) / 1_000_000)
+            } ?? s.rtpTimestamp
+            var sr = RTCPSenderReport(ssrc: s.ssrc, ntpTimestamp: ntp, rtpTimestamp: rtpTimestamp,
                                       packetCount: UInt32(truncatingIfNeeded: s.packets),
                                       octetCount: UInt32(truncatingIfNeeded: s.octets))
             if packets.isEmpty { sr.reports = blocks }

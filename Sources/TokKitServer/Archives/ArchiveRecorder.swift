@@ -12,6 +12,16 @@ public protocol ArchiveRecorderFactory: Sendable {
 public protocol ArchiveRecording: Sendable {
     /// Stops recording, finishes every file and leaves the session; what was written. Called once.
     func stop() async -> ArchiveRecordingResult
+    /// The archive API's stop was called at `instant`: nothing captured after it may be written, though ``stop()``
+    /// comes later (once the stopped record is saved and the members told, a large part of a second under load)
+    /// and media keeps flowing until then. Quick and non-blocking: called on the service's actor. By default,
+    /// nothing (the files then end at ``stop()``).
+    func end(at instant: ContinuousClock.Instant)
+}
+
+extension ArchiveRecording {
+    /// Nothing: a recorder whose files end at ``stop()``.
+    public func end(at instant: ContinuousClock.Instant) {}
 }
 
 /// What a recorder is asked to record.

@@ -243,10 +243,13 @@ actor ArchiveService {
         guard case let .recording(recording, started) = current.phase else {
             throw .conflict("the archive is not recording")
         }
+        // The files end here, not when the recorder's stop is reached (after the record is saved and the members told).
+        let asked = ContinuousClock.now
+        recording.end(at: asked)
         limits.removeValue(forKey: id)?.cancel()
         var record = current.record
         record.status = .stopped
-        record.duration = Self.seconds(ContinuousClock.now - started)
+        record.duration = Self.seconds(asked - started)
         running[id] = Running(record: record, phase: .stopping)
         if bySession[record.sessionID] == id { bySession[record.sessionID] = nil }
         do throws(ArchiveError) {

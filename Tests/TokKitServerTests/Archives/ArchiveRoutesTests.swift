@@ -281,6 +281,22 @@ struct NoMediaArchiveRecorder: ArchiveRecorderFactory {
         }
     }
 
+    /// The recorder cuts its files at the instant the API's stop was called, not when the service reaches it
+    /// (after saving the record and telling the members: under load, a large part of a second).
+    @Test func theRecorderIsToldWhenTheStopWasAsked() async throws {
+        let recorder = FakeArchiveRecorder()
+        try await Self.with(recorder: recorder) { api, _ in
+            let id = try await api.start(try await api.server.session())
+            let before = ContinuousClock.now
+            let stopped = try await api.call(.post, "\(ArchiveClient.base)/\(id)/stop")
+            let after = ContinuousClock.now
+            #expect(stopped.status == 200, "\(stopped.text)")
+            _ = try await api.wait(id, status: "available")
+            let asked = try #require(recorder.stopsAskedAt.first, "stopped without the instant: \(recorder.counts)")
+            #expect(recorder.counts.stops == 1 && before <= asked && asked <= after)
+        }
+    }
+
     /// An archive that recorded no media is not kept `available`: it is `failed` ("no media was recorded"), without
     /// files, size 0 and no `url`; its directory is gone.
     @Test func anArchiveOfNoMediaFailsWithoutFilesOrURL() async throws {

@@ -4,7 +4,8 @@ import TokKitServer
 
 /// An ``ArchiveRecorderFactory`` that joins nothing: each start writes one small file per named stream into the
 /// archive's directory (`<stream>.webm`, a few hundred known bytes) and stop returns them. It refuses composed mode
-/// as the real recorder does, and fails starts while `failing` is set. Counts starts and stops.
+/// as the real recorder does, and fails starts while `failing` is set. Counts starts and stops, and keeps the instants
+/// stops were asked at.
 final class FakeArchiveRecorder: ArchiveRecorderFactory {
     struct Counts: Sendable, Equatable {
         var starts = 0
@@ -13,6 +14,7 @@ final class FakeArchiveRecorder: ArchiveRecorderFactory {
 
     let streams: [String]
     private let state = Mutex<(counts: Counts, failing: Bool, requests: [ArchiveRecordingRequest])>((Counts(), false, []))
+    private let asked = Mutex<[ContinuousClock.Instant]>([])
 
     /// How long each start takes (as a real recorder joining its session).
     let startDelay: Duration
@@ -24,6 +26,8 @@ final class FakeArchiveRecorder: ArchiveRecorderFactory {
 
     var counts: Counts { state.withLock { $0.counts } }
     var requests: [ArchiveRecordingRequest] { state.withLock { $0.requests } }
+    /// The instant each stop was asked at (``ArchiveRecording/end(at:)``), in order.
+    var stopsAskedAt: [ContinuousClock.Instant] { asked.withLock { $0 } }
     func fail(_ failing: Bool) { state.withLock { $0.failing = failing } }
 
     /// The bytes written for stream `name`: its name, then 0...255 repeated (400 bytes in all).
@@ -48,12 +52,16 @@ final class FakeArchiveRecorder: ArchiveRecorderFactory {
             }
             files.append(.init(streamID: name, path: path, startOffset: .milliseconds(index * 1_000)))
         }
-        return Recording(files: files) { [weak self] in self?.state.withLock { $0.counts.stops += 1 } }
+        return Recording(files: files, stopped: { [weak self] in self?.state.withLock { $0.counts.stops += 1 } },
+                         ended: { [weak self] instant in self?.asked.withLock { $0.append(instant) } })
     }
 
     struct Recording: ArchiveRecording {
         let files: [ArchiveRecordingResult.File]
         let stopped: @Sendable () -> Void
+        let ended: @Sendable (ContinuousClock.Instant) -> Void
+
+        func end(at instant: ContinuousClock.Instant) { ended(instant) }
 
         func stop() async -> ArchiveRecordingResult {
             stopped()
