@@ -100,10 +100,12 @@ actor RoutedMedia {
     /// Queues `command` in the lane of TokKit session `session` (any context, never waits). A command a client's
     /// message caused names that client (`connectionID`): it is refused (false, nothing queued) when that client
     /// has ``maxPendingPerConnection`` commands waiting or running. The server's own commands (`connectionID` nil:
-    /// a stream or session ending, a subscription's start) are never refused. False after ``finish()`` too.
+    /// a stream or session ending, a subscription's deadline) are never refused, nor is one with `refusable` false
+    /// (a client's `unsubscribe`: counted against it, never refused). False after ``finish()`` too.
     @discardableResult
-    nonisolated func submit(_ command: RoutedMediaCommand, session: String, from connectionID: String? = nil) -> Bool {
-        switch lanes.push(command, lane: session, connectionID: connectionID) {
+    nonisolated func submit(_ command: RoutedMediaCommand, session: String, from connectionID: String? = nil,
+                            refusable: Bool = true) -> Bool {
+        switch lanes.push(command, lane: session, connectionID: connectionID, refusable: refusable) {
         case .refused: return false
         case .queued: return true
         case .start:
