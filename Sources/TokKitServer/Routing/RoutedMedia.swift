@@ -285,7 +285,13 @@ actor RoutedMedia {
     /// same `subscriberId`, which the client answers with a new peer (as a relayed publisher's restart, 6.5).
     private func resubscribe(to streamID: String) async {
         for (id, downstream) in downstreams where downstream.streamID == streamID && downstream.phase != .waiting {
-            var reset = downstream
+            // The detach of an earlier one suspended this actor: the link may have been lost or shutdown run
+            // meanwhile (the entry is gone), or the subscription reset already; then nothing is written back.
+            guard let current = downstreams[id], current.phase != .waiting,
+                  current.subscriber?.handle.id == downstream.subscriber?.handle.id
+            else { continue }
+            current.deadline?.cancel()
+            var reset = current
             reset.phase = .waiting
             reset.subscriber = nil
             reset.pending = []
@@ -296,7 +302,7 @@ actor RoutedMedia {
                 self?.submit(.subscriptionDeadline(subscriberID: id), session: sessionID)
             }
             downstreams[id] = reset
-            if let subscriber = downstream.subscriber { try? await subscriber.detach() }
+            if let subscriber = current.subscriber { try? await subscriber.detach() }
         }
     }
 
