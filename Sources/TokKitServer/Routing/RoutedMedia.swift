@@ -20,11 +20,11 @@ import TokKitProtocol
 /// `waiting`, at most ``feedTimeout``) until Janus reports the publisher's PeerConnection up (`webrtcup`): Janus
 /// offers a feed only then. The link to Janus is an explicit ``Link`` state: connected lazily at the first command
 /// that needs it (concurrent lanes share one connect), and lost when its Janus session ends for any reason (Janus
-/// timed it out, the socket closed, Janus stopped reading): then every routed stream on it is failed and
-/// unpublished, every subscription failed, the rooms destroyed (best effort, through a new link), and the next
-/// command connects again. Every Janus request is bounded (``RoutedMediaConfiguration/requestTimeoutMs``); a
-/// refusal or failure becomes `error` 1570 for the client whose negotiation it was, and a failed upstream ends its
-/// stream (`streamDestroyed`, reason `forceUnpublished`).
+/// timed it out, its keepalives kept failing, the socket closed, Janus stopped reading): then every routed stream
+/// on it is failed and unpublished, every subscription failed, the rooms destroyed (best effort, through a new
+/// link), and the next command connects again. Every Janus request is bounded
+/// (``RoutedMediaConfiguration/requestTimeoutMs``); a refusal or failure becomes `error` 1570 for the client whose
+/// negotiation it was, and a failed upstream ends its stream (`streamDestroyed`, reason `forceUnpublished`).
 actor RoutedMedia {
     /// The link to Janus.
     private enum Link {
@@ -403,10 +403,10 @@ actor RoutedMedia {
     }
 
     /// The Janus session of the link ended (Janus timed it out after missed keepalives, a keepalive found it gone,
-    /// the socket closed, Janus stopped reading it): every routed stream on it fails and is unpublished, every
-    /// subscription fails (1570 with `reason`), the link is closed and forgotten (the next command connects again),
-    /// and the rooms, which outlive a Janus session when Janus itself lives on, are destroyed through a new link
-    /// (best effort: a Janus that is gone took them with it).
+    /// three keepalives in a row failed (a paused Janus), the socket closed, Janus stopped reading it): every routed
+    /// stream on it fails and is unpublished, every subscription fails (1570 with `reason`), the link is closed and
+    /// forgotten (the next command connects again), and the rooms, which outlive a Janus session when Janus itself
+    /// lives on, are destroyed through a new link (best effort: a Janus that is gone took them with it).
     private func linkLost(_ janusSession: UInt64, reason: JanusError) async {
         guard case let .connected(connection, session, _, _) = link, session.id == janusSession else { return }
         link = .idle
