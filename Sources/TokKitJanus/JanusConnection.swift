@@ -383,11 +383,17 @@ public final class JanusConnection: Sendable {
 
     // MARK: - Keepalive
 
+    /// Keepalives of one session failing in a row (no reply within the request deadline, or an error) after which
+    /// the session counts as ended (``JanusSession/ended()``): a paused Janus sends no `timeout` event.
+    static let maxKeepaliveFailures = 3
+
     private func keepalive(session: UInt64, every interval: Duration) async {
+        var failures = 0
         while !Task.isCancelled {
             guard (try? await Task.sleep(for: interval)) != nil else { return }
             do throws(JanusError) {
                 _ = try await send("keepalive", session: session, expect: .ack)
+                failures = 0
             } catch {
                 switch error {
                 case .janus(let code, _) where code == JanusErrorCode.sessionNotFound:
@@ -396,9 +402,16 @@ public final class JanusConnection: Sendable {
                     return
                 case .transportClosed, .sessionClosed, .cancelled: return
                 default:
-                    // A slow reply is not a dead session: the next keepalive tries again; Janus ends the session
-                    // itself if none gets through within its session_timeout (and says so with `timeout`).
-                    logger.warning("janus keepalive of session \(session): \(error)")
+                    // One slow reply is not a dead session: the next keepalive tries again. But a Janus that is
+                    // paused (stopped) sends nothing, not even its own `timeout` event, so after a few failures in a
+                    // row the session is given up here.
+                    failures += 1
+                    let count = "\(failures) of \(Self.maxKeepaliveFailures) in a row"
+                    logger.warning("janus keepalive of session \(session) failed (\(count)): \(error)")
+                    guard failures < Self.maxKeepaliveFailures else {
+                        sessionEnded(session, reason: error)
+                        return
+                    }
                 }
             }
         }

@@ -1,7 +1,8 @@
 /// A Janus session on a ``JanusConnection``: the container of plugin handles, kept alive by a `keepalive` every
 /// 25 s at most (started by ``JanusConnection/createSession(keepaliveInterval:)``).
 ///
-/// It lives until ``destroy()``, until Janus ends it (`timeout`), or until the connection closes; then its
+/// It lives until ``destroy()``, until Janus ends it (`timeout`), until ``JanusConnection/maxKeepaliveFailures``
+/// keepalives in a row fail (a paused Janus sends nothing), or until the connection closes; then its
 /// handles' event streams end and requests on it fail with ``JanusError/sessionClosed(_:)`` (or the
 /// connection's reason).
 ///
@@ -21,8 +22,9 @@ public final class JanusSession: Sendable {
     }
 
     /// Waits until the session ends and returns why: ``JanusError/sessionClosed(_:)`` when Janus timed it out
-    /// (missed keepalives, e.g. Janus was paused), Janus's refusal when a keepalive found it gone, or the
-    /// connection's close reason. Returns at once if it has ended already; any number of tasks may wait (a
+    /// (missed keepalives), Janus's refusal when a keepalive found it gone, the last failure when
+    /// ``JanusConnection/maxKeepaliveFailures`` keepalives in a row failed (e.g. Janus was paused: no reply, and
+    /// no `timeout` event either), or the connection's close reason. Returns at once if it has ended already; any number of tasks may wait (a
     /// waiting task is not interrupted by cancellation: the session ends with its connection at the latest).
     public func ended() async -> JanusError {
         await end.wait()

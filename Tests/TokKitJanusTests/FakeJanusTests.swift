@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import TokKitJanus
 
@@ -178,6 +179,102 @@ import Testing
             let error = await request.value
             #expect(error != nil, "a request succeeded at a Janus that does not read")
         }
+        await connection.close()
+    }
+
+    /// Answers `info` and `create`, and counts (on standard output) but never answers `keepalive`: a Janus paused
+    /// after the session was made (a paused Janus sends no `timeout` event either).
+    static let muteScript = #"""
+        import base64, hashlib, json, socket, struct, sys
+        server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", int(sys.argv[1]))); server.listen(4)
+        while True:
+            conn, _ = server.accept()
+            request = b""
+            while b"\r\n\r\n" not in request: request += conn.recv(4096)
+            key = [l.split(b":", 1)[1].strip() for l in request.split(b"\r\n") if l.lower().startswith(b"sec-websocket-key:")][0]
+            accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest()).decode()
+            conn.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                          "Sec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: janus-protocol\r\n\r\n" % accept).encode())
+            def exact(n):
+                data = b""
+                while len(data) < n:
+                    chunk = conn.recv(n - len(data))
+                    if not chunk: raise EOFError()
+                    data += chunk
+                return data
+            def send(obj):
+                data = json.dumps(obj).encode(); n = len(data)
+                header = bytes([0x81, n]) if n < 126 else bytes([0x81, 126]) + struct.pack(">H", n)
+                conn.sendall(header + data)
+            try:
+                while True:
+                    b0, b1 = exact(2)
+                    n = b1 & 0x7F
+                    if n == 126: n = struct.unpack(">H", exact(2))[0]
+                    elif n == 127: n = struct.unpack(">Q", exact(8))[0]
+                    mask = exact(4); payload = bytes(b ^ mask[i % 4] for i, b in enumerate(exact(n)))
+                    if b0 & 0x0F == 8: break
+                    m = json.loads(payload); kind, t = m.get("janus"), m.get("transaction")
+                    if kind == "info":
+                        send({"janus": "server_info", "transaction": t, "version": 1102, "version_string": "1.1.2",
+                              "name": "mute", "plugins": {}, "transports": {}})
+                    elif kind == "create":
+                        send({"janus": "success", "transaction": t, "data": {"id": 4242}})
+                    elif kind == "keepalive":
+                        sys.stdout.write("keepalive\n"); sys.stdout.flush()
+            except (EOFError, OSError): pass
+            conn.close()
+        """#
+
+    /// A Janus that stops answering keepalives (paused: no reply, no `timeout` event) ends the session on the
+    /// client side after ``JanusConnection/maxKeepaliveFailures`` failures in a row: ``JanusSession/ended()``
+    /// returns the keepalive's timeout, after exactly that many keepalives, instead of never.
+    @Test func keepalivesFailingInARowEndTheSession() async throws {
+        let port = try JanusProcess.freePort(on: "127.0.0.1")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", Self.muteScript, String(port)]
+        let output = Pipe()
+        process.standardOutput = output
+        let keepalives = Mutex(0)
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil; return }
+            keepalives.withLock { $0 += data.count(where: { $0 == UInt8(ascii: "\n") }) }
+        }
+        try process.run()
+        defer { kill(process.processIdentifier, SIGKILL) }  // SIGTERM may be blocked in the child's signal mask
+        var connected: JanusConnection?
+        let deadline = ContinuousClock.now + .seconds(10)
+        while connected == nil, ContinuousClock.now < deadline {
+            connected = try? await JanusConnection.connect(
+                to: "ws://127.0.0.1:\(port)",
+                options: .init(connectTimeout: .seconds(5), requestTimeout: .milliseconds(200)), logger: JanusLab.logger)
+            if connected == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let connection = try #require(connected, "the fake server never answered")
+        let session = try await connection.createSession(keepaliveInterval: .milliseconds(100))
+        let ended = Task { await session.ended() }
+        let gone = await pollUntil(.seconds(20)) { !connection.isLive(session: session.id) }
+        guard gone else {
+            Issue.record("the session still counts as live with its keepalives unanswered")
+            await connection.close()  // ends the session, so that `ended` returns
+            _ = await ended.value
+            return
+        }
+        let why = await ended.value
+        guard case .timeout(let request, _) = why else {
+            Issue.record("ended for \(why)")
+            await connection.close()
+            return
+        }
+        #expect(request == "keepalive")
+        // Exactly that many reached the fake (each is counted there before its deadline passes here), none after.
+        let counted = await pollUntil(.seconds(5)) { keepalives.withLock { $0 } >= JanusConnection.maxKeepaliveFailures }
+        #expect(counted)
+        try await Task.sleep(for: .milliseconds(500))  // five more intervals: a keepalive still running would show
+        #expect(keepalives.withLock { $0 } == JanusConnection.maxKeepaliveFailures)
         await connection.close()
     }
 }

@@ -12,6 +12,9 @@ import Synchronization
 /// containing `refuse` gets a VideoRoom error (433), any other gets an answer followed by `webrtcup` (the
 /// publisher's PeerConnection "up" at once). With ``Mode/refuseEveryOffer`` every
 /// offer is refused.
+///
+/// ``seen`` lists the VideoRoom requests the fake received, in order (`join publisher`, `join subscriber`,
+/// `configure`, `start`, `create`, `destroy`), so that a test can wait until Janus got what it expects.
 final class FakeJanus: Sendable {
     enum Mode: String {
         case byOffer = "by-offer"
@@ -25,6 +28,9 @@ final class FakeJanus: Sendable {
         lock = threading.Lock()
         def next_id():
             with lock: return next(ids)
+        def seen(what):
+            with lock:
+                sys.stdout.write(what + "\n"); sys.stdout.flush()
         def serve(conn):
             request = b""
             while b"\r\n\r\n" not in request:
@@ -70,6 +76,7 @@ final class FakeJanus: Sendable {
                 elif kind == "message":
                     body, jsep = m.get("body", {}), m.get("jsep")
                     request = body.get("request")
+                    seen(request + (" " + body.get("ptype") if body.get("ptype") else ""))
                     def reply(data, answer=None):
                         out = {"janus": "event" if request != "create" and request != "destroy" else "success",
                                "transaction": t, "session_id": sid, "sender": hid,
@@ -111,10 +118,30 @@ final class FakeJanus: Sendable {
     /// The Python process (killed by ``stop()`` or when the fake is dropped).
     private let pid: Int32
     private let stopped = Mutex(false)
+    private let requests: Requests
 
-    private init(url: String, pid: Int32) {
+    /// The VideoRoom requests received so far, in order (e.g. `join subscriber`, `start`).
+    var seen: [String] { requests.lines.withLock { $0.done } }
+
+    /// The lines the fake writes to its standard output, one per request, gathered as they come.
+    private final class Requests: Sendable {
+        let lines = Mutex<(partial: String, done: [String])>(("", []))
+
+        func take(_ data: Data) {
+            lines.withLock { lines in
+                lines.partial += String(decoding: data, as: UTF8.self)
+                while let end = lines.partial.firstIndex(of: "\n") {
+                    lines.done.append(String(lines.partial[..<end]))
+                    lines.partial = String(lines.partial[lines.partial.index(after: end)...])
+                }
+            }
+        }
+    }
+
+    private init(url: String, pid: Int32, requests: Requests) {
         self.url = url
         self.pid = pid
+        self.requests = requests
     }
 
     /// Starts the fake and returns once it accepts a Janus connection (bounded: 10 s).
@@ -123,8 +150,15 @@ final class FakeJanus: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script, String(port), mode.rawValue]
+        let output = Pipe()
+        let requests = Requests()
+        process.standardOutput = output
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil } else { requests.take(data) }
+        }
         try process.run()
-        let fake = FakeJanus(url: "ws://127.0.0.1:\(port)", pid: process.processIdentifier)
+        let fake = FakeJanus(url: "ws://127.0.0.1:\(port)", pid: process.processIdentifier, requests: requests)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if let probe = try? await JanusConnection.connect(to: fake.url) {

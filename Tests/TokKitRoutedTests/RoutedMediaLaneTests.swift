@@ -166,6 +166,12 @@ import TokKitTesting
         #expect(await eventually { offers(to: "sub-1") == 2 }, "no new offer for the subscriber: \(deliveries.all)")
         routing.submit(.subscriberAnswer(subscriberID: "sub-1", sdp: "v=0 answer again"), session: "session-1",
                        from: "connection-2")
+        // Janus got a second subscriber join (the new feed) and a second start (the new answer).
+        let joinedAndStarted = await eventually(timeout: .seconds(10)) {
+            let seen = fake.seen
+            return seen.count(where: { $0 == "join subscriber" }) == 2 && seen.count(where: { $0 == "start" }) == 2
+        }
+        #expect(joinedAndStarted, "Janus saw: \(fake.seen)")
         let status = await routing.status()
         #expect(status.publishers == 1 && status.subscribers == 1, "\(status)")
         #expect(!deliveries.all.contains { if case .failure = $0 { true } else { false } }, "\(deliveries.all)")

@@ -203,6 +203,10 @@ extension SessionRegistry {
             let subscription = SubscriptionRecord(
                 id: RandomID.object(), streamID: stream.id, subscriber: id, publisher: stream.connectionID,
                 subscribeToAudio: subscribe.subscribeToAudio, subscribeToVideo: subscribe.subscribeToVideo)
+            let routed = routing != nil && streams[stream.id]?.upstreamID != nil
+            // Routed: the media router offers, not the publisher (6.7); queued before anything is recorded, so that
+            // a refusal (1430) leaves nothing behind.
+            if routed { try submitRoutedSubscribe(subscription, in: sessionID) }
             subscriptions[subscription.id] = subscription
             streams[stream.id]?.subscriberIDs.append(subscription.id)
             connections[id]?.subscriberIDs.append(subscription.id)
@@ -210,12 +214,7 @@ extension SessionRegistry {
             logger.debug("subscribed", metadata: logMetadata(
                 id, ["stream_id": "\(stream.id)", "subscriber_id": "\(subscription.id)"]))
             ack(rid, to: id, streamID: stream.id, subscriberID: subscription.id)
-            if let routing, streams[stream.id]?.upstreamID != nil {
-                // Routed: the media router offers, not the publisher (6.7).
-                routing.submit(.subscribe(sessionID: sessionID, streamID: stream.id, subscriberID: subscription.id,
-                                          connectionID: id), session: sessionID)
-                return
-            }
+            if routed { return }
             send(
                 .subscribe(
                     .init(

@@ -313,7 +313,9 @@ actor SessionRegistry {
         connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }
         if let stream = streams[subscription.streamID], stream.upstreamID != nil {
             // Routed: the publisher never heard of this subscription; its Janus handle goes.
-            routing?.submit(.unsubscribe(subscriberID: subscriberID), session: stream.sessionID)
+            // Counted against the subscriber (a subscribe/unsubscribe loop fills its bound), never refused.
+            routing?.submit(.unsubscribe(subscriberID: subscriberID), session: stream.sessionID,
+                            from: subscription.subscriber, refusable: false)
             return
         }
         if notifyPublisher, subscription.publisher != subscription.subscriber {

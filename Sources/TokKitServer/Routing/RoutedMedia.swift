@@ -20,11 +20,11 @@ import TokKitProtocol
 /// `waiting`, at most ``feedTimeout``) until Janus reports the publisher's PeerConnection up (`webrtcup`): Janus
 /// offers a feed only then. The link to Janus is an explicit ``Link`` state: connected lazily at the first command
 /// that needs it (concurrent lanes share one connect), and lost when its Janus session ends for any reason (Janus
-/// timed it out, the socket closed, Janus stopped reading): then every routed stream on it is failed and
-/// unpublished, every subscription failed, the rooms destroyed (best effort, through a new link), and the next
-/// command connects again. Every Janus request is bounded (``RoutedMediaConfiguration/requestTimeoutMs``); a
-/// refusal or failure becomes `error` 1570 for the client whose negotiation it was, and a failed upstream ends its
-/// stream (`streamDestroyed`, reason `forceUnpublished`).
+/// timed it out, its keepalives kept failing, the socket closed, Janus stopped reading): then every routed stream
+/// on it is failed and unpublished, every subscription failed, the rooms destroyed (best effort, through a new
+/// link), and the next command connects again. Every Janus request is bounded
+/// (``RoutedMediaConfiguration/requestTimeoutMs``); a refusal or failure becomes `error` 1570 for the client whose
+/// negotiation it was, and a failed upstream ends its stream (`streamDestroyed`, reason `forceUnpublished`).
 actor RoutedMedia {
     /// The link to Janus.
     private enum Link {
@@ -100,10 +100,12 @@ actor RoutedMedia {
     /// Queues `command` in the lane of TokKit session `session` (any context, never waits). A command a client's
     /// message caused names that client (`connectionID`): it is refused (false, nothing queued) when that client
     /// has ``maxPendingPerConnection`` commands waiting or running. The server's own commands (`connectionID` nil:
-    /// a stream or session ending, a subscription's start) are never refused. False after ``finish()`` too.
+    /// a stream or session ending, a subscription's deadline) are never refused, nor is one with `refusable` false
+    /// (a client's `unsubscribe`: counted against it, never refused). False after ``finish()`` too.
     @discardableResult
-    nonisolated func submit(_ command: RoutedMediaCommand, session: String, from connectionID: String? = nil) -> Bool {
-        switch lanes.push(command, lane: session, connectionID: connectionID) {
+    nonisolated func submit(_ command: RoutedMediaCommand, session: String, from connectionID: String? = nil,
+                            refusable: Bool = true) -> Bool {
+        switch lanes.push(command, lane: session, connectionID: connectionID, refusable: refusable) {
         case .refused: return false
         case .queued: return true
         case .start:
@@ -283,7 +285,13 @@ actor RoutedMedia {
     /// same `subscriberId`, which the client answers with a new peer (as a relayed publisher's restart, 6.5).
     private func resubscribe(to streamID: String) async {
         for (id, downstream) in downstreams where downstream.streamID == streamID && downstream.phase != .waiting {
-            var reset = downstream
+            // The detach of an earlier one suspended this actor: the link may have been lost or shutdown run
+            // meanwhile (the entry is gone), or the subscription reset already; then nothing is written back.
+            guard let current = downstreams[id], current.phase != .waiting,
+                  current.subscriber?.handle.id == downstream.subscriber?.handle.id
+            else { continue }
+            current.deadline?.cancel()
+            var reset = current
             reset.phase = .waiting
             reset.subscriber = nil
             reset.pending = []
@@ -294,7 +302,7 @@ actor RoutedMedia {
                 self?.submit(.subscriptionDeadline(subscriberID: id), session: sessionID)
             }
             downstreams[id] = reset
-            if let subscriber = downstream.subscriber { try? await subscriber.detach() }
+            if let subscriber = current.subscriber { try? await subscriber.detach() }
         }
     }
 
@@ -395,10 +403,10 @@ actor RoutedMedia {
     }
 
     /// The Janus session of the link ended (Janus timed it out after missed keepalives, a keepalive found it gone,
-    /// the socket closed, Janus stopped reading it): every routed stream on it fails and is unpublished, every
-    /// subscription fails (1570 with `reason`), the link is closed and forgotten (the next command connects again),
-    /// and the rooms, which outlive a Janus session when Janus itself lives on, are destroyed through a new link
-    /// (best effort: a Janus that is gone took them with it).
+    /// three keepalives in a row failed (a paused Janus), the socket closed, Janus stopped reading it): every routed
+    /// stream on it fails and is unpublished, every subscription fails (1570 with `reason`), the link is closed and
+    /// forgotten (the next command connects again), and the rooms, which outlive a Janus session when Janus itself
+    /// lives on, are destroyed through a new link (best effort: a Janus that is gone took them with it).
     private func linkLost(_ janusSession: UInt64, reason: JanusError) async {
         guard case let .connected(connection, session, _, _) = link, session.id == janusSession else { return }
         link = .idle

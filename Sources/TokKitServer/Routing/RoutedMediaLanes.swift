@@ -48,12 +48,14 @@ final class RoutedMediaLanes: Sendable {
     }
 
     /// Queues `command` in `lane`, counted against `connectionID` (nil: never refused, except after finish).
-    func push(_ command: RoutedMediaCommand, lane key: String, connectionID: String?) -> Push {
+    /// With `refusable` false it is counted but never refused (a client's `unsubscribe`: freeing must always be
+    /// possible, yet its work at the media router still holds back the same client's next messages).
+    func push(_ command: RoutedMediaCommand, lane key: String, connectionID: String?, refusable: Bool = true) -> Push {
         state.withLock { s in
             guard !s.finished else { return .refused }
             if let connectionID {
                 let pending = s.perConnection[connectionID, default: 0]
-                guard pending < maxPerConnection else { return .refused }
+                guard pending < maxPerConnection || !refusable else { return .refused }
                 s.perConnection[connectionID] = pending + 1
             }
             let entry = Entry(command: command, connectionID: connectionID)

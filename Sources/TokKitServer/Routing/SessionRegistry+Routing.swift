@@ -51,13 +51,36 @@ extension SessionRegistry {
         return true
     }
 
+    /// Most live subscriptions to routed streams one connection may hold at once; one more `subscribe` is refused
+    /// with 1430 (6.7). Each one holds a subscriber handle at the media router; a client subscribes once per stream
+    /// it shows, far below this.
+    static var maxRoutedSubscriptionsPerConnection: Int { 128 }
+
+    /// Queues a new routed subscription's start at the media router, counted against its subscriber; 1430 when
+    /// that connection already holds ``maxRoutedSubscriptionsPerConnection`` routed subscriptions or has
+    /// ``RoutedMedia/maxPendingPerConnection`` routed messages waiting (the `subscribe` is refused, nothing is kept).
+    func submitRoutedSubscribe(_ subscription: SubscriptionRecord, in sessionID: String) throws(ProtocolError) {
+        guard let routing else { return }
+        let held = connections[subscription.subscriber]?.subscriberIDs.count(where: { subscriberID in
+            guard let streamID = subscriptions[subscriberID]?.streamID else { return false }
+            return streams[streamID]?.upstreamID != nil
+        }) ?? 0
+        guard held < Self.maxRoutedSubscriptionsPerConnection else {
+            throw ProtocolError(.limitReached, "too many subscriptions to routed streams (at most "
+                                + "\(Self.maxRoutedSubscriptionsPerConnection) per connection)")
+        }
+        try submitRouted(.subscribe(sessionID: sessionID, streamID: subscription.streamID, subscriberID: subscription.id,
+                                    connectionID: subscription.subscriber),
+                         routing, session: sessionID, from: subscription.subscriber)
+    }
+
     /// Queues a client's routed negotiation message; 1430 when that client already has
     /// ``RoutedMedia/maxPendingPerConnection`` of them waiting for the media router (the message is dropped: the
     /// client may send it again later).
     private func submitRouted(_ command: RoutedMediaCommand, _ routing: RoutedMedia, session: String,
                               from id: String) throws(ProtocolError) {
         guard routing.submit(command, session: session, from: id) else {
-            throw ProtocolError(.limitReached, "too many negotiation messages waiting for the media router "
+            throw ProtocolError(.limitReached, "too many messages waiting for the media router "
                                 + "(at most \(routing.maxPendingPerConnection) per connection); try again later")
         }
     }
