@@ -56,7 +56,8 @@ import Testing
         process.arguments = ["-c", Self.script, String(port)]
         try process.run()
         defer {
-            if process.isRunning { process.terminate() }
+            // SIGKILL: the child may inherit a signal mask that blocks SIGTERM (see the deaf-Janus test below).
+            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         }
         // Refused until the server listens: retry, bounded.
         var connected: JanusConnection?
@@ -141,7 +142,8 @@ import Testing
         process.arguments = ["-c", Self.deafScript, String(port)]
         try process.run()
         defer {
-            if process.isRunning { process.terminate() }
+            // SIGKILL: the child may inherit a signal mask that blocks SIGTERM (see the deaf-Janus test below).
+            if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         }
         var connected: JanusConnection?
         let deadline = ContinuousClock.now + .seconds(10)
