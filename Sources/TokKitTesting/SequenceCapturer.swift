@@ -6,70 +6,52 @@ import TokKitMedia
 /// can be compared on like pictures.
 ///
 /// ``startCapture()`` starts a ``PeriodicThread`` named `tk-sequence`; each tick lends the consumer the next frame
-/// of the sequence's own memory (nothing is allocated per frame). Control calls are Mutex-guarded.
-public final class SequenceCapturer: VideoCapture {
+/// of the sequence's own memory (nothing is allocated per frame). Control calls are Mutex-guarded
+/// (``PacedCapture``).
+public final class SequenceCapturer: PacedVideoCapture {
     public let sequence: PictureSequence
     public let framesPerSecond: Double
 
-    private struct Control {
-        weak var consumer: (any VideoCaptureConsumer)?
-        var hint = VideoContentHint.motion
-        var thread: PeriodicThread?
-        var initialized = false
-    }
-
-    private let control = Mutex(Control())
+    public let pacedCapture = PacedCapture(threadName: "tk-sequence", hint: .motion)
+    public let frameSource: SequenceFrames
 
     public init(_ content: PictureSequence.Content, framesPerSecond: Double = 30) {
         sequence = PictureSequence(content)
         self.framesPerSecond = framesPerSecond
+        frameSource = SequenceFrames(sequence: sequence,
+                                     format: .i420(width: PictureSequence.width, height: PictureSequence.height,
+                                                   fps: framesPerSecond))
     }
 
     deinit { stopCapture() }
 
-    public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
-        get { control.withLock { $0.consumer } }
-        set { control.withLock { $0.consumer = newValue } }
+    public func initCapture() throws(VideoCaptureError) { pacedCapture.markInitialized() }
+
+    public func captureSettings() -> VideoFormat { frameSource.format }
+}
+
+/// The data-plane half of a ``SequenceCapturer``: lends the sequence's frames in turn.
+public final class SequenceFrames: PacedFrameSource {
+    let sequence: PictureSequence
+    let format: VideoFormat
+    private let next = Atomic<Int>(0)
+    private let lease = FrameLease()
+
+    init(sequence: PictureSequence, format: VideoFormat) {
+        self.sequence = sequence
+        self.format = format
     }
 
-    public var videoContentHint: VideoContentHint {
-        get { control.withLock { $0.hint } }
-        set { control.withLock { $0.hint = newValue } }
-    }
-
-    public func initCapture() throws(VideoCaptureError) { control.withLock { $0.initialized = true } }
-
-    public func releaseCapture() {
-        stopCapture()
-        control.withLock { $0.initialized = false }
-    }
-
-    public func startCapture() throws(VideoCaptureError) {
-        let format = captureSettings(), sequence = self.sequence
-        let ready: Bool = control.withLock { c in
-            guard c.thread == nil, c.initialized, let consumer = c.consumer else { return c.thread != nil }
-            let next = Atomic<Int>(0)
-            let lease = FrameLease()
-            c.thread = PeriodicThread(name: "tk-sequence", interval: .seconds(1 / framesPerSecond)) { [weak consumer] in
-                guard let consumer else { return false }
-                let index = next.add(1, ordering: .relaxed).oldValue
-                return sequence.withFrame(index) { y, u, v in
-                    (try? lease.lend(format: format, borrowing: y, u, v) { consumer.consumeFrame($0) }) != nil
-                }
-            }
-            return true
+    /// Lends the next frame of the sequence.
+    public func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> PacedFrameResult {
+        guard let consumer else { return .ended }
+        let index = next.add(1, ordering: .relaxed).oldValue
+        let lent = sequence.withFrame(index) { y, u, v in
+            (try? lease.lend(format: format, borrowing: y, u, v) { consumer.consumeFrame($0) }) != nil
         }
-        if !ready { throw .notInitialized }
+        return lent ? .delivered : .ended
     }
 
-    public func stopCapture() {
-        let thread = control.withLock { c in defer { c.thread = nil }; return c.thread }
-        thread?.stop()
-    }
-
-    public var isCaptureStarted: Bool { control.withLock { $0.thread != nil } }
-
-    public func captureSettings() -> VideoFormat {
-        .i420(width: PictureSequence.width, height: PictureSequence.height, fps: framesPerSecond)
-    }
+    /// Nothing to free: the sequence owns its memory.
+    public func free() {}
 }

@@ -1,10 +1,11 @@
 import Synchronization
 import TokKitMedia
+import TokKitTesting
 
 /// A test video source: solid frames of one colour with the frame counter drawn as 16 binary blocks (white: 1,
 /// black: 0) along the top 16 rows, at a fixed size and rate, on a ``PeriodicThread`` named `tk-colour`. Frames
 /// come from a small pool, filled on the capture thread (nothing is allocated per frame once the pool is warm).
-public final class ColourCapturer: VideoCapture {
+public final class ColourCapturer: PacedVideoCapture {
     /// Frame width in pixels.
     public let width: Int
     /// Frame height in pixels.
@@ -14,15 +15,8 @@ public final class ColourCapturer: VideoCapture {
     /// The colour, limited-range BT.601 Y, U, V.
     public let colour: (y: UInt8, u: UInt8, v: UInt8)
 
-    private struct Control {
-        weak var consumer: (any VideoCaptureConsumer)?
-        var hint = VideoContentHint.motion
-        var thread: PeriodicThread?
-        var initialized = false
-    }
-
-    private let control = Mutex(Control())
-    private let counter = FrameCounter()
+    public let pacedCapture = PacedCapture(threadName: "tk-colour", hint: .motion)
+    public let frameSource: ColourFrames
 
     /// A `width` x `height` source of `colour` at `framesPerSecond`.
     public init(width: Int, height: Int, colour: (y: UInt8, u: UInt8, v: UInt8), framesPerSecond: Double = 30) {
@@ -30,73 +24,50 @@ public final class ColourCapturer: VideoCapture {
         self.height = height
         self.colour = colour
         self.framesPerSecond = framesPerSecond
+        frameSource = ColourFrames(format: .i420(width: width, height: height, fps: framesPerSecond), colour: colour)
     }
 
     deinit { stopCapture() }
 
-    /// Frames handed to the consumer so far.
-    public var framesDelivered: Int { counter.delivered.load(ordering: .relaxed) }
+    public func initCapture() throws(VideoCaptureError) { pacedCapture.markInitialized() }
 
-    public var videoCaptureConsumer: (any VideoCaptureConsumer)? {
-        get { control.withLock { $0.consumer } }
-        set { control.withLock { $0.consumer = newValue } }
-    }
-
-    public var videoContentHint: VideoContentHint {
-        get { control.withLock { $0.hint } }
-        set { control.withLock { $0.hint = newValue } }
-    }
-
-    public func initCapture() throws(VideoCaptureError) { control.withLock { $0.initialized = true } }
-
-    public func releaseCapture() {
-        stopCapture()
-        control.withLock { $0.initialized = false }
-    }
-
-    public func startCapture() throws(VideoCaptureError) {
-        let format = captureSettings()
-        let (width, height, colour) = (self.width, self.height, self.colour)
-        let ready: Bool = control.withLock { c in
-            guard c.thread == nil, c.initialized, let consumer = c.consumer else { return c.thread != nil }
-            let pool = VideoFramePool(capacity: 4)
-            let counter = self.counter
-            c.thread = PeriodicThread(name: "tk-colour", interval: .seconds(1 / framesPerSecond)) { [weak consumer] in
-                guard let consumer else { return false }
-                let count = counter.delivered.load(ordering: .relaxed)
-                guard let frame = try? pool.makeFrame(format: format) else { return true }  // all held: skip one
-                frame.withMutablePlanes { p in
-                    let luma = p[0]
-                    _ = luma.initializeMemory(as: UInt8.self, repeating: colour.y)
-                    _ = p[1].initializeMemory(as: UInt8.self, repeating: colour.u)
-                    _ = p[2].initializeMemory(as: UInt8.self, repeating: colour.v)
-                    for bit in 0..<min(16, width / 16) {
-                        let value: UInt8 = (count >> bit) & 1 == 1 ? 235 : 16
-                        for row in 0..<min(16, height) {
-                            for column in 0..<16 { luma[row * width + bit * 16 + column] = value }
-                        }
-                    }
-                }
-                consumer.consumeFrame(frame)
-                counter.delivered.add(1, ordering: .relaxed)
-                return true
-            }
-            return true
-        }
-        if !ready { throw .notInitialized }
-    }
-
-    public func stopCapture() {
-        let thread = control.withLock { c in defer { c.thread = nil }; return c.thread }
-        thread?.stop()
-    }
-
-    public var isCaptureStarted: Bool { control.withLock { $0.thread != nil } }
-
-    public func captureSettings() -> VideoFormat { .i420(width: width, height: height, fps: framesPerSecond) }
+    public func captureSettings() -> VideoFormat { frameSource.format }
 }
 
-/// Frames delivered, shared with the capture thread.
-private final class FrameCounter: Sendable {
-    let delivered = Atomic<Int>(0)
+/// The data-plane half of a ``ColourCapturer``: paints each frame's counter into a pooled frame.
+public final class ColourFrames: PacedFrameSource {
+    let format: VideoFormat
+    let colour: (y: UInt8, u: UInt8, v: UInt8)
+    private let pool = VideoFramePool(capacity: 4)
+    private let painted = Atomic<Int>(0)
+
+    init(format: VideoFormat, colour: (y: UInt8, u: UInt8, v: UInt8)) {
+        self.format = format
+        self.colour = colour
+    }
+
+    /// Paints the next frame and hands it to `consumer`; skips the tick when every pooled frame is still held.
+    public func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> PacedFrameResult {
+        guard let consumer else { return .ended }
+        guard let frame = try? pool.makeFrame(format: format) else { return .skipped }
+        let (width, height, colour) = (format.width, format.height, colour)
+        let count = painted.add(1, ordering: .relaxed).oldValue
+        frame.withMutablePlanes { p in
+            let luma = p[0]
+            _ = luma.initializeMemory(as: UInt8.self, repeating: colour.y)
+            _ = p[1].initializeMemory(as: UInt8.self, repeating: colour.u)
+            _ = p[2].initializeMemory(as: UInt8.self, repeating: colour.v)
+            for bit in 0..<min(16, width / 16) {
+                let value: UInt8 = (count >> bit) & 1 == 1 ? 235 : 16
+                for row in 0..<min(16, height) {
+                    for column in 0..<16 { luma[row * width + bit * 16 + column] = value }
+                }
+            }
+        }
+        consumer.consumeFrame(frame)
+        return .delivered
+    }
+
+    /// Nothing to free: the pool goes with the source.
+    public func free() {}
 }

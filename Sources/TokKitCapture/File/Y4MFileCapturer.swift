@@ -137,7 +137,7 @@ private final class Y4MPlayback: PacedFrameSource {
         self.loops = loops
     }
 
-    func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> Bool {
+    func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> PacedFrameResult {
         let step: Step = reader.withLock { reader in
             guard let reader else { return .ended }
             do throws(MediaFileError) {
@@ -154,12 +154,12 @@ private final class Y4MPlayback: PacedFrameSource {
         }
         switch step {
         case .delivered:
-            return true
+            return .delivered
         case .ended:
-            return false
+            return .ended
         case let .failed(error):
             consumer?.captureDidFail(Y4MFileCapturer.captureError(error, path: path))
-            return false
+            return .ended
         }
     }
 

@@ -104,11 +104,11 @@ private final class NoiseSource: PacedFrameSource {
     /// Used by the capture thread while started; the control thread takes it only when no thread runs.
     let generator = Mutex<NoiseGenerator?>(nil)
 
-    func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> Bool {
+    func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> PacedFrameResult {
         generator.withLock { generator in
-            guard let generator else { return false }
+            guard let generator else { return .ended }
             generator.nextFrame { consumer?.consumeFrame($0) }
-            return true
+            return .delivered
         }
     }
 

@@ -1,30 +1,26 @@
 import Synchronization
 
-/// The data-plane half of a capturer driven by a ``PeriodicThread``: what the thread does on each tick.
-///
-/// The thread holds the source, never the capturer, so dropping a capturer stops its thread.
-protocol PacedFrameSource: Sendable {
-    /// Called on the capture thread once per tick: hands at most one frame to `consumer` (borrowed: the consumer
-    /// copies or converts it before returning). Returns `true` when a frame was delivered, `false` to end the
-    /// thread (end of the source, released, or a failure already reported to the consumer).
-    func deliverFrame(to consumer: (any VideoCaptureConsumer)?) -> Bool
-
-    /// Frees what the source holds (buffers, files). Called on the control thread when no capture thread uses it.
-    func free()
-}
-
-/// The control half shared by the capturers that deliver frames from a ``PeriodicThread`` (noise, Y4M file):
-/// the lifecycle created → initialized → started → released, the unretained consumer, the content hint, whether
-/// frames are flowing and how many were delivered, with ``VideoCapture``'s start, stop and release semantics in
-/// one place.
+/// The control half shared by capturers that deliver frames from a ``PeriodicThread`` (TokKitCapture's noise
+/// and Y4M file capturers, TokKitTesting's test sources; yours too): the lifecycle created → initialized →
+/// started → released, the unretained consumer, the content hint, whether frames are flowing and how many were
+/// delivered, with ``VideoCapture``'s start, stop and release semantics in one place. The data-plane half is a
+/// ``PacedFrameSource``; a capturer that holds both can take its ``VideoCapture`` members from
+/// ``PacedVideoCapture``.
 ///
 /// Control calls come from one control thread at a time (``VideoCapture``'s contract) and are Mutex-guarded.
 /// ``stop()`` and ``release(_:)`` may also be called by the consumer on the capture thread, where they only ask
 /// the thread to end, and release leaves freeing the source to its deinit.
-final class PacedCapture: Sendable {
+public final class PacedCapture: Sendable {
     /// Where the capturer is in its lifecycle.
-    enum Stage: Sendable {
-        case created, initialized, started, released
+    public enum Stage: Sendable {
+        /// Made; ``markInitialized()`` not called yet.
+        case created
+        /// Ready to start, or stopped.
+        case initialized
+        /// A thread delivers frames.
+        case started
+        /// Released: initialize again before starting.
+        case released
     }
 
     private enum Phase {
@@ -52,23 +48,25 @@ final class PacedCapture: Sendable {
     private let threadName: String
 
     /// A capture control whose thread will be named `threadName`, with `hint` as the initial content hint.
-    init(threadName: String, hint: VideoContentHint) {
+    public init(threadName: String, hint: VideoContentHint) {
         self.threadName = threadName
         control = Mutex(Control(hint: hint))
     }
 
     /// Who receives the frames, held weakly; read once by ``start(every:source:)``.
-    var consumer: (any VideoCaptureConsumer)? {
+    public var consumer: (any VideoCaptureConsumer)? {
         get { control.withLock { $0.consumer } }
         set { control.withLock { $0.consumer = newValue } }
     }
 
-    var hint: VideoContentHint {
+    /// The content hint the capturer reports.
+    public var hint: VideoContentHint {
         get { control.withLock { $0.hint } }
         set { control.withLock { $0.hint = newValue } }
     }
 
-    var stage: Stage {
+    /// Where the capturer is in its lifecycle.
+    public var stage: Stage {
         control.withLock { c in
             switch c.phase {
             case .created: .created
@@ -80,13 +78,13 @@ final class PacedCapture: Sendable {
     }
 
     /// Frames delivered since the capturer was created.
-    var framesDelivered: Int { flow.delivered.load(ordering: .relaxed) }
+    public var framesDelivered: Int { flow.delivered.load(ordering: .relaxed) }
 
     /// Whether the capture thread is delivering frames (false once the source ended on its own).
-    var isRunning: Bool { flow.running.load(ordering: .acquiring) }
+    public var isRunning: Bool { flow.running.load(ordering: .acquiring) }
 
     /// Records that the capturer's own initialization succeeded; a started capture is left as it is.
-    func markInitialized() {
+    public func markInitialized() {
         control.withLock { c in
             if case .started = c.phase { return }
             c.phase = .initialized
@@ -97,7 +95,7 @@ final class PacedCapture: Sendable {
     /// already started.
     ///
     /// - Throws: ``VideoCaptureError/notInitialized`` before ``markInitialized()`` or after ``release(_:)``.
-    func start(every interval: Duration, source: some PacedFrameSource) throws(VideoCaptureError) {
+    public func start(every interval: Duration, source: some PacedFrameSource) throws(VideoCaptureError) {
         try control.withLock { c throws(VideoCaptureError) in
             switch c.phase {
             case .started: return
@@ -107,12 +105,16 @@ final class PacedCapture: Sendable {
                 flow.running.store(true, ordering: .releasing)
                 c.phase = .started(
                     PeriodicThread(name: threadName, interval: interval) {
-                        guard source.deliverFrame(to: consumer) else {
+                        switch source.deliverFrame(to: consumer) {
+                        case .delivered:
+                            flow.delivered.add(1, ordering: .relaxed)
+                            return true
+                        case .skipped:
+                            return true
+                        case .ended:
                             flow.running.store(false, ordering: .releasing)
                             return false
                         }
-                        flow.delivered.add(1, ordering: .relaxed)
-                        return true
                     })
             }
         }
@@ -120,7 +122,7 @@ final class PacedCapture: Sendable {
 
     /// Stops delivering; when it returns no frame is being delivered (unless called on the capture thread, from
     /// the consumer, where it only asks).
-    func stop() {
+    public func stop() {
         let thread: PeriodicThread? = control.withLock { c in
             guard case let .started(thread) = c.phase else { return nil }
             c.phase = .initialized
@@ -132,7 +134,7 @@ final class PacedCapture: Sendable {
 
     /// Stops, marks the capture released and frees `source`; on the capture thread the thread still uses the
     /// source, which is then freed with it.
-    func release(_ source: some PacedFrameSource) {
+    public func release(_ source: some PacedFrameSource) {
         let onCaptureThread = control.withLock { c in
             if case let .started(thread) = c.phase { return thread.isCurrent }
             return false
