@@ -168,6 +168,7 @@ struct VideoEncodeStage {
                                        height: layer.height, applied: layer.bitrate))
         }
         encoderSettings = settings
+        pipeline.setSimulcasting(layers.count > 1)
         let bitrate = target(settings)
         pipeline.record { $0.targetBitrate = bitrate }
         pipeline.requestKeyframe()
