@@ -65,8 +65,10 @@ import TokKitTesting
         let video = ssrcs.map { entries[$0] ?? .init() }
         #expect(video.allSatisfy { $0.packets >= count }, "packets per layer \(video.map(\.packets))")
         #expect(video.allSatisfy { $0.gaps == 0 }, "sequence gaps per layer \(video.map(\.gaps))")
+        // The full-size layer is encoded last: its frame may still be on the encode thread.
+        #expect(await eventually(within: .seconds(5)) { sender.statistics.framesEncoded == count },
+                "frames count the full-size layer once: \(sender.statistics.framesEncoded)")
         let stats = sender.statistics
-        #expect(stats.framesEncoded == count, "frames count the full-size layer once")
         #expect(stats.sendErrors == 0)
         #expect(peers.publisher.statistics(.video).packetsSent == UInt64(video.map(\.packets).reduce(0, +)))
 
@@ -93,5 +95,33 @@ import TokKitTesting
         let seen = renderer.seen.withLock { $0 }
         #expect(seen.count == count && seen.allSatisfy { $0.width == 640 && $0.height == 360 })
         #expect(sender.statistics.sendErrors == 0)
+    }
+}
+
+/// While simulcasting, a peer's keyframe request inside the 300 ms limit is kept, and answered once the interval has
+/// passed (a media router asks once per layer switch and waits for that keyframe); without simulcast it is dropped.
+@Suite("VideoSendPipeline deferred keyframe requests", .serialized) struct VideoSendPipelineDeferredKeyframeTests {
+    @Test func aRequestInsideTheIntervalIsAnsweredAfterItWhileSimulcasting() async throws {
+        let sender = try VideoSendPipeline(settings: VideoSendPipelineSimulcastTests.settings)
+        defer { sender.close() }
+        sender.setSimulcasting(true)
+        sender.peerRequestedKeyframe()
+        #expect(sender.takeKeyframeRequest())
+        sender.peerRequestedKeyframe()  // inside the interval: ignored now, kept
+        #expect(sender.statistics.keyframeRequestsIgnored == 1)
+        #expect(!sender.takeKeyframeRequest(), "not before the interval's end")
+        try await Task.sleep(for: VideoSendPipeline.peerKeyframeInterval + .milliseconds(50))
+        #expect(sender.takeKeyframeRequest(), "the kept request is answered")
+        #expect(!sender.takeKeyframeRequest(), "once")
+    }
+
+    @Test func withoutSimulcastARequestInsideTheIntervalIsDropped() async throws {
+        let sender = try VideoSendPipeline(settings: VideoSendPipelineSimulcastTests.settings)
+        defer { sender.close() }
+        sender.peerRequestedKeyframe()
+        #expect(sender.takeKeyframeRequest())
+        sender.peerRequestedKeyframe()
+        try await Task.sleep(for: VideoSendPipeline.peerKeyframeInterval + .milliseconds(50))
+        #expect(!sender.takeKeyframeRequest())
     }
 }
