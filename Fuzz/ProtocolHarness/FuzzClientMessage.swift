@@ -41,6 +41,8 @@ private func validateAsTheServerDoes(_ message: ClientMessage) {
         check { () throws(ProtocolError) in try Validation.videoDimensions(publish.videoDimensions) }
     case let .updateStream(update):
         check { () throws(ProtocolError) in try Validation.videoDimensions(update.videoDimensions) }
+    case let .subscriberPreferences(preferences):
+        check { () throws(ProtocolError) in try Validation.videoDimensions(preferences.preferredResolution) }
     case let .negotiation(negotiation):
         check { () throws(ProtocolError) in try Validation.negotiationPayload(negotiation.payload) }
     case let .signal(signal):

@@ -119,12 +119,22 @@ final class MediaLink: Sendable {
         guard let session = channel.owner, let publisher = session.publisher(streamID: context.streamID) else {
             return fail(.internalError("no publisher for stream \(context.streamID)"))
         }
-        let configuration = PeerConfiguration(
+        var configuration = PeerConfiguration(
             ice: session.iceConfiguration(base: ice),
             audioSSRC: context.wantsAudio ? UInt32.random(in: 1...UInt32.max) : nil,
             videoSSRC: context.wantsVideo ? UInt32.random(in: 1...UInt32.max) : nil,
             cname: Self.token(context.peerConnectionID.rawValue), streamID: Self.token(context.streamID.rawValue),
             receivesAudio: false, receivesVideo: false)
+        // A routed stream's upstream sends simulcast: one SSRC per layer, each distinct (Docs/Routing.md).
+        if context.isUpstream, let main = configuration.videoSSRC {
+            var ssrcs: Set<UInt32> = [main]
+            for _ in 1 ..< publisher.media.enableSimulcast() {
+                var ssrc = UInt32.random(in: 1...UInt32.max)
+                while ssrcs.contains(ssrc) { ssrc = UInt32.random(in: 1...UInt32.max) }
+                ssrcs.insert(ssrc)
+                configuration.videoSimulcastSSRCs.append(ssrc)
+            }
+        }
         let offer: SessionDescription
         let peer: PeerConnection
         do throws(PeerError) {

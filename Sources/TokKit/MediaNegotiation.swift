@@ -48,4 +48,7 @@ public struct MediaNegotiationContext: Sendable, Hashable {
     public let wantsAudio: Bool
     /// Whether the subscriber wants video (only meaningful to the publisher).
     public let wantsVideo: Bool
+    /// Whether this is a routed stream's upstream (the publisher's one negotiation, with the media router): its
+    /// video is sent in simulcast layers (Docs/Routing.md, "Simulcast").
+    public internal(set) var isUpstream = false
 }

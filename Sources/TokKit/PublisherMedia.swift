@@ -111,7 +111,9 @@ final class PublisherMedia: Sendable {
         try capture.initCapture()
         do throws(VideoCaptureError) {
             // A capturer's format may settle only in initCapture: encode at that size.
-            try? pipeline.update(encodeSettings(capture.captureSettings(), contentHint: pipeline.settings.contentHint))
+            var settings = encodeSettings(capture.captureSettings(), contentHint: pipeline.settings.contentHint)
+            settings.simulcastLayers = pipeline.settings.simulcastLayers
+            try? pipeline.update(settings)
             try capture.startCapture()
         } catch {
             capture.releaseCapture()
@@ -167,6 +169,17 @@ final class PublisherMedia: Sendable {
         }
         pipelines.0?.detach(peer)
         pipelines.1?.detach(peer)
+    }
+
+    /// Routed streams: encodes video in up to three simulcast layers from now on (``SimulcastLayout``); returns
+    /// how many the encode size allows (1 when there is no video pipeline), the number of SSRCs the upstream
+    /// peer must offer. A peer with fewer layers gets the top ones.
+    func enableSimulcast() -> Int {
+        guard let video = state.withLock({ $0.video }) else { return 1 }
+        var settings = video.settings
+        settings.simulcastLayers = SimulcastLayout.maximumLayers
+        try? video.update(settings)
+        return settings.simulcastLayout.count
     }
 
     /// Peers attached now.

@@ -253,6 +253,10 @@ extension Session: SignalingLinkOwner {
             else {
                 return p.continuation.resume(returning: .failure(.streamNotFound("the stream ended while subscribing")))
             }
+            // Preferences set before the server knew the subscription follow its ack.
+            if subscriber.hasPreferences {
+                _ = s.link?.send(Self.encode(ClientRequest(subscriber.preferencesMessage(subscriberID))))
+            }
             let context = MediaNegotiationContext(
                 side: .subscriber, streamID: streamID, subscriberID: subscriberID,
                 peerConnectionID: stream.connection.connectionID, wantsAudio: subscriber.subscribeToAudio,
@@ -333,9 +337,11 @@ extension Session: SignalingLinkOwner {
     /// router, as the publisher's end of the negotiation `upstreamID`; no subscriber ever asks it to offer.
     private func startUpstream(_ upstreamID: SubscriberID, streamID: StreamID, _ s: inout SessionState) {
         guard s.publisherSides[upstreamID] == nil, let me = s.me else { return }
-        let context = MediaNegotiationContext(
+        var upstream = MediaNegotiationContext(
             side: .publisher, streamID: streamID, subscriberID: upstreamID, peerConnectionID: me.connectionID,
             wantsAudio: true, wantsVideo: true)
+        upstream.isUpstream = true
+        let context = upstream
         s.publisherSides[upstreamID] = context
         s.upstreams[upstreamID] = streamID
         let channel = NegotiationChannel(context: context, session: self)

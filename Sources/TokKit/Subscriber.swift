@@ -1,4 +1,5 @@
 import Synchronization
+import TokKitProtocol
 
 /// Receives one stream of another client, as the SDK's `OTSubscriber` / `OTSubscriberKit`.
 ///
@@ -33,6 +34,16 @@ public final class Subscriber: Sendable {
         var phase: Phase = .idle
         /// Media was lost after connecting and is being restored.
         var reconnecting = false
+        var preferredResolution: VideoDimensions?
+        var preferredFrameRate: Double?
+
+        /// Where preferences go now: the session and the server's id, once the subscription was accepted.
+        var preferencesTarget: (Session, SubscriberID)? {
+            switch phase {
+            case .negotiating(let id), .connected(let id): session.map { ($0, id) }
+            case .idle, .subscribing, .ended: nil
+            }
+        }
     }
 
     private let state: Mutex<State>
@@ -98,6 +109,46 @@ public final class Subscriber: Sendable {
             notify?.subscriberVideoChanged(self, enabled: newValue, reason: .subscriberPropertyChanged)
         }
     }
+
+    /// The video size this subscriber would like (the SDK's `preferredResolution`); nil: no preference (the full
+    /// size). Settable at any time; sent to the server (Protocol.md 6.3, `subscriberPreferences`). In a routed
+    /// session the media router then forwards the largest simulcast layer of the stream that fits inside it (the
+    /// smallest when none does), for this subscriber only; in a relayed session it is accepted and changes nothing
+    /// (the publisher encodes one size for everyone). Docs/Routing.md, "Simulcast".
+    public var preferredResolution: VideoDimensions? {
+        get { state.withLock { $0.preferredResolution } }
+        set {
+            let target = state.withLock { s in
+                s.preferredResolution = newValue
+                return s.preferencesTarget
+            }
+            if let (session, id) = target { session.post(preferencesMessage(id)) }
+        }
+    }
+
+    /// The frame rate this subscriber would like (the SDK's `preferredFrameRate`); nil: no preference. Sent to the
+    /// server like ``preferredResolution``; best effort: TokKit publishers send no temporal layers, so today it
+    /// changes nothing in either mode.
+    public var preferredFrameRate: Double? {
+        get { state.withLock { $0.preferredFrameRate } }
+        set {
+            let target = state.withLock { s in
+                s.preferredFrameRate = newValue
+                return s.preferencesTarget
+            }
+            if let (session, id) = target { session.post(preferencesMessage(id)) }
+        }
+    }
+
+    /// The `subscriberPreferences` message stating both preferences now; nil when neither is set.
+    func preferencesMessage(_ id: SubscriberID) -> ClientMessage {
+        let (resolution, rate) = state.withLock { ($0.preferredResolution, $0.preferredFrameRate) }
+        return .subscriberPreferences(.init(subscriberID: id.rawValue, preferredResolution: resolution?.wire,
+                                            preferredFrameRate: rate))
+    }
+
+    /// Whether a preference was set (sent once the server accepts the subscription).
+    var hasPreferences: Bool { state.withLock { $0.preferredResolution != nil || $0.preferredFrameRate != nil } }
 
     /// Where decoded video is drawn (upright I420, on the subscriber's decode thread).
     public var videoRender: (any VideoRender)? {

@@ -10,6 +10,10 @@ public struct PeerConfiguration: Sendable, Hashable {
     public var audioSSRC: UInt32?
     /// The SSRC of our video stream, or nil to only receive video.
     public var videoSSRC: UInt32?
+    /// Simulcast: the SSRCs of the smaller video layers, smallest first (at most two); ``videoSSRC`` is the
+    /// full-size layer. Signalled as `a=ssrc-group:SIM` (``SDPLocalMedia/Track/simulcastSSRCs``); each layer is
+    /// sent with ``PeerConnection/sendVideoLayerRTP(_:payload:timestamp:marker:)``. Empty (the default): one layer.
+    public var videoSimulcastSSRCs: [UInt32] = []
     /// Whether we want the peer's audio / video. Together with the SSRCs this sets each section's direction
     /// (RFC 3264 §5.1): an SSRC and no receiving is `sendonly` (a publisher), receiving and no SSRC `recvonly`
     /// (a subscriber), both `sendrecv`, neither `inactive` (the section is still offered, so its mid stays).

@@ -70,6 +70,9 @@ public final class PeerConnection: Sendable {
     private let transport = Mutex<DTLSTransport?>(nil)
     private let audioSend = Mutex<SendTrack?>(nil)
     private let videoSend = Mutex<SendTrack?>(nil)
+    /// Simulcast: the smaller video layers' tracks, smallest first (``PeerConfiguration/videoSimulcastSSRCs``),
+    /// once negotiated; the full-size layer is ``videoSend``. One lock: one encode thread sends them all.
+    private let videoLayerSend = Mutex<[SendTrack]>([])
     private let audioReceive = Mutex<ReceiveTrack?>(nil)
     private let videoReceive = Mutex<ReceiveTrack?>(nil)
     // Handlers sit in non-generic structs: a bare closure in a `Mutex` gained two reabstraction thunks at every
@@ -259,6 +262,10 @@ public final class PeerConnection: Sendable {
         videoFeedback.withLock { $0 = nil }
         audioSend.withLock { t in t?.deallocate(); t = nil }
         videoSend.withLock { t in t?.deallocate(); t = nil }
+        videoLayerSend.withLock { tracks in
+            for t in tracks { t.deallocate() }
+            tracks = []
+        }
         if changed { continuation.yield(.stateChanged(.closed)) }
         continuation.finish()
     }
@@ -326,32 +333,63 @@ public final class PeerConnection: Sendable {
         guard let dtls = transport.withLock({ $0 }) else { throw .notConnected }
         let now = clock.now()
         let first = try withSend(kind) { (track: inout SendTrack?) throws(PeerError) -> Bool in
-            guard let t = track else { throw .noSuchTrack(kind) }
-            let header = RTPHeader(marker: marker, payloadType: t.payloadType, sequenceNumber: t.sequenceNumber,
-                                   timestamp: timestamp, ssrc: t.ssrc, extensions: t.extensions)
-            let length: Int
-            do throws(RTPError) {
-                length = try header.write(payload: payload, into: UnsafeMutableRawBufferPointer(
-                    rebasing: t.buffer[0..<SendTrack.capacity]))
-            } catch { throw .rtp(error) }
-            transportCongestion.withLock { $0?.stamp(kind, length: length, now: now) }?.write(into: t.buffer)
-            t.nackResponder?.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
-            let lost = kind == .video && (outgoingVideoLoss.withLock { $0 }?.loss(header.sequenceNumber) ?? false)
-            do throws(DTLSError) {
-                if !lost { try dtls.sendRTP(t.buffer, length: length) }
-            } catch .notConnected {
-                throw .notConnected
-            } catch { throw .dtls(error) }
-            track!.sequenceNumber &+= 1
-            track!.lastTimestamp = timestamp
-            track!.packets += 1
-            track!.payloadBytes += UInt64(payload.count)
-            return track!.packets == 1
+            guard track != nil else { throw .noSuchTrack(kind) }
+            return try send(on: &track!, payload: payload, timestamp: timestamp, marker: marker, dtls: dtls, now: now)
         }
         // The first sender report goes out with a section's first packet (RFC 3550 §6.2 allows an early first
         // report), not up to a whole interval later: a receiver needs it to place this stream against our others
         // (an archive holds video back until then). Once per section; then the regular interval.
         if first, configuration.rtcpInterval != nil { try? sendReports() }
+    }
+
+    /// Simulcast: sends one RTP packet of video layer `layer` (0: the smallest, ``simulcastLayerCount`` − 1: the
+    /// full-size one, the same as ``sendRTP(_:payload:timestamp:marker:)`` on `.video`), each layer with its own
+    /// SSRC and sequence numbers. Throws ``PeerError/noSuchTrack(_:)`` for a layer not negotiated. Allocates nothing.
+    public func sendVideoLayerRTP(_ layer: Int, payload: UnsafeRawBufferPointer, timestamp: UInt32,
+                                  marker: Bool = false) throws(PeerError) {
+        let smaller = configuration.videoSimulcastSSRCs.count
+        guard layer >= 0, layer < smaller else {
+            guard layer == smaller else { throw .noSuchTrack(.video) }
+            return try sendRTP(.video, payload: payload, timestamp: timestamp, marker: marker)
+        }
+        guard payload.count <= Self.maximumPayloadLength else { throw .payloadTooLarge(payload.count) }
+        guard let dtls = transport.withLock({ $0 }) else { throw .notConnected }
+        let now = clock.now()
+        try videoLayerSend.withLock { (tracks: inout [SendTrack]) throws(PeerError) in
+            guard layer < tracks.count else { throw .noSuchTrack(.video) }
+            _ = try send(on: &tracks[layer], payload: payload, timestamp: timestamp, marker: marker, dtls: dtls,
+                         now: now)
+        }
+    }
+
+    /// The number of video layers we send: 1 + the smaller simulcast layers negotiated.
+    public var simulcastLayerCount: Int { 1 + videoLayerSend.withLock { $0.count } }
+
+    /// Writes one packet into `t`'s buffer, stamps, keeps and sends it, and counts it (under `t`'s lock); true for
+    /// the track's first packet.
+    private func send(on t: inout SendTrack, payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool,
+                      dtls: DTLSTransport, now: UInt64) throws(PeerError) -> Bool {
+        let kind = t.kind
+        let header = RTPHeader(marker: marker, payloadType: t.payloadType, sequenceNumber: t.sequenceNumber,
+                               timestamp: timestamp, ssrc: t.ssrc, extensions: t.extensions)
+        let length: Int
+        do throws(RTPError) {
+            length = try header.write(payload: payload, into: UnsafeMutableRawBufferPointer(
+                rebasing: t.buffer[0..<SendTrack.capacity]))
+        } catch { throw .rtp(error) }
+        transportCongestion.withLock { $0?.stamp(kind, length: length, now: now) }?.write(into: t.buffer)
+        t.nackResponder?.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
+        let lost = kind == .video && (outgoingVideoLoss.withLock { $0 }?.loss(header.sequenceNumber) ?? false)
+        do throws(DTLSError) {
+            if !lost { try dtls.sendRTP(t.buffer, length: length) }
+        } catch .notConnected {
+            throw .notConnected
+        } catch { throw .dtls(error) }
+        t.sequenceNumber &+= 1
+        t.lastTimestamp = timestamp
+        t.packets += 1
+        t.payloadBytes += UInt64(payload.count)
+        return t.packets == 1
     }
 
     /// Sends one compound RTCP packet now: an SR per sending section (the first carrying a reception report
@@ -393,6 +431,14 @@ public final class PeerConnection: Sendable {
             s.packetsSent = t.packets
             s.bytesSent = t.payloadBytes
         }
+        if kind == .video {
+            videoLayerSend.withLock { tracks in
+                for t in tracks {
+                    s.packetsSent += t.packets
+                    s.bytesSent += t.payloadBytes
+                }
+            }
+        }
         reporter.withLock { reporter in
             if let t = reporter[sender: kind] {
                 s.senderReportsSent = t.senderReports
@@ -418,6 +464,12 @@ public final class PeerConnection: Sendable {
                 guard let responder = track?.nackResponder else { return }
                 s.packetsRetransmitted = responder.retransmissions
                 s.nacksReceived = responder.nacksReceived
+            }
+            videoLayerSend.withLock { tracks in
+                for case let responder? in tracks.map(\.nackResponder) {
+                    s.packetsRetransmitted += responder.retransmissions
+                    s.nacksReceived += responder.nacksReceived
+                }
             }
             s.nacksSent = nackRequester.withLock { $0?.messagesSent } ?? 0
             s.keyFrameRequestsSent = router.withLock { $0.requestsSent }
@@ -471,7 +523,8 @@ public final class PeerConnection: Sendable {
         func media(_ ssrc: UInt32?, _ kind: MediaKind, receives: Bool) -> SDPLocalMedia {
             SDPLocalMedia(track: ssrc.map {
                 SDPLocalMedia.Track(streamID: configuration.streamID, trackID: "\(configuration.streamID)-\(kind)",
-                                    ssrc: $0, cname: configuration.cname)
+                                    ssrc: $0, cname: configuration.cname,
+                                    simulcastSSRCs: kind == .video ? configuration.videoSimulcastSSRCs : [])
             }, receives: receives)
         }
         return SDPLocalDescriptionOptions(
@@ -504,6 +557,17 @@ public final class PeerConnection: Sendable {
             withSend(kind) { $0 = track }
             reporter.withLock { $0.addSender(kind, ssrc: ssrc) }
             router.withLock { $0.addSender(kind, ssrc: ssrc) }
+            if kind == .video, !configuration.videoSimulcastSSRCs.isEmpty {
+                let (payloadType, sequenceID) = (send.payloadType, send.transportSequenceID)
+                let ssrcs = configuration.videoSimulcastSSRCs
+                videoLayerSend.withLock { tracks in
+                    for ssrc in ssrcs {
+                        tracks.append(SendTrack(kind: .video, ssrc: ssrc, payloadType: payloadType,
+                                                transportSequenceID: sequenceID))
+                    }
+                }
+                router.withLock { $0.addVideoLayers(configuration.videoSimulcastSSRCs) }
+            }
         }
         for (kind, receive) in negotiated.receive {
             withReceive(kind) {
@@ -695,6 +759,11 @@ public final class PeerConnection: Sendable {
                 router.withLock { $0.received(decoded, now: now, output: &output) }
                 if case .genericNACK = decoded {
                     withSend(.video) { $0?.nackResponder?.received(decoded, now: now, output: &output) }
+                    videoLayerSend.withLock { tracks in
+                        for i in tracks.indices {
+                            tracks[i].nackResponder?.received(decoded, now: now, output: &output)
+                        }
+                    }
                 }
             }
         }

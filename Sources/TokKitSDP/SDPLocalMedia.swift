@@ -10,13 +10,25 @@ public struct SDPLocalMedia: Hashable, Sendable {
         public var ssrc: UInt32
         /// RTCP CNAME (RFC 7022): the same for every track of a peer connection.
         public var cname: String
+        /// Simulcast (video): the SSRCs of the smaller layers, smallest first, ``ssrc`` being the full-size one.
+        /// Written as one `a=ssrc` set each and `a=ssrc-group:SIM <smallest> … <ssrc>` (RFC 5576 §4.2, the legacy
+        /// signalling browsers munged in and Janus reads: its substream 0 is the group's first SSRC). Empty: one
+        /// layer, no group. At most ``maximumSimulcastLayers`` − 1.
+        public var simulcastSSRCs: [UInt32]
 
-        public init(streamID: String, trackID: String, ssrc: UInt32, cname: String) {
+        /// The most layers a simulcast track has (browsers and Janus: three).
+        public static let maximumSimulcastLayers = 3
+
+        public init(streamID: String, trackID: String, ssrc: UInt32, cname: String, simulcastSSRCs: [UInt32] = []) {
             self.streamID = streamID
             self.trackID = trackID
             self.ssrc = ssrc
             self.cname = cname
+            self.simulcastSSRCs = simulcastSSRCs
         }
+
+        /// Every SSRC of the track in simulcast order: smallest layer first, ``ssrc`` last.
+        public var layerSSRCs: [UInt32] { simulcastSSRCs + [ssrc] }
     }
 
     public var track: Track?
@@ -89,6 +101,11 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
             guard isVisible(track.streamID), isVisible(track.trackID), isVisible(track.cname),
                   track.streamID.utf8.count <= 64, track.trackID.utf8.count <= 64, track.cname.utf8.count <= 255
             else { throw .invalidOption("track ids and cname must be visible characters without spaces") }
+            let layers = track.layerSSRCs
+            guard layers.count <= SDPLocalMedia.Track.maximumSimulcastLayers, Set(layers).count == layers.count else {
+                throw .invalidOption("simulcast: at most \(SDPLocalMedia.Track.maximumSimulcastLayers) layers, distinct SSRCs")
+            }
         }
+        guard audio?.track?.simulcastSSRCs.isEmpty ?? true else { throw .invalidOption("simulcast is video only") }
     }
 }

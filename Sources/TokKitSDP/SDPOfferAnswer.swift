@@ -148,10 +148,13 @@ extension SessionDescription {
         m.codecs = [codec]
         if let track {
             m.mediaStreamIDs = [SDPMediaStreamID(streamID: track.streamID, trackID: track.trackID)]
-            m.sources = [
-                SDPSource(ssrc: track.ssrc, attribute: "cname", value: track.cname),
-                SDPSource(ssrc: track.ssrc, attribute: "msid", value: "\(track.streamID) \(track.trackID)"),
-            ]
+            m.sources = track.layerSSRCs.flatMap { ssrc in [
+                SDPSource(ssrc: ssrc, attribute: "cname", value: track.cname),
+                SDPSource(ssrc: ssrc, attribute: "msid", value: "\(track.streamID) \(track.trackID)"),
+            ] }
+            if !track.simulcastSSRCs.isEmpty {
+                m.sourceGroups = [SDPSourceGroup(semantics: "SIM", ssrcs: track.layerSSRCs)]
+            }
         }
         return m
     }

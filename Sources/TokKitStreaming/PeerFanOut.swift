@@ -104,4 +104,23 @@ final class PeerFanOut: Sendable {
         }
         return (sent, failed)
     }
+
+    /// Sends one RTP payload of simulcast video layer `layer` of `layers` (0: the smallest) to each of `peers`:
+    /// a peer that negotiated fewer layers gets the top ones (its top layer is ours), and a peer without
+    /// simulcast only the full-size layer. Returns how many sends succeeded and failed. Allocates nothing.
+    static func sendVideoLayer(_ layer: Int, of layers: Int, payload: UnsafeRawBufferPointer, timestamp: UInt32,
+                               marker: Bool, to peers: [PeerConnection]) -> (sent: Int, failed: Int) {
+        var sent = 0, failed = 0
+        for peer in peers {
+            let peerLayer = layer - (layers - 1 - peer.configuration.videoSimulcastSSRCs.count)
+            guard peerLayer >= 0 else { continue }
+            do throws(PeerError) {
+                try peer.sendVideoLayerRTP(peerLayer, payload: payload, timestamp: timestamp, marker: marker)
+                sent += 1
+            } catch {
+                failed += 1
+            }
+        }
+        return (sent, failed)
+    }
 }

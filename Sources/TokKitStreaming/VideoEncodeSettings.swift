@@ -15,6 +15,10 @@ public struct VideoEncodeSettings: Hashable, Sendable {
     public var bitrate: Int
     /// `.detail` and `.text` select the encoder's screen-content tuning.
     public var contentHint: VideoContentHint
+    /// Simulcast: how many spatial layers to encode at most (1...3; fewer for a small size, see
+    /// ``SimulcastLayout``), each from the same converted picture, each sent on its own SSRC to peers that
+    /// negotiated them (``PeerConnection/sendVideoLayerRTP(_:payload:timestamp:marker:)``). 1: no simulcast.
+    public var simulcastLayers: Int = 1
 
     public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, bitrate: Int? = nil,
                 contentHint: VideoContentHint = .none) {
@@ -32,6 +36,11 @@ public struct VideoEncodeSettings: Hashable, Sendable {
         return Int(min(max(bps, 100_000), 4_000_000))
     }
 
+    /// The layers these settings encode (one unless ``simulcastLayers`` asks for more and the size allows).
+    public var simulcastLayout: SimulcastLayout {
+        SimulcastLayout(width: width, height: height, bitrate: bitrate, maximumLayers: simulcastLayers)
+    }
+
     /// Whether the encoder should use its screen-content tuning.
     public var isScreenContent: Bool { contentHint == .detail || contentHint == .text }
 
@@ -45,6 +54,9 @@ public struct VideoEncodeSettings: Hashable, Sendable {
         }
         guard (10_000...50_000_000).contains(bitrate) else {
             throw .invalidSettings("bitrate \(bitrate) must be 10 kbps...50 Mbps")
+        }
+        guard (1...SimulcastLayout.maximumLayers).contains(simulcastLayers) else {
+            throw .invalidSettings("simulcast layers \(simulcastLayers) must be 1...\(SimulcastLayout.maximumLayers)")
         }
     }
 }

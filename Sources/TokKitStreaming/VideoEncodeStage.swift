@@ -9,24 +9,29 @@ import TokKitRTP
 ///
 /// Owned by the encode thread (not `Sendable`); everything it uses per frame is preallocated.
 struct VideoEncodeStage {
+    /// One spatial layer's encoder and packetizer (one layer unless simulcast: ``VideoEncodeSettings/simulcastLayers``).
+    private struct LayerEncoder {
+        let encoder: VP8Encoder
+        let packetizer: VP8Packetizer
+        let width: Int
+        let height: Int
+        /// The bitrate the encoder runs at, so an estimate moving above the configured bitrate costs nothing.
+        var applied: Int
+    }
+
     unowned let pipeline: VideoSendPipeline
-    private let converter = VideoConverter(pool: VideoFramePool(capacity: 6))
-    private var encoder: VP8Encoder?
+    private let converter = VideoConverter(pool: VideoFramePool(capacity: 8))
+    /// Smallest first; the last is the full encode size. Empty when the encoder could not be made.
+    private var layers: [LayerEncoder] = []
     private var encoderSettings: VideoEncodeSettings?
     private var generation = -1
-    private let packetizer: VP8Packetizer
     private var meter = RateMeter()
     /// The lowest peer estimate last taken from the pipeline (`Int.max`: none), kept across encoder changes.
     private var cap = Int.max
-    /// The bitrate the encoder runs at, so an estimate moving above the configured bitrate costs nothing.
-    private var applied: Int?
     private var pacer = PacketPacer(targetBitrate: 500_000)
 
     init(pipeline: VideoSendPipeline) {
         self.pipeline = pipeline
-        do throws(RTPError) { packetizer = try VP8Packetizer() } catch {
-            preconditionFailure("the default VP8 packet size is valid: \(error)")
-        }
     }
 
     mutating func process(_ frame: VideoFrame) {
@@ -51,40 +56,58 @@ struct VideoEncodeStage {
             self.cap = cap
             if let settings = encoderSettings { applyBitrate(settings) }
         }
-        guard let encoder else {
+        guard !layers.isEmpty else {
             pipeline.record { $0.framesDropped += 1 }
             return
         }
         let force = pipeline.takeKeyframeRequest() || control.newlyLive
         let timestamp = pipeline.clockMapping.timestamp(at: image.timestamp)
-        var produced = false
-        let started = MonotonicClock.now()
-        do throws(CodecError) {
-            try encoder.encode(image, forceKeyframe: force) { encoded in
-                // libvpx has done all its work by the first output: time it alone (a second output, which this
-                // configuration never makes, would otherwise count the first one's sending).
-                let encodeTime = produced ? .zero : MonotonicClock.now() - started
-                produced = true
-                send(encoded, timestamp: timestamp, to: control.peers, encodeTime: encodeTime)
+        // The smaller layers first (scaled from the one converted picture), the full size last, all with the
+        // capture's timestamp.
+        for k in layers.indices {
+            let top = k == layers.count - 1
+            let picture: VideoFrame
+            if top {
+                picture = image
+            } else {
+                do throws(VideoFrameError) {
+                    picture = try converter.scale(image, width: layers[k].width, height: layers[k].height)
+                } catch { continue }
             }
-        } catch {
-            pipeline.record { $0.framesDropped += 1 }
-            return
+            let encoder = layers[k].encoder  // a copy: `send` below changes `self`
+            var produced = false
+            let started = MonotonicClock.now()
+            do throws(CodecError) {
+                try encoder.encode(picture, forceKeyframe: force) { encoded in
+                    // libvpx has done all its work by the first output: time it alone (a second output, which this
+                    // configuration never makes, would otherwise count the first one's sending).
+                    let encodeTime = produced ? .zero : MonotonicClock.now() - started
+                    produced = true
+                    send(encoded, layer: k, timestamp: timestamp, to: control.peers, encodeTime: encodeTime)
+                }
+            } catch {
+                if top { pipeline.record { $0.framesDropped += 1 } }
+                continue
+            }
+            // Rate control skipped it (screen tuning).
+            if !produced && top { pipeline.record { $0.framesDropped += 1 } }
         }
-        if !produced { pipeline.record { $0.framesDropped += 1 } }  // rate control skipped it (screen tuning)
     }
 
-    /// Packetizes `encoded` once and sends every packet to every peer; records the frame (`encodeTime`: in the
-    /// encoder, before this).
-    private mutating func send(_ encoded: EncodedVideoFrame, timestamp: UInt32, to peers: [PeerConnection],
+    /// Packetizes `encoded` (layer `layer`) once and sends every packet to every peer; records the frame
+    /// (`encodeTime`: in the encoder, before this). Frame counts are the full-size layer's; bytes are every layer's.
+    private mutating func send(_ encoded: EncodedVideoFrame, layer: Int, timestamp: UInt32, to peers: [PeerConnection],
                                encodeTime: Duration) {
         var sent = 0, failed = 0, closing = false
+        let count = layers.count
+        let top = layer == count - 1
         // Paced at the path's rate as the peers' estimates have it (libwebrtc paces at the estimate, not at the
         // encoder's target: an encoder overshooting a low configured bitrate must not be held to it on a fast path).
         // Before the first estimate nothing is known of the path: the first keyframe goes at once (paced at the
         // configured bitrate, it added ~30 ms to the first frame a new subscriber sees).
         let paced = cap != Int.max
         if paced { pacer.beginFrame(bytes: encoded.bytes.count, targetBitrate: cap) }
+        let packetizer = layers[layer].packetizer
         packetizer.packetize(encoded.bytes) { payload, marker in
             guard !closing else { return }
             if paced {
@@ -95,16 +118,21 @@ struct VideoEncodeStage {
                     return
                 }
             }
-            let result = PeerFanOut.send(.video, payload: payload, timestamp: timestamp, marker: marker, to: peers)
+            let result = count == 1
+                ? PeerFanOut.send(.video, payload: payload, timestamp: timestamp, marker: marker, to: peers)
+                : PeerFanOut.sendVideoLayer(layer, of: count, payload: payload, timestamp: timestamp, marker: marker,
+                                            to: peers)
             sent += result.sent
             failed += result.failed
         }
-        let refreshed = meter.record(bytes: encoded.bytes.count, at: MonotonicClock.now())
+        let refreshed = top ? meter.record(bytes: encoded.bytes.count, at: MonotonicClock.now()) : false
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
         pipeline.record { s in
-            s.framesEncoded += 1
+            if top {
+                s.framesEncoded += 1
+                if encoded.isKeyframe { s.keyframesEncoded += 1 }
+            }
             s.totalEncodeTime += encodeTime
-            if encoded.isKeyframe { s.keyframesEncoded += 1 }
             s.bytesEncoded += UInt64(encoded.bytes.count)
             s.packetsSent += sent
             s.sendErrors += failed
@@ -116,20 +144,32 @@ struct VideoEncodeStage {
     /// UDP and IPv4 headers (28).
     static let packetOverhead = 62
 
-    /// (Re)creates the encoder for new settings; only a bitrate change keeps it.
+    /// (Re)creates the encoders for new settings; only a bitrate change keeps them.
     private mutating func configure(_ settings: VideoEncodeSettings) {
-        if encoder != nil, let old = encoderSettings, old.width == settings.width, old.height == settings.height,
-           old.contentHint == settings.contentHint, old.framesPerSecond == settings.framesPerSecond {
+        let layout = layout(settings)
+        if !layers.isEmpty, let old = encoderSettings, old.width == settings.width, old.height == settings.height,
+           old.contentHint == settings.contentHint, old.framesPerSecond == settings.framesPerSecond,
+           layout.count == layers.count {
             encoderSettings = settings
             applyBitrate(settings)
             return
         }
-        encoder = try? VP8Encoder(settings: VP8EncoderSettings(
-            width: settings.width, height: settings.height, framesPerSecond: settings.framesPerSecond,
-            bitrate: target(settings), contentHint: settings.contentHint))
+        layers = []
+        for layer in layout.layers {
+            guard let encoder = try? VP8Encoder(settings: VP8EncoderSettings(
+                width: layer.width, height: layer.height, framesPerSecond: settings.framesPerSecond,
+                bitrate: layer.bitrate, contentHint: settings.contentHint)),
+                let packetizer = try? VP8Packetizer()
+            else {
+                layers = []
+                break
+            }
+            layers.append(LayerEncoder(encoder: encoder, packetizer: packetizer, width: layer.width,
+                                       height: layer.height, applied: layer.bitrate))
+        }
         encoderSettings = settings
+        pipeline.setSimulcasting(layers.count > 1)
         let bitrate = target(settings)
-        applied = encoder == nil ? nil : bitrate
         pipeline.record { $0.targetBitrate = bitrate }
         pipeline.requestKeyframe()
     }
@@ -137,13 +177,23 @@ struct VideoEncodeStage {
     /// The configured bitrate capped by the peers' lowest estimate, not below ``VideoEncodeSettings``' 10 kb/s floor.
     private func target(_ settings: VideoEncodeSettings) -> Int { min(settings.bitrate, max(cap, 10_000)) }
 
-    /// Sets the encoder to the configured bitrate capped by the peers' lowest estimate.
+    /// The layers of `settings` at the capped bitrate.
+    private func layout(_ settings: VideoEncodeSettings) -> SimulcastLayout {
+        SimulcastLayout(width: settings.width, height: settings.height, bitrate: target(settings),
+                        maximumLayers: settings.simulcastLayers)
+    }
+
+    /// Sets the encoders to the configured bitrate capped by the peers' lowest estimate (split over the layers).
     private mutating func applyBitrate(_ settings: VideoEncodeSettings) {
         let bitrate = target(settings)
-        guard bitrate != applied, let encoder else { return }
-        do throws(CodecError) { try encoder.setBitrate(bitrate) } catch { return }
-        applied = bitrate
-        pipeline.record { $0.targetBitrate = bitrate }
+        let shares = layers.count == 1 ? [bitrate] : SimulcastLayout.split(bitrate, layers: layers.count)
+        var changed = false
+        for k in layers.indices where shares[k] != layers[k].applied {
+            do throws(CodecError) { try layers[k].encoder.setBitrate(shares[k]) } catch { continue }
+            layers[k].applied = shares[k]
+            changed = true
+        }
+        if changed { pipeline.record { $0.targetBitrate = bitrate } }
     }
 
     /// `frame` as upright I420 of the encode size, in pooled memory (or `frame` itself when it already is).

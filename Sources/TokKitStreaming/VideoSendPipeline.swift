@@ -170,11 +170,22 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         guard now - last >= Self.peerKeyframeInterval.nanoseconds,
               lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
         else {
+            // Simulcast: the media router asks once when a subscriber switches layers and waits for a keyframe on
+            // the new one; dropping that request left the switch waiting forever. Keep it for the interval's end.
+            if simulcasting.load(ordering: .relaxed) { deferredPeerKeyframe.store(true, ordering: .relaxed) }
             stats.withLock { $0.keyframeRequestsIgnored += 1 }
             return
         }
+        deferredPeerKeyframe.store(false, ordering: .relaxed)
         requestKeyframe()
     }
+
+    /// Whether the encode thread sends more than one simulcast layer (set by it, ``setSimulcasting(_:)``).
+    private let simulcasting = Atomic<Bool>(false)
+    func setSimulcasting(_ on: Bool) { simulcasting.store(on, ordering: .relaxed) }
+    /// Simulcast: a peer's request fell within ``peerKeyframeInterval`` of the last one answered; the encode thread
+    /// makes a keyframe once the interval has passed (at most one per interval, as for answered requests).
+    private let deferredPeerKeyframe = Atomic<Bool>(false)
 
     /// Caps the bitrate by `peer`'s receiver estimate (REMB); the encoder follows the lowest estimate of all
     /// peers (REMB or send-side), never above ``VideoEncodeSettings/bitrate``.
@@ -312,8 +323,23 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         }
     }
 
-    /// Whether a keyframe was asked for since the last call (clears the request).
-    func takeKeyframeRequest() -> Bool { keyframeWanted.exchange(false, ordering: .acquiringAndReleasing) }
+    /// Whether a keyframe was asked for since the last call (clears the request), or a deferred peer request's
+    /// interval has passed (simulcast).
+    func takeKeyframeRequest() -> Bool {
+        if keyframeWanted.exchange(false, ordering: .acquiringAndReleasing) {
+            deferredPeerKeyframe.store(false, ordering: .relaxed)  // this keyframe answers it
+            return true
+        }
+        guard deferredPeerKeyframe.load(ordering: .relaxed) else { return false }
+        let now = MonotonicClock.now().nanoseconds
+        let last = lastPeerKeyframeRequest.load(ordering: .relaxed)
+        guard now - last >= Self.peerKeyframeInterval.nanoseconds,
+              lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+        else { return false }
+        deferredPeerKeyframe.store(false, ordering: .relaxed)
+        stats.withLock { $0.keyframeRequests += 1 }
+        return true
+    }
 
     func record(_ update: (inout VideoSendStatistics) -> Void) { stats.withLock { update(&$0) } }
 }

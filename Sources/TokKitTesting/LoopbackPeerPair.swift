@@ -17,13 +17,16 @@ public struct LoopbackPeerPair: Sendable {
     /// Negotiates and waits (bounded) until both ends are connected; throws if they are not. A nil
     /// `transportFeedbackInterval` leaves transport-cc out (no send-side estimate reaches the pipeline).
     /// `bandwidthEstimateBounds` bounds the publisher's send-side estimate, which starts at the upper bound
-    /// (``PeerConfiguration/bandwidthEstimateBounds`` by default).
+    /// (``PeerConfiguration/bandwidthEstimateBounds`` by default). `videoSimulcastSSRCs` makes the publisher offer
+    /// simulcast (``PeerConfiguration/videoSimulcastSSRCs``); the subscriber then receives the smallest layer.
     public static func connect(timeout: Duration = .seconds(30),
                                transportFeedbackInterval: Duration? = .milliseconds(50),
                                publisherClock: PeerClock = .system,
-                               bandwidthEstimateBounds: ClosedRange<Int>? = nil) async throws -> LoopbackPeerPair {
+                               bandwidthEstimateBounds: ClosedRange<Int>? = nil,
+                               videoSimulcastSSRCs: [UInt32] = []) async throws -> LoopbackPeerPair {
         var configuration = PeerConfiguration(rtcpInterval: nil, transportFeedbackInterval: transportFeedbackInterval)
         if let bandwidthEstimateBounds { configuration.bandwidthEstimateBounds = bandwidthEstimateBounds }
+        configuration.videoSimulcastSSRCs = videoSimulcastSSRCs
         let publisher = try PeerConnection(configuration: configuration, clock: publisherClock)
         let subscriber = try PeerConnection(configuration: PeerConfiguration(audioSSRC: nil, videoSSRC: nil,
                                                                              rtcpInterval: nil))

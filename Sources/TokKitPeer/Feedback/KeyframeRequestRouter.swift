@@ -30,6 +30,13 @@ struct KeyframeRequestRouter: FeedbackUnit {
         if section == .audio { audio = Section(ssrc: ssrc) } else { video = Section(ssrc: ssrc) }
     }
 
+    /// Simulcast: our smaller video layers' SSRCs; a PLI or FIR about one of them is one about our video (the
+    /// section's handler makes a keyframe on every layer).
+    private(set) var videoLayers: [UInt32] = []
+
+    /// We also send the smaller simulcast video layers `ssrcs`.
+    mutating func addVideoLayers(_ ssrcs: [UInt32]) { videoLayers = ssrcs }
+
     /// Keyframe requests received about our stream on `section`.
     func requestsReceived(_ section: MediaKind) -> Int {
         (section == .audio ? audio : video)?.requestsReceived ?? 0
@@ -44,7 +51,8 @@ struct KeyframeRequestRouter: FeedbackUnit {
                 route(ssrc: entry.ssrc, .fullIntraRequest, firSequence: entry.sequenceNumber, output: &output)
             }
         case .receiverEstimatedMaximumBitrate(let remb):
-            if let ours = video?.ssrc, remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) {
+            if let ours = video?.ssrc,
+               remb.ssrcs.isEmpty || remb.ssrcs.contains(ours) || remb.ssrcs.contains(where: videoLayers.contains) {
                 output.notify(.video, .receiverEstimatedMaximumBitrate(remb.bitrate))
             }
         default:
@@ -65,7 +73,8 @@ struct KeyframeRequestRouter: FeedbackUnit {
     private mutating func route<Output: FeedbackOutput>(ssrc: UInt32, _ feedback: RTCPFeedback, firSequence: UInt8?,
                                                         output: inout Output) {
         for section in MediaKind.allCases {
-            guard var s = section == .audio ? audio : video, s.ssrc == ssrc else { continue }
+            guard var s = section == .audio ? audio : video,
+                  s.ssrc == ssrc || (section == .video && videoLayers.contains(ssrc)) else { continue }
             if let firSequence {
                 if s.lastFullIntraRequest == firSequence { continue }
                 s.lastFullIntraRequest = firSequence

@@ -21,6 +21,8 @@ public enum ClientMessage: Hashable, Sendable {
     case subscribe(Subscribe)
     /// Stop receiving; forwarded to the publisher's connection.
     case unsubscribe(SubscriberReference)
+    /// The video a subscription would like (routed streams: the simulcast layer the media router forwards).
+    case subscriberPreferences(SubscriberPreferences)
     /// Relay one opaque WebRTC negotiation message to the other end of a subscription.
     case negotiation(Negotiation)
     /// Send a signal to the whole session or to one connection.
@@ -44,6 +46,7 @@ public enum ClientMessage: Hashable, Sendable {
         case .updateStream: "updateStream"
         case .subscribe: "subscribe"
         case .unsubscribe: "unsubscribe"
+        case .subscriberPreferences: "subscriberPreferences"
         case .negotiation: "negotiation"
         case .signal: "signal"
         case .forceDisconnect: "forceDisconnect"
@@ -174,6 +177,43 @@ extension ClientMessage {
         enum CodingKeys: String, CodingKey {
             case streamID = "streamId"
             case subscribeToAudio, subscribeToVideo
+        }
+    }
+
+    /// `subscriberPreferences`: the size and frame rate a subscription would like (the SDK's
+    /// `OTSubscriberKit.preferredResolution` / `preferredFrameRate`); null clears one. Both fields must be present
+    /// (null allowed), so a message always states the whole preference.
+    public struct SubscriberPreferences: Codable, Hashable, Sendable {
+        public var subscriberID: String
+        public var preferredResolution: VideoDimensions?
+        public var preferredFrameRate: Double?
+        public init(subscriberID: String, preferredResolution: VideoDimensions? = nil, preferredFrameRate: Double? = nil) {
+            self.subscriberID = subscriberID
+            self.preferredResolution = preferredResolution
+            self.preferredFrameRate = preferredFrameRate
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            subscriberID = try container.decode(String.self, forKey: .subscriberID)
+            for key in [CodingKeys.preferredResolution, .preferredFrameRate] where !container.contains(key) {
+                throw DecodingError.keyNotFound(key, .init(codingPath: decoder.codingPath,
+                                                           debugDescription: "\(key.stringValue) is required (null clears it)"))
+            }
+            preferredResolution = try container.decodeIfPresent(VideoDimensions.self, forKey: .preferredResolution)
+            preferredFrameRate = try container.decodeIfPresent(Double.self, forKey: .preferredFrameRate)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(subscriberID, forKey: .subscriberID)
+            try container.encode(preferredResolution, forKey: .preferredResolution)
+            try container.encode(preferredFrameRate, forKey: .preferredFrameRate)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case subscriberID = "subscriberId"
+            case preferredResolution, preferredFrameRate
         }
     }
 

@@ -227,6 +227,16 @@ extension SessionRegistry {
             }
             ack(rid, to: id)
             removeSubscription(subscription.id, notifyPublisher: true)
+        case let .subscriberPreferences(preferences):
+            guard let subscription = subscriptions[exactly: preferences.subscriberID], subscription.subscriber == id else {
+                throw ProtocolError(.subscriberNotFound, "no such subscription of this connection")
+            }
+            try Validation.videoDimensions(preferences.preferredResolution)
+            if let rate = preferences.preferredFrameRate, !(rate.isFinite && rate > 0 && rate <= 1_000) {
+                throw ProtocolError(.invalidParameter, "preferredFrameRate must be a number in (0, 1000]")
+            }
+            try routeSubscriberPreferences(preferences, of: subscription)
+            ack(rid, to: id)
         case let .negotiation(negotiation):
             if try routeNegotiation(negotiation, from: id) { return ack(rid, to: id) }
             guard let subscription = subscriptions[exactly: negotiation.subscriberID],

@@ -61,6 +61,10 @@ actor RoutedMedia {
         /// Candidates that came before the handle existed (nil: end of candidates); at most ``maxPending``.
         var pending: [String?] = []
         var deadline: Task<Void, Never>?
+        /// The video section's mid in Janus's offer (for `configure`).
+        var videoMid: String?
+        /// The simulcast layer asked for (nil: Janus's default, the full size); applied once started.
+        var substream: Int?
     }
 
     let configuration: RoutedMediaConfiguration
@@ -193,6 +197,10 @@ actor RoutedMedia {
                 downstream.pending.append(candidate)
                 downstreams[subscriberID] = downstream
             }
+        case let .subscriberPreferences(subscriberID, substream):
+            guard downstreams[subscriberID] != nil else { return }
+            downstreams[subscriberID]?.substream = substream
+            await applySubstream(subscriberID)
         case let .unsubscribe(subscriberID):
             await endDownstream(subscriberID)
         case let .streamEnded(streamID):
@@ -323,6 +331,7 @@ actor RoutedMedia {
             let subscription = try await subscriber.join(room: room, streams: [VideoRoomStreamRequest(feed: feed)],
                                                          timeout: timeout)
             guard downstreams[subscriberID] != nil else { return }
+            downstreams[subscriberID]?.videoMid = subscription.streams.first { $0.type == "video" }?.mid
             deliver.yield(.negotiation(connectionID: downstream.connectionID, streamID: downstream.streamID,
                                        subscriberID: subscriberID, kind: .offer, payload: subscription.offer))
         } catch {
@@ -345,10 +354,26 @@ actor RoutedMedia {
             let pending = downstreams[subscriberID]?.pending ?? []
             downstreams[subscriberID]?.pending = []
             for candidate in pending { await trickle(candidate, to: subscriber.handle) }
+            await applySubstream(subscriberID)
         } catch {
             guard downstreams[subscriberID] != nil else { return }  // ended or failed meanwhile
             fail(subscriberID, connectionID: downstream.connectionID, "the media router refused the answer: \(error)")
             await endDownstream(subscriberID)
+        }
+    }
+
+    /// Asks Janus to forward the subscription's chosen simulcast layer, once it is started. A refusal is logged
+    /// and changes nothing else (the subscription keeps the layer it had).
+    private func applySubstream(_ subscriberID: String) async {
+        guard let downstream = downstreams[subscriberID], downstream.phase == .started,
+              let substream = downstream.substream, let mid = downstream.videoMid,
+              let subscriber = downstream.subscriber
+        else { return }
+        do throws(JanusError) {
+            try await subscriber.configure(mid: mid, substream: substream)
+        } catch {
+            logger.notice("the media router refused a simulcast layer", metadata: [
+                "subscriber_id": "\(subscriberID)", "substream": "\(substream)", "error": "\(error)"])
         }
     }
 

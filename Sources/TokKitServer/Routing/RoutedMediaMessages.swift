@@ -12,6 +12,8 @@ enum RoutedMediaCommand: Sendable {
     case subscriberAnswer(subscriberID: String, sdp: String)
     /// A subscriber's trickled candidate; nil: end of candidates.
     case subscriberCandidate(subscriberID: String, candidate: String?)
+    /// The subscriber's preferred resolution chose simulcast layer `substream` (Janus `configure`).
+    case subscriberPreferences(subscriberID: String, substream: Int)
     /// The subscription ended (unsubscribe, the subscriber left).
     case unsubscribe(subscriberID: String)
     /// The stream ended: its publisher handle and every subscription to it go.

@@ -74,6 +74,18 @@ extension SessionRegistry {
                          routing, session: sessionID, from: subscription.subscriber)
     }
 
+    /// A routed subscription's preferences become the simulcast layer the media router forwards to it
+    /// (``SimulcastSubstream``); relayed subscriptions accept them and nothing changes (the frame rate is best
+    /// effort: TokKit publishers send no temporal layers, so it changes nothing either).
+    func routeSubscriberPreferences(_ preferences: ClientMessage.SubscriberPreferences,
+                                    of subscription: SubscriptionRecord) throws(ProtocolError) {
+        guard let routing, let stream = streams[subscription.streamID], stream.upstreamID != nil else { return }
+        let substream = SimulcastSubstream.choose(published: stream.info.videoDimensions,
+                                                  preferred: preferences.preferredResolution)
+        try submitRouted(.subscriberPreferences(subscriberID: subscription.id, substream: substream), routing,
+                         session: stream.sessionID, from: subscription.subscriber)
+    }
+
     /// Queues a client's routed negotiation message; 1430 when that client already has
     /// ``RoutedMedia/maxPendingPerConnection`` of them waiting for the media router (the message is dropped: the
     /// client may send it again later).

@@ -75,6 +75,7 @@ import TokKitProtocol
             .connect(.init(apiKey: "k", sessionID: "s", token: "t")), .resume(.init(connectionID: "c", resumeToken: "r")),
             .disconnect, .ping(.init()), .publish(.init()), .unpublish(.init(streamID: "s")),
             .updateStream(.init(streamID: "s")), .subscribe(.init(streamID: "s")), .unsubscribe(.init(subscriberID: "s")),
+            .subscriberPreferences(.init(subscriberID: "s")),
             .negotiation(.init(streamID: "s", subscriberID: "s", kind: .offer, payload: "")), .signal(.init()),
             .forceDisconnect(.init(connectionID: "c")), .forceUnpublish(.init(streamID: "s")),
             .forceMute(.init(streamID: "s")),
@@ -82,7 +83,7 @@ import TokKitProtocol
         for message in all {
             switch message {
             case .connect, .resume, .disconnect, .ping, .publish, .unpublish, .updateStream, .subscribe, .unsubscribe,
-                 .negotiation, .signal, .forceDisconnect, .forceUnpublish, .forceMute:
+                 .subscriberPreferences, .negotiation, .signal, .forceDisconnect, .forceUnpublish, .forceMute:
                 break
             }
         }

@@ -71,6 +71,9 @@ struct ConformanceFixture: Sendable {
                             "videoDimensions": ["width": 1280, "height": 720]])
         case "subscribe": return (peer, ["streamId": streamID, "subscribeToAudio": false, "subscribeToVideo": true])
         case "unsubscribe": return (peer, ["subscriberId": subscriberID])
+        case "subscriberPreferences":
+            return (peer, ["subscriberId": subscriberID, "preferredResolution": ["width": 320, "height": 180],
+                           "preferredFrameRate": 15])
         case "negotiation":
             return (owner, ["streamId": streamID, "subscriberId": subscriberID, "kind": "offer", "payload": "v=0\r\n"])
         case "signal": return (peer, ["signalType": "chat", "data": "hi", "to": owner.id])
