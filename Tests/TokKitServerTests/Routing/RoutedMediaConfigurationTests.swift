@@ -27,7 +27,10 @@ import TokKitServer
             RoutedMediaConfiguration(url: "ws://10.0.0.1:8188", apiSecret: "s1"),
             RoutedMediaConfiguration(url: "wss://10.0.0.2:8989", adminKey: "a2", requestTimeoutMs: 2_000),
         ])
-        try two.validate()
+        var valid = two
+        valid.apiKey = "k"
+        valid.apiSecret = "0123456789abcdef"
+        try valid.validate()
         #expect(try load(#"{"janus":[]}"#).janus.isEmpty)
         // Neither an object nor an array of them, or an entry without its url: the file is refused.
         for bad in [#"{"janus":"ws://10.0.0.1:8188"}"#, #"{"janus":[{"url":"ws://a:1"},{"apiSecret":"s"}]}"#,
