@@ -84,9 +84,10 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// How long TURN credentials stay valid, in seconds (a client resuming gets fresh ones).
     public var turnCredentialLifetime: Int = 86_400
 
-    /// The Janus instance that carries routed sessions' media (Docs/Routing.md), or nil: then routed sessions
-    /// behave like relayed ones.
-    public var janus: RoutedMediaConfiguration? = nil
+    /// The Janus instances that carry routed sessions' media (Docs/Routing.md): each routed session is placed on
+    /// the least loaded reachable one and moves to another if its instance is lost. Empty: routed sessions behave
+    /// like relayed ones. In the JSON config file, `"janus"` is one instance's object or an array of them.
+    public var janus: [RoutedMediaConfiguration] = []
 
     /// The defaults of an embedded server: 127.0.0.1, an ephemeral port, no credentials, quick start on.
     public init() {}
@@ -151,7 +152,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.turnSecret = try c.decodeIfPresent(String.self, forKey: .turnSecret) ?? d.turnSecret
         d.turnCredentialLifetime =
             try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime
-        d.janus = try c.decodeIfPresent(RoutedMediaConfiguration.self, forKey: .janus) ?? d.janus
+        d.janus = try RoutedMediaConfiguration.decodeList(from: c, forKey: .janus) ?? d.janus
         self = d
     }
 
@@ -180,13 +181,20 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         guard apiSecret.utf8.count >= 16 else { throw .configuration("apiSecret must be at least 16 bytes") }
         guard (0...65_535).contains(port) else { throw .configuration("port must be 0...65535") }
         guard !host.isEmpty else { throw .configuration("host is empty") }
-        if let janus {
-            guard janus.url.hasPrefix("ws://") || janus.url.hasPrefix("wss://") else {
-                throw .configuration("janus url must be ws://HOST:PORT or wss://HOST:PORT")
+        for (index, instance) in janus.enumerated() {
+            let name = janus.count == 1 ? "janus" : "janus[\(index)]"
+            guard instance.url.hasPrefix("ws://") || instance.url.hasPrefix("wss://") else {
+                throw .configuration("\(name) url must be ws://HOST:PORT or wss://HOST:PORT")
             }
-            guard (1...600_000).contains(janus.requestTimeoutMs) else {
-                throw .configuration("janus requestTimeoutMs must be 1...600000")
+            guard (1...600_000).contains(instance.requestTimeoutMs) else {
+                throw .configuration("\(name) requestTimeoutMs must be 1...600000")
             }
+        }
+        guard janus.count <= RoutedMediaConfiguration.maxInstances else {
+            throw .configuration("at most \(RoutedMediaConfiguration.maxInstances) janus instances")
+        }
+        guard Set(janus.map(\.url)).count == janus.count else {
+            throw .configuration("each janus instance may be named once")
         }
         for (name, value) in [
             ("heartbeatIntervalMs", heartbeatIntervalMs), ("heartbeatTimeoutMs", heartbeatTimeoutMs),

@@ -59,14 +59,16 @@ struct TokKitServerCommand: AsyncParsableCommand {
     var turnSecret: String?
 
     @Option(name: .customLong("janus"), help: ArgumentHelp(
-        "The Janus instance (ws://HOST:PORT, its WebSocket API) that carries routed sessions' media.",
-        discussion: "Without it, routed sessions behave like relayed ones. See Docs/Routing.md."))
-    var janus: String?
+        "A Janus instance (ws://HOST:PORT, its WebSocket API) that carries routed sessions' media; repeatable.",
+        discussion: "Each routed session is placed on the least loaded reachable instance and moves to another if "
+            + "its instance is lost. Given here, the list replaces the config file's. Without any, routed sessions "
+            + "behave like relayed ones. See Docs/Routing.md."))
+    var janus: [String] = []
 
-    @Option(name: .customLong("janus-api-secret"), help: "Janus's api_secret (or TOKKIT_JANUS_API_SECRET).")
+    @Option(name: .customLong("janus-api-secret"), help: "Janus's api_secret, shared by every --janus instance (or TOKKIT_JANUS_API_SECRET).")
     var janusAPISecret: String?
 
-    @Option(name: .customLong("janus-admin-key"), help: "The VideoRoom plugin's admin_key (or TOKKIT_JANUS_ADMIN_KEY).")
+    @Option(name: .customLong("janus-admin-key"), help: "The VideoRoom plugin's admin_key, shared by every --janus instance (or TOKKIT_JANUS_ADMIN_KEY).")
     var janusAdminKey: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
@@ -86,9 +88,9 @@ struct TokKitServerCommand: AsyncParsableCommand {
         if let secret = turnSecret ?? environment["TOKKIT_TURN_SECRET"] { settings.turnSecret = secret }
         if !stun.isEmpty { settings.iceServers.append(ICEServerInfo(urls: stun)) }
         if !turn.isEmpty { settings.iceServers.append(ICEServerInfo(urls: turn)) }
-        if let janus {
-            settings.janus = RoutedMediaConfiguration(
-                url: janus, apiSecret: janusAPISecret ?? environment["TOKKIT_JANUS_API_SECRET"],
+        if !janus.isEmpty {
+            settings.janus = RoutedMediaConfiguration.list(
+                urls: janus, apiSecret: janusAPISecret ?? environment["TOKKIT_JANUS_API_SECRET"],
                 adminKey: janusAdminKey ?? environment["TOKKIT_JANUS_ADMIN_KEY"])
         }
         guard let level = Logger.Level(rawValue: logLevel) else {

@@ -38,7 +38,7 @@ import TokKitTesting
     @Test func aSessionWhoseJanusRoundTripStallsDoesNotDelayAnother() async throws {
         let fake = try await FakeJanus.start()
         defer { fake.stop() }
-        let routing = RoutedMedia(configuration: RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000),
+        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
                                   logger: Self.logger)
         let deliveries = Deliveries()
         let reader = deliveries.start(routing)
@@ -70,7 +70,7 @@ import TokKitTesting
     @Test func aFloodingConnectionIsRefusedPastItsBound() async throws {
         let fake = try await FakeJanus.start()
         defer { fake.stop() }
-        let routing = RoutedMedia(configuration: RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 1_500),
+        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 1_500)],
                                   logger: Self.logger, maxPendingPerConnection: 8)
         let deliveries = Deliveries()
         let reader = deliveries.start(routing)
@@ -105,7 +105,7 @@ import TokKitTesting
         let fake = try await FakeJanus.start(.refuseEveryOffer)
         defer { fake.stop() }
         var configuration = ServerConfiguration(apiKey: "lane-key", apiSecret: "lane-secret-0123456789")
-        configuration.janus = RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)
+        configuration.janus = [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)]
         let server = try TokKitServer(configuration: configuration, logger: Self.logger)
         let port = try await server.start()
         let sessionID = try await server.createSession(mediaMode: .routed).sessionID
@@ -142,7 +142,7 @@ import TokKitTesting
     @Test func subscribersFollowAPublisherThatOffersAgain() async throws {
         let fake = try await FakeJanus.start()
         defer { fake.stop() }
-        let routing = RoutedMedia(configuration: RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000),
+        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
                                   logger: Self.logger)
         let deliveries = Deliveries()
         let reader = deliveries.start(routing)

@@ -259,9 +259,9 @@ enum RoutedLab {
                 logger: logger)
             var configuration = ServerConfiguration(apiKey: apiKey, apiSecret: apiSecret)
             configuration.emptySessionTimeoutMs = 300
-            configuration.janus = RoutedMediaConfiguration(
+            configuration.janus = [RoutedMediaConfiguration(
                 url: janus.url, apiSecret: janus.configuration.apiSecret,
-                adminKey: janus.configuration.videoRoomAdminKey)
+                adminKey: janus.configuration.videoRoomAdminKey)]
             configure(lab, &configuration)
             let server = try TokKitServer(configuration: configuration, logger: logger)
             _ = try await server.start()

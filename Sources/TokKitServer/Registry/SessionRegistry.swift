@@ -44,7 +44,7 @@ actor SessionRegistry {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
-        routing = configuration.janus.map { RoutedMedia(configuration: $0, logger: logger) }
+        routing = configuration.janus.isEmpty ? nil : RoutedMedia(instances: configuration.janus, logger: logger)
         turnCredentials = configuration.turnSecret.map {
             TURNCredentials(secret: $0, lifetimeSeconds: Int64(configuration.turnCredentialLifetime))
         }

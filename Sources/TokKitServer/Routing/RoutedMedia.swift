@@ -2,13 +2,24 @@ import Logging
 import TokKitJanus
 import TokKitProtocol
 
-/// The session server's side of routed sessions (Docs/Routing.md): drives one Janus instance's VideoRoom plugin
-/// and translates TokKit's negotiation to it.
+/// The session server's side of routed sessions (Docs/Routing.md): drives the VideoRoom plugin of the Janus
+/// instances it is given and translates TokKit's negotiation to it.
 ///
 /// Per routed TokKit session a VideoRoom room (created with the session's first upstream, destroyed when the
 /// session ends or the server stops); per routed stream a publisher handle (the client's one offer → Janus's
 /// answer, its candidates trickled to Janus); per subscription a subscriber handle (Janus's offer → the client, its
-/// answer and candidates → Janus). One Janus session holds every handle, kept alive by ``JanusSession``.
+/// answer and candidates → Janus). One Janus session per instance holds every handle there, kept alive by
+/// ``JanusSession``.
+///
+/// ## Placement and failover
+/// A TokKit session is placed, at its first routed upstream, on the least loaded reachable instance
+/// (``RoutedMediaPlacement``: load is the number of sessions placed on it; an instance that cannot be reached is
+/// skipped and marked down for a while) and stays there. When an instance's Janus session ends while another
+/// instance is up, the sessions placed on it are *moved* rather than failed: their upstreams and subscriptions
+/// lose their handles and wait (at most ``feedTimeout``); the publishers' media watchdogs notice the silence and
+/// offer again on the same upstream id (a client restart, Protocol.md 6.7 step 6), that offer places the session on
+/// another instance, and once the new feed is up every waiting subscription is offered it on its `subscriberId`.
+/// With no other instance up, the streams and subscriptions fail as below.
 ///
 /// ## Order and state
 /// The registry submits ``RoutedMediaCommand``s without waiting (``submit(_:session:from:)``), each into the lane of
@@ -26,7 +37,7 @@ import TokKitProtocol
 /// (``RoutedMediaConfiguration/requestTimeoutMs``); a refusal or failure becomes `error` 1570 for the client whose
 /// negotiation it was, and a failed upstream ends its stream (`streamDestroyed`, reason `forceUnpublished`).
 actor RoutedMedia {
-    /// The link to Janus.
+    /// The link to one Janus instance.
     private enum Link {
         /// Not connected (yet, or again after the Janus session ended).
         case idle
@@ -48,6 +59,9 @@ actor RoutedMedia {
         /// Janus reported the PeerConnection up: subscriptions can be offered.
         var up = false
         var watcher: Task<Void, Never>?
+        /// Its instance was lost and the session is moving: the publisher's next offer places it on another
+        /// instance; this task fails the stream if that offer does not come within ``feedTimeout``.
+        var moving: Task<Void, Never>?
     }
 
     /// A subscription to a routed stream.
@@ -67,9 +81,18 @@ actor RoutedMedia {
         var substream: Int?
     }
 
-    let configuration: RoutedMediaConfiguration
+    /// The Janus instances, in configuration order (an instance's index is its identity).
+    let instances: [RoutedMediaConfiguration]
     private let logger: Logger
-    private var link: Link = .idle
+    /// One link per instance, by index.
+    private var links: [Link]
+    /// Whether ``shutdown()`` ran.
+    private var stopped = false
+    /// Load and health of each instance.
+    private var placement: RoutedMediaPlacement
+    /// The instance each TokKit session is placed on, by session id.
+    private var placed: [String: Int] = [:]
+    /// The room of each placed session that has one (on its instance), by session id.
     private var rooms: [String: UInt64] = [:]
     private var upstreams: [String: Upstream] = [:]
     private var downstreams: [String: Downstream] = [:]
@@ -91,15 +114,21 @@ actor RoutedMedia {
     /// Most commands of one client connection waiting or running at once; ``submit(_:session:from:)`` refuses more.
     nonisolated var maxPendingPerConnection: Int { lanes.maxPerConnection }
 
-    init(configuration: RoutedMediaConfiguration, logger: Logger,
+    /// Drives `instances` (at least one; their order breaks placement ties).
+    init(instances: [RoutedMediaConfiguration], logger: Logger,
          maxPendingPerConnection: Int = RoutedMedia.defaultMaxPendingPerConnection) {
-        self.configuration = configuration
+        self.instances = instances
+        links = Array(repeating: .idle, count: instances.count)
+        placement = RoutedMediaPlacement(count: instances.count)
         self.logger = logger
         lanes = RoutedMediaLanes(maxPerConnection: maxPendingPerConnection)
         (deliveries, deliver) = AsyncStream.makeStream(of: RoutedMediaDelivery.self, bufferingPolicy: .unbounded)
     }
 
-    private var timeout: Duration { .milliseconds(configuration.requestTimeoutMs) }
+    /// The request deadline of the instance a session is placed on (of the first instance before placement).
+    private func timeout(_ sessionID: String) -> Duration {
+        .milliseconds(instances[placed[sessionID] ?? 0].requestTimeoutMs)
+    }
 
     /// Queues `command` in the lane of TokKit session `session` (any context, never waits). A command a client's
     /// message caused names that client (`connectionID`): it is refused (false, nothing queued) when that client
@@ -138,23 +167,26 @@ actor RoutedMedia {
 
     /// Detaches every handle, destroys every room and the Janus session, closes the connection. Idempotent.
     func shutdown() async {
-        if case let .connecting(task) = link {
-            link = .stopped
+        guard !stopped else { return }
+        stopped = true
+        let held = links
+        links = Array(repeating: .stopped, count: instances.count)
+        for case let .connecting(task) in held {
             _ = await task.value  // the attempt sees `stopped` and closes what it opened
         }
-        guard case let .connected(connection, session, admin, watcher) = link else {
-            link = .stopped
-            deliver.finish()
-            return
-        }
-        link = .stopped
-        watcher.cancel()
+        for case let .connected(_, _, _, watcher) in held { watcher.cancel() }
         for id in Array(downstreams.keys) { await endDownstream(id) }
         for id in Array(upstreams.keys) { await endUpstream(id) }
-        for room in rooms.values { try? await admin.destroyRoom(room) }
+        for (sessionID, room) in rooms {
+            guard let index = placed[sessionID], case let .connected(_, _, admin, _) = held[index] else { continue }
+            try? await admin.destroyRoom(room)
+        }
         rooms.removeAll()
-        try? await session.destroy()
-        await connection.close()
+        placed.removeAll()
+        for case let .connected(connection, session, _, _) in held {
+            try? await session.destroy()
+            await connection.close()
+        }
         deliver.finish()
     }
 
@@ -164,7 +196,12 @@ actor RoutedMedia {
         status.rooms = rooms
         status.publishers = upstreams.values.filter { $0.publisher != nil }.count
         status.subscribers = downstreams.count
-        if case .connected = link { status.connected = true }
+        status.placements = placed
+        status.instancesConnected = links.map { link in
+            if case .connected = link { return true }
+            return false
+        }
+        status.connected = status.instancesConnected.contains(true)
         return status
     }
 
@@ -209,7 +246,10 @@ actor RoutedMedia {
         case let .sessionEnded(sessionID):
             for (id, downstream) in downstreams where downstream.sessionID == sessionID { await endDownstream(id) }
             for (id, upstream) in upstreams where upstream.sessionID == sessionID { await endUpstream(id) }
-            guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin, _) = link else { return }
+            guard let index = placed.removeValue(forKey: sessionID) else { return }
+            placement.released(from: index)
+            guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin, _) = links[index]
+            else { return }
             do throws(JanusError) { try await admin.destroyRoom(room) } catch {
                 logger.notice("janus room not destroyed", metadata: ["room": "\(room)", "error": "\(error)"])
             }
@@ -220,15 +260,19 @@ actor RoutedMedia {
                 await offer(id)
             }
         case let .upstreamLost(streamID, handle, reason):
-            guard let upstream = upstreams[streamID], upstream.publisher?.handle.id == handle else { return }
-            let message = "the media router lost this stream's media path: \(reason)"
-            // Subscribers first: once the upstream's failure unpublishes the stream, their subscriptions are gone.
-            for (id, downstream) in downstreams where downstream.streamID == streamID {
-                fail(id, connectionID: downstream.connectionID, message)
+            guard let upstream = upstreams[streamID], let publisher = upstream.publisher, publisher.handle.id == handle
+            else { return }
+            let janusSession = publisher.handle.session
+            if !janusSession.isLive, let index = placed[upstream.sessionID],
+               case let .connected(connection, session, _, _) = links[index], session.id == janusSession.id {
+                // The handle's events ended with its Janus session: the instance is lost (its sessions may move).
+                return await linkLost(index, janusSession.id, reason: connection.closeReason ?? .sessionClosed(session.id))
             }
-            failUpstream(streamID, upstream, message)
-            for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
-            await endUpstream(streamID)
+            await loseUpstream(streamID, upstream, "the media router lost this stream's media path: \(reason)")
+        case let .movingDeadline(streamID):
+            guard let upstream = upstreams[streamID], upstream.moving != nil else { return }
+            await loseUpstream(streamID, upstream, "the stream's media router instance was lost and its publisher did "
+                               + "not offer again within \(Self.feedTimeout)")
         case let .subscriptionDeadline(subscriberID):
             guard let downstream = downstreams[subscriberID], downstream.phase == .waiting else { return }
             fail(subscriberID, connectionID: downstream.connectionID,
@@ -255,7 +299,7 @@ actor RoutedMedia {
             upstream.publisher = publisher
             upstreams[streamID] = upstream
             let joined = try await publisher.join(room: room, display: streamID)
-            let answer = try await publisher.publish(offer: sdp, timeout: timeout)
+            let answer = try await publisher.publish(offer: sdp, timeout: timeout(sessionID))
             guard upstreams[streamID]?.publisher?.handle.id == publisher.handle.id else { return }  // ended meanwhile
             upstream.feed = joined.id
             let handleID = publisher.handle.id
@@ -286,6 +330,18 @@ actor RoutedMedia {
             failUpstream(streamID, current, "publishing to the media router failed: \(error)")
             await endUpstream(streamID)
         }
+    }
+
+    /// `streamID`'s upstream is lost for good: its subscribers and its publisher get 1570 with `message`, the stream
+    /// is unpublished, and the handles go.
+    private func loseUpstream(_ streamID: String, _ upstream: Upstream, _ message: String) async {
+        // Subscribers first: once the upstream's failure unpublishes the stream, their subscriptions are gone.
+        for (id, downstream) in downstreams where downstream.streamID == streamID {
+            fail(id, connectionID: downstream.connectionID, message)
+        }
+        failUpstream(streamID, upstream, message)
+        for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
+        await endUpstream(streamID)
     }
 
     /// The publisher of `streamID` re-offers: each subscription past `waiting` loses its subscriber handle and
@@ -329,7 +385,7 @@ actor RoutedMedia {
             guard downstreams[subscriberID] != nil else { return try await subscriber.detach() }
             downstreams[subscriberID]?.subscriber = subscriber
             let subscription = try await subscriber.join(room: room, streams: [VideoRoomStreamRequest(feed: feed)],
-                                                         timeout: timeout)
+                                                         timeout: timeout(downstream.sessionID))
             guard downstreams[subscriberID] != nil else { return }
             downstreams[subscriberID]?.videoMid = subscription.streams.first { $0.type == "video" }?.mid
             deliver.yield(.negotiation(connectionID: downstream.connectionID, streamID: downstream.streamID,
@@ -348,7 +404,7 @@ actor RoutedMedia {
               let subscriber = downstream.subscriber
         else { return }
         do throws(JanusError) {
-            try await subscriber.start(answer: answer, timeout: timeout)
+            try await subscriber.start(answer: answer, timeout: timeout(downstream.sessionID))
             guard downstreams[subscriberID] != nil else { return }
             downstreams[subscriberID]?.phase = .started
             let pending = downstreams[subscriberID]?.pending ?? []
@@ -379,32 +435,92 @@ actor RoutedMedia {
 
     // MARK: - Janus
 
-    /// The Janus session (connecting first if needed) and the room of `sessionID` (created if needed).
+    /// The Janus session of the instance `sessionID` is placed on (placing it first if needed) and its room there
+    /// (created if needed).
     private func room(for sessionID: String) async throws(JanusError) -> (JanusSession, UInt64) {
-        let (session, admin) = try await connected()
+        let (index, session, admin) = try await place(sessionID)
         if let room = rooms[sessionID] { return (session, room) }
         let room = try await admin.createRoom(VideoRoomSettings(description: "tokkit \(sessionID.prefix(32))"))
+        guard placed[sessionID] == index else {  // its instance was lost meanwhile: the room went with it
+            throw connectionLostReason(index) ?? .sessionClosed(session.id)
+        }
         rooms[sessionID] = room
-        logger.debug("janus room created", metadata: ["session_id": "\(sessionID)", "room": "\(room)"])
+        logger.debug("janus room created", metadata: ["session_id": "\(sessionID)", "room": "\(room)",
+                                                      "instance": "\(instances[index].url)"])
         return (session, room)
     }
 
-    private func connected() async throws(JanusError) -> (JanusSession, VideoRoomAdmin) {
+    /// The instance `sessionID` is placed on and its link; a session not placed yet is placed now on the least
+    /// loaded reachable instance (``RoutedMediaPlacement/candidates(now:)``, each tried once; one that cannot be
+    /// reached is marked down). Throws the last failure when none could be reached.
+    private func place(_ sessionID: String) async throws(JanusError) -> (Int, JanusSession, VideoRoomAdmin) {
+        if let index = placed[sessionID] {
+            do throws(JanusError) {
+                let (session, admin) = try await connected(index)
+                return (index, session, admin)
+            } catch {
+                unplace(sessionID, from: index)
+                throw error
+            }
+        }
+        var failure = JanusError.unreachable(url: "", reason: "no media router instance configured")
+        for index in placement.candidates(now: .now) {
+            guard !stopped else { throw .cancelled }
+            placed[sessionID] = index  // counted at once: sessions placed meanwhile see the load
+            placement.placed(on: index)
+            do throws(JanusError) {
+                let (session, admin) = try await connected(index)
+                placement.markReachable(index)
+                guard placed[sessionID] == index else { throw connectionLostReason(index) ?? .cancelled }
+                logger.info("routed session placed", metadata: ["session_id": "\(sessionID)",
+                                                               "instance": "\(instances[index].url)"])
+                return (index, session, admin)
+            } catch {
+                unplace(sessionID, from: index)
+                if case .cancelled = error { throw error }
+                placement.markUnreachable(index, now: .now)
+                logger.warning("janus instance unreachable", metadata: ["instance": "\(instances[index].url)",
+                                                                        "error": "\(error)"])
+                failure = error
+            }
+        }
+        throw failure
+    }
+
+    /// `sessionID` leaves instance `index` (if it is still placed there).
+    private func unplace(_ sessionID: String, from index: Int) {
+        guard placed[sessionID] == index else { return }
+        placed[sessionID] = nil
+        rooms[sessionID] = nil
+        placement.released(from: index)
+    }
+
+    /// Why the link of `index` is not connected now, if it is not.
+    private func connectionLostReason(_ index: Int) -> JanusError? {
+        if case .connected = links[index] { return nil }
+        return .transportClosed("the link to \(instances[index].url) was lost")
+    }
+
+    /// The link of instance `index`, connecting first if needed.
+    private func connected(_ index: Int) async throws(JanusError) -> (JanusSession, VideoRoomAdmin) {
         let attempt: Task<Result<(JanusSession, VideoRoomAdmin), JanusError>, Never>
-        switch link {
+        switch links[index] {
         case let .connected(_, session, admin, _): return (session, admin)
         case .stopped: throw .cancelled
         case let .connecting(task): attempt = task
         case .idle:
-            attempt = Task { await self.connect() }
-            link = .connecting(attempt)
+            attempt = Task { await self.connect(index) }
+            links[index] = .connecting(attempt)
         }
         return try await attempt.value.get()
     }
 
-    /// One connect attempt (``Link/connecting(_:)``): the connection, a Janus session, the admin handle; then
-    /// ``Link/connected(_:_:_:watcher:)`` with a task waiting for the session's end (``linkLost(_:reason:)``).
-    private func connect() async -> Result<(JanusSession, VideoRoomAdmin), JanusError> {
+    /// One connect attempt to instance `index` (``Link/connecting(_:)``): the connection, a Janus session, the
+    /// admin handle; then ``Link/connected(_:_:_:watcher:)`` with a task waiting for the session's end
+    /// (``linkLost(_:_:reason:)``).
+    private func connect(_ index: Int) async -> Result<(JanusSession, VideoRoomAdmin), JanusError> {
+        let configuration = instances[index]
+        let timeout = Duration.milliseconds(configuration.requestTimeoutMs)
         let options = JanusConnection.Options(apiSecret: configuration.apiSecret, connectTimeout: timeout,
                                               requestTimeout: timeout)
         var opened: JanusConnection?
@@ -413,52 +529,104 @@ actor RoutedMedia {
             opened = connection
             let session = try await connection.createSession()
             let admin = try await VideoRoomAdmin.attach(to: session, adminKey: configuration.adminKey)
-            guard case .connecting = link else { throw .cancelled }  // stopped meanwhile
+            guard case .connecting = links[index] else { throw .cancelled }  // stopped meanwhile
             let watcher = Task { [weak self] in
                 let reason = await session.ended()
-                await self?.linkLost(session.id, reason: reason)
+                await self?.linkLost(index, session.id, reason: reason)
             }
-            link = .connected(connection, session, admin, watcher: watcher)
+            links[index] = .connected(connection, session, admin, watcher: watcher)
             return .success((session, admin))
         } catch {
             if let opened { await opened.close() }
-            if case .connecting = link { link = .idle }
+            if case .connecting = links[index] { links[index] = .idle }
             return .failure(error)
         }
     }
 
-    /// The Janus session of the link ended (Janus timed it out after missed keepalives, a keepalive found it gone,
-    /// three keepalives in a row failed (a paused Janus), the socket closed, Janus stopped reading it): every routed
-    /// stream on it fails and is unpublished, every subscription fails (1570 with `reason`), the link is closed and
-    /// forgotten (the next command connects again), and the rooms, which outlive a Janus session when Janus itself
-    /// lives on, are destroyed through a new link (best effort: a Janus that is gone took them with it).
-    private func linkLost(_ janusSession: UInt64, reason: JanusError) async {
-        guard case let .connected(connection, session, _, _) = link, session.id == janusSession else { return }
-        link = .idle
-        let orphans = Array(rooms.values)
-        rooms.removeAll()
-        logger.warning("janus session lost", metadata: ["session": "\(janusSession)", "reason": "\(reason)",
-                                                        "streams": "\(upstreams.count)", "rooms": "\(orphans.count)"])
+    /// The Janus session of instance `index`'s link ended (Janus timed it out after missed keepalives, a keepalive
+    /// found it gone, three keepalives in a row failed (a paused Janus), the socket closed, Janus stopped reading
+    /// it, Janus died). The instance is marked down and the link closed and forgotten (the next placement there
+    /// connects again). The sessions placed on it leave it: when another instance is up their answered upstreams
+    /// and those upstreams' subscriptions *move* (they keep their ids and wait, handle-less, for the publishers'
+    /// next offers, see ``move(_:_:)``); every other routed stream on it fails and is unpublished and every other
+    /// subscription fails (1570 with `reason`). The rooms, which outlive a Janus session when Janus itself lives on, are destroyed
+    /// through a new link (best effort: a Janus that is gone took them with it).
+    private func linkLost(_ index: Int, _ janusSession: UInt64, reason: JanusError) async {
+        guard case let .connected(connection, session, _, _) = links[index], session.id == janusSession else { return }
+        links[index] = .idle
+        let now = ContinuousClock.now
+        placement.markUnreachable(index, now: now, atLeast: RoutedMediaPlacement.lostBackoff)
+        let lostSessions = Set(placed.filter { $0.value == index }.keys)
+        let orphans = lostSessions.compactMap { rooms[$0] }
+        for sessionID in lostSessions { unplace(sessionID, from: index) }
+        let failover = placement.hasUpInstance(besides: index, now: now)
+        logger.warning("janus session lost", metadata: [
+            "instance": "\(instances[index].url)", "session": "\(janusSession)", "reason": "\(reason)",
+            "sessions": "\(lostSessions.count)", "rooms": "\(orphans.count)", "failover": "\(failover)",
+        ])
         let message = "the media router's session at Janus ended (\(reason))"
-        let lostUpstreams = upstreams
-        let lostDownstreams = downstreams
-        upstreams.removeAll()
-        downstreams.removeAll()
-        for (id, downstream) in lostDownstreams {
+        // An upstream moves only if Janus had answered it (its publisher may have media to restart); one whose
+        // offer was still in flight fails, as does everything when no other instance is up.
+        let lost = upstreams.filter { lostSessions.contains($0.value.sessionID) }
+        let moving = failover ? lost.filter { $0.value.feed != nil } : [:]
+        let failing = lost.filter { moving[$0.key] == nil }
+        let lostDownstreams = downstreams.filter { lostSessions.contains($0.value.sessionID) }
+        let following = lostDownstreams.filter { moving[$0.value.streamID] != nil }
+        move(moving, following)
+        for (id, downstream) in lostDownstreams where following[id] == nil {
+            downstreams[id] = nil
             downstream.deadline?.cancel()
             fail(id, connectionID: downstream.connectionID, message)
         }
-        for (streamID, upstream) in lostUpstreams {
+        for (streamID, upstream) in failing {
+            upstreams[streamID] = nil
             upstream.watcher?.cancel()
+            upstream.moving?.cancel()
             failUpstream(streamID, upstream, message)
         }
         await connection.close()
-        guard !orphans.isEmpty else { return }
+        guard !orphans.isEmpty, !stopped else { return }
         do throws(JanusError) {
-            let (_, admin) = try await connected()
+            let (_, admin) = try await connected(index)
+            placement.markReachable(index)
             for room in orphans { try? await admin.destroyRoom(room) }
         } catch {
             logger.notice("janus rooms of a lost session not destroyed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Failover: the upstreams and subscriptions of sessions whose instance was lost drop their (dead) handles and
+    /// wait. An upstream waits for its publisher's next offer (its media watchdog restarts it once Janus is
+    /// silent), at most ``feedTimeout`` (``RoutedMediaCommand/movingDeadline(streamID:)``); a subscription waits
+    /// for the new feed as after a publisher's restart (``resubscribe(to:)``), with a new deadline.
+    private func move(_ lostUpstreams: [String: Upstream], _ lostDownstreams: [String: Downstream]) {
+        for (streamID, var upstream) in lostUpstreams {
+            upstream.watcher?.cancel()
+            upstream.moving?.cancel()
+            upstream.watcher = nil
+            upstream.publisher = nil
+            upstream.feed = nil
+            upstream.up = false
+            let sessionID = upstream.sessionID
+            upstream.moving = Task { [weak self] in
+                try? await Task.sleep(for: Self.feedTimeout)
+                guard !Task.isCancelled else { return }
+                self?.submit(.movingDeadline(streamID: streamID), session: sessionID)
+            }
+            upstreams[streamID] = upstream
+        }
+        for (id, var downstream) in lostDownstreams {
+            downstream.deadline?.cancel()
+            downstream.phase = .waiting
+            downstream.subscriber = nil
+            downstream.pending = []
+            let sessionID = downstream.sessionID
+            downstream.deadline = Task { [weak self] in
+                try? await Task.sleep(for: Self.feedTimeout)
+                guard !Task.isCancelled else { return }
+                self?.submit(.subscriptionDeadline(subscriberID: id), session: sessionID)
+            }
+            downstreams[id] = downstream
         }
     }
 
@@ -502,6 +670,7 @@ actor RoutedMedia {
     private func endUpstream(_ streamID: String) async {
         guard let upstream = upstreams.removeValue(forKey: streamID) else { return }
         upstream.watcher?.cancel()
+        upstream.moving?.cancel()
         if let publisher = upstream.publisher { try? await publisher.detach() }
     }
 }

@@ -27,6 +27,9 @@ enum RoutedMediaCommand: Sendable {
     case upstreamLost(streamID: String, handle: UInt64, reason: String)
     /// Internal: a subscription still waiting for its feed at its deadline fails.
     case subscriptionDeadline(subscriberID: String)
+    /// Internal: the upstream of `streamID`, moving since its instance was lost, still has no new offer at its
+    /// deadline: it fails.
+    case movingDeadline(streamID: String)
 }
 
 /// What ``RoutedMedia`` sends back to clients, through the registry (which drops it when the subscription or
@@ -50,6 +53,10 @@ public struct RoutedMediaStatus: Sendable, Hashable {
     public var publishers = 0
     /// Subscriber handles, and subscriptions still waiting for their feed.
     public var subscribers = 0
-    /// Whether the server holds a Janus session now.
+    /// Whether the server holds a Janus session now (on any instance).
     public var connected = false
+    /// The instance (its index in ``ServerConfiguration/janus``) each placed routed session is on, by session id.
+    public var placements: [String: Int] = [:]
+    /// Whether the server holds a Janus session on each instance, by index.
+    public var instancesConnected: [Bool] = []
 }

@@ -85,7 +85,7 @@ import TokKitProtocol
         // A routed session whose media router cannot be reached (nothing listens on port 9): the publisher's offer
         // on its upstream gets 1570 naming the upstream, without rid.
         1570: {
-            try await TestServer.with({ $0.janus = RoutedMediaConfiguration(url: "ws://127.0.0.1:9", requestTimeoutMs: 2_000) }) { server in
+            try await TestServer.with({ $0.janus = [RoutedMediaConfiguration(url: "ws://127.0.0.1:9", requestTimeoutMs: 2_000)] }) { server in
                 let session = try await server.server.createSession(mediaMode: .routed).sessionID
                 let member = try await ConformanceMember.join(server, session, role: .publisher)
                 let rid = member.fresh()

@@ -7,7 +7,7 @@ import TokKitProtocol
 /// What reaches Janus is tested against a real one in Tests/TokKitRoutedTests.
 @Suite(.timeLimit(.minutes(1))) struct RoutedRegistryTests {
     static func withServer(_ body: (TestServer) async throws -> Void) async throws {
-        try await TestServer.with({ $0.janus = RoutedMediaConfiguration(url: "ws://127.0.0.1:9", requestTimeoutMs: 2_000) }) {
+        try await TestServer.with({ $0.janus = [RoutedMediaConfiguration(url: "ws://127.0.0.1:9", requestTimeoutMs: 2_000)] }) {
             try await body($0)
         }
     }
@@ -131,7 +131,7 @@ import TokKitProtocol
         let silent = try SilentListener()
         defer { silent.close() }
         let janus = RoutedMediaConfiguration(url: "ws://127.0.0.1:\(silent.port)", requestTimeoutMs: 8_000)
-        try await TestServer.with({ $0.janus = janus }) { server in
+        try await TestServer.with({ $0.janus = [janus] }) { server in
             let session = try await server.server.createSession(mediaMode: .routed).sessionID
             let alice = try await ConformanceMember.join(server, session, role: .publisher)
             let bob = try await ConformanceMember.join(server, session, role: .subscriber)
