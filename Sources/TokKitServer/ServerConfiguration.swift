@@ -87,6 +87,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// The Janus instance that carries routed sessions' media (Docs/Routing.md), or nil: then routed sessions
     /// behave like relayed ones.
     public var janus: RoutedMediaConfiguration? = nil
+    /// A Janus the server starts, supervises and stops itself for its routed sessions (Docs/Routing.md, "The
+    /// embedded Janus"), or nil. Not together with ``janus``.
+    public var embeddedJanus: EmbeddedJanusSettings? = nil
 
     /// The defaults of an embedded server: 127.0.0.1, an ephemeral port, no credentials, quick start on.
     public init() {}
@@ -152,6 +155,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.turnCredentialLifetime =
             try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime
         d.janus = try c.decodeIfPresent(RoutedMediaConfiguration.self, forKey: .janus) ?? d.janus
+        d.embeddedJanus = try c.decodeIfPresent(EmbeddedJanusSettings.self, forKey: .embeddedJanus) ?? d.embeddedJanus
         self = d
     }
 
@@ -180,6 +184,10 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         guard apiSecret.utf8.count >= 16 else { throw .configuration("apiSecret must be at least 16 bytes") }
         guard (0...65_535).contains(port) else { throw .configuration("port must be 0...65535") }
         guard !host.isEmpty else { throw .configuration("host is empty") }
+        if let embeddedJanus {
+            guard janus == nil else { throw .configuration("set janus or embeddedJanus, not both") }
+            try embeddedJanus.validate()
+        }
         if let janus {
             guard janus.url.hasPrefix("ws://") || janus.url.hasPrefix("wss://") else {
                 throw .configuration("janus url must be ws://HOST:PORT or wss://HOST:PORT")
