@@ -266,7 +266,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "ExamplesTests", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit"], swiftSettings: strict),
+        .testTarget(name: "ExamplesTests", dependencies: ["ExampleHelp", "ExampleSupport", "TokKit", "TokKitNetworkLab"],
+                    swiftSettings: strict),
         .testTarget(name: "TokKitRTPTests", dependencies: ["TokKitRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitSDPTests", dependencies: ["TokKitSDP", "TokKitChromiumSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitPeerTests", dependencies: ["TokKitPeer", "TokKitSDP", "TokKitRTP", "TokKitDTLS", "TokKitChromiumSupport", "TokKitTesting"],

@@ -1,8 +1,9 @@
 // TokKit demo: a real call on one machine, with nothing running beforehand.
 //
-//     swift run demo [--seconds N] [--out DIR]            (defaults: 5 s, ./demo-out)
+//     swift run demo [--seconds N] [--out DIR] [--media-mode relayed|routed]   (defaults: 5 s, ./demo-out, relayed)
 //
-// 1. Starts the session server in this process on 127.0.0.1 (ephemeral port).
+// 1. Starts the session server in this process on 127.0.0.1 (ephemeral port); with `--media-mode routed` it also
+//    starts its own Janus (the embedded Janus, Docs/Routing.md) and the media goes through it.
 // 2. Two participants, Alice and Bob, connect with signed tokens. Each publishes a noise camera and a 440 Hz tone
 //    (a ToneAudioDevice stands in for the sound card) and subscribes to the other's stream: the media goes
 //    VP8/Opus over DTLS-SRTP between them, over ICE on 127.0.0.1, negotiated through the server's relay.
@@ -21,14 +22,19 @@ import TokKitProtocol
 import TokKitServer
 
 ExampleUsage("""
-    usage: demo [--seconds N] [--out DIR]            (defaults: 5 s, ./demo-out)
+    usage: demo [--seconds N] [--out DIR] [--media-mode relayed|routed] [--janus-interface ADDR]
 
     A real call on one machine: starts a session server in this process, Alice and Bob publish a noise camera
     and a tone, subscribe to each other and chat; what each saw and heard is written to DIR.
 
-      --seconds N    how long the call lasts, 1-3600 (default 5)
-      --out DIR      where the images, the Y4M recording and the WAV file go (default demo-out)
-      -h, --help     print this help and exit
+      --seconds N              how long the call lasts, 1-3600 (default 5)
+      --out DIR                where the images, the Y4M recording and the WAV file go (default demo-out)
+      --media-mode MODE        relayed (default): peer to peer through the server's relay; routed: each
+                               participant uploads once to a Janus the server starts and supervises itself
+      --janus-interface ADDR   routed: the IPv4 address Janus uses for media (default: the machine's first
+                               non-loopback address; Janus ignores loopback interfaces, so routed mode needs
+                               one, and the janus package: scripts/bootstrap installs it)
+      -h, --help               print this help and exit
     """).answerHelp()
 
 let arguments = CommandLine.arguments
@@ -37,6 +43,11 @@ func option(_ name: String) -> String? {
     return arguments[i + 1]
 }
 let seconds = min(max(Int(option("--seconds") ?? "5") ?? 5, 1), 3_600)
+let mediaMode = option("--media-mode") ?? "relayed"
+guard mediaMode == "relayed" || mediaMode == "routed" else {
+    FileHandle.standardError.write(Data("demo: --media-mode must be relayed or routed\n".utf8))
+    exit(2)
+}
 let outDir = option("--out") ?? "demo-out"
 try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
 func label(_ name: String) -> String { name.padding(toLength: 6, withPad: " ", startingAt: 0) }
@@ -66,13 +77,23 @@ final class Participant: Sendable {
 
 var logger = Logger(label: "demo.server")
 logger.logLevel = .warning
-let server = try TokKitServer(
-    configuration: ServerConfiguration(apiKey: "demo", apiSecret: "demo-secret-\(UInt64.random(in: 0...UInt64.max))"),
-    logger: logger)
-let port = try await server.start()
+var configuration = ServerConfiguration(apiKey: "demo", apiSecret: "demo-secret-\(UInt64.random(in: 0...UInt64.max))")
+if mediaMode == "routed" {
+    // The server starts its own Janus (and stops it at the end); Janus needs a non-loopback address for media.
+    configuration.embeddedJanus = EmbeddedJanusSettings(mediaAddress: option("--janus-interface"))
+}
+let server: TokKitServer
+let port: Int
+do {
+    server = try TokKitServer(configuration: configuration, logger: logger)
+    port = try await server.start()
+} catch {
+    FileHandle.standardError.write(Data("demo: cannot start the session server: \(error)\n".utf8))
+    exit(1)
+}
 let url = URL(string: "http://127.0.0.1:\(port)")!
 print("server  listening on \(url)")
-let description = try await server.createSession()
+let description = try await server.createSession(mediaMode: mediaMode == "routed" ? .routed : .relayed)
 print("session \(description.sessionID)")
 
 let alice = Participant(name: "Alice", apiKey: "demo", sessionID: description.sessionID, serverURL: url, seed: 1)

@@ -77,8 +77,9 @@ public struct JanusProcessConfiguration: Sendable, Hashable {
         "/usr/local/lib/janus", "/opt/janus/lib/janus",
     ]
 
-    /// Throws ``JanusError/invalidConfiguration(_:)`` for what cannot work.
-    func validate() throws(JanusError) {
+    /// Throws ``JanusError/invalidConfiguration(_:)`` for what cannot work (``JanusProcess/start(_:logger:)``
+    /// checks it first).
+    public func validate() throws(JanusError) {
         guard let octets = Self.ipv4(mediaAddress) else {
             throw .invalidConfiguration("media address \(mediaAddress) is not an IPv4 address")
         }
@@ -479,7 +480,7 @@ public final class JanusProcess: Sendable {
     }
 
     /// A TCP port free on `address` now (bound to port 0 and released: Janus binds it a moment later).
-    static func freePort(on address: String) throws(JanusError) -> Int {
+    public static func freePort(on address: String) throws(JanusError) -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .invalidConfiguration("cannot open a socket to find a free port") }
         defer { close(fd) }

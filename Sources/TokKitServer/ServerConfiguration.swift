@@ -88,6 +88,9 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
     /// the least loaded reachable one and moves to another if its instance is lost. Empty: routed sessions behave
     /// like relayed ones. In the JSON config file, `"janus"` is one instance's object or an array of them.
     public var janus: [RoutedMediaConfiguration] = []
+    /// A Janus the server starts, supervises and stops itself for its routed sessions (Docs/Routing.md, "The
+    /// embedded Janus"), or nil. Not together with ``janus``.
+    public var embeddedJanus: EmbeddedJanusSettings? = nil
 
     /// The defaults of an embedded server: 127.0.0.1, an ephemeral port, no credentials, quick start on.
     public init() {}
@@ -153,6 +156,7 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         d.turnCredentialLifetime =
             try c.decodeIfPresent(Int.self, forKey: .turnCredentialLifetime) ?? d.turnCredentialLifetime
         d.janus = try RoutedMediaConfiguration.decodeList(from: c, forKey: .janus) ?? d.janus
+        d.embeddedJanus = try c.decodeIfPresent(EmbeddedJanusSettings.self, forKey: .embeddedJanus) ?? d.embeddedJanus
         self = d
     }
 
@@ -181,6 +185,10 @@ public struct ServerConfiguration: Sendable, Hashable, Codable {
         guard apiSecret.utf8.count >= 16 else { throw .configuration("apiSecret must be at least 16 bytes") }
         guard (0...65_535).contains(port) else { throw .configuration("port must be 0...65535") }
         guard !host.isEmpty else { throw .configuration("host is empty") }
+        if let embeddedJanus {
+            guard janus.isEmpty else { throw .configuration("set janus or embeddedJanus, not both") }
+            try embeddedJanus.validate()
+        }
         for (index, instance) in janus.enumerated() {
             let name = janus.count == 1 ? "janus" : "janus[\(index)]"
             guard instance.url.hasPrefix("ws://") || instance.url.hasPrefix("wss://") else {

@@ -6,6 +6,7 @@ import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
 import Synchronization
+import TokKitJanus
 import TokKitProtocol
 
 /// The TokKit session server: REST API and WebSocket signaling (Docs/Protocol.md) on one port.
@@ -34,6 +35,8 @@ public final class TokKitServer: Service, Sendable {
     private let runState = Mutex<RunState>(.idle)
     /// While running with a Janus: the task handling ``RoutedMedia``'s commands and the one delivering its replies.
     private let routingTasks = Mutex<[Task<Void, Never>]>([])
+    /// The Janus this server runs itself (``ServerConfiguration/embeddedJanus``), or nil.
+    private let embeddedJanus: EmbeddedJanus?
 
     private enum RunState {
         case idle
@@ -55,8 +58,17 @@ public final class TokKitServer: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         authority = TokenAuthority(apiKey: configuration.apiKey, apiSecret: configuration.apiSecret)
+        // An embedded Janus is the routed sessions' Janus: its URL and secrets are fixed now, it starts in start().
+        var effective = configuration
+        if let settings = configuration.embeddedJanus {
+            let janus = try EmbeddedJanus(settings: settings, logger: logger)
+            embeddedJanus = janus
+            effective.janus = [janus.routedConfiguration]
+        } else {
+            embeddedJanus = nil
+        }
         registry = SessionRegistry(
-            authority: authority, configuration: configuration, logger: logger, metrics: metrics)
+            authority: authority, configuration: effective, logger: logger, metrics: metrics)
         var store: ArchiveStore?
         if let directory = configuration.archiveDirectory {
             do throws(ArchiveError) {
@@ -82,6 +94,12 @@ public final class TokKitServer: Service, Sendable {
         await registry.routing?.status()
     }
 
+    /// The server's own Janus (``ServerConfiguration/embeddedJanus``): its state, process and restarts; nil
+    /// without one. For monitoring and tests.
+    public func embeddedJanusStatus() -> EmbeddedJanusStatus? {
+        embeddedJanus?.status()
+    }
+
     /// The bound port while running.
     public var port: Int? {
         runState.withLock { state in
@@ -90,11 +108,21 @@ public final class TokKitServer: Service, Sendable {
         }
     }
 
-    /// Binds and starts serving; returns the bound port. Throws if already started or the bind fails.
+    /// Starts the embedded Janus (``ServerConfiguration/embeddedJanus``) if there is one and waits until it
+    /// answers, then binds and starts serving; returns the bound port. Throws if already started, if the embedded
+    /// Janus cannot start (``TokKitServerError/embeddedJanus(_:)``: nothing is left running), or if the bind fails.
     public func start() async throws(TokKitServerError) -> Int {
         try runState.withLock { state throws(TokKitServerError) in
             guard case .idle = state else { throw .alreadyStarted }
             state = .starting
+        }
+        if let embeddedJanus {
+            do throws(JanusError) {
+                try await embeddedJanus.start()
+            } catch {
+                runState.withLock { $0 = .idle }
+                throw .embeddedJanus(error)
+            }
         }
         let bound = OneShot<Int>()
         let app = makeApplication { port in bound.complete(.success(port)) }
@@ -145,6 +173,7 @@ public final class TokKitServer: Service, Sendable {
             return port
         case let .failure(error):
             await serving.value
+            await embeddedJanus?.stop()
             runState.withLock { $0 = .idle }
             throw error
         }
@@ -180,6 +209,7 @@ public final class TokKitServer: Service, Sendable {
             await routing.shutdown()
             for task in tasks { await task.value }
         }
+        await embeddedJanus?.stop()  // after the rooms were destroyed at it; its generated files go
         await group.triggerGracefulShutdown()
         await serving.value
         logger.info("tokkit-server stopped")

@@ -1,3 +1,5 @@
+import TokKitJanus
+
 /// Why a ``TokKitServer`` could not start or a configuration could not be used.
 public enum TokKitServerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The configuration (flags or file) is invalid; the message says which field.
@@ -6,6 +8,10 @@ public enum TokKitServerError: Error, Hashable, Sendable, CustomStringConvertibl
     case bindFailed(host: String, port: Int, reason: String)
     /// `start()` was called on a server that is already running or was stopped.
     case alreadyStarted
+    /// The server's own Janus (``ServerConfiguration/embeddedJanus``) could not be started: not installed
+    /// (`notInstalled`), exited or never answered (`processFailed`, with the tail of its output), or its
+    /// configuration cannot work (`invalidConfiguration`).
+    case embeddedJanus(JanusError)
 
     /// A short English message with the field, address or state involved.
     public var description: String {
@@ -13,6 +19,7 @@ public enum TokKitServerError: Error, Hashable, Sendable, CustomStringConvertibl
         case let .configuration(message): "invalid configuration: \(message)"
         case let .bindFailed(host, port, reason): "cannot listen on \(host):\(port): \(reason)"
         case .alreadyStarted: "server already started"
+        case let .embeddedJanus(error): "cannot start the embedded Janus: \(error)"
         }
     }
 }

@@ -19,7 +19,7 @@ struct TokKitServerCommand: AsyncParsableCommand {
             Docs/Protocol.md. Stops gracefully on SIGTERM or SIGINT (every socket is closed with 1001).
             """)
 
-    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, archiveIdleStopMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, archiveDirectory, iceServers, turnSecret, turnCredentialLifetime, janus).")
+    @Option(name: .long, help: "JSON config file (fields: host, port, apiKey, apiSecret, heartbeatIntervalMs, heartbeatTimeoutMs, resumeGraceMs, connectTimeoutMs, closeTimeoutMs, outboxCapacity, outboxMaxBytes, maxSessions, maxConnectionsPerSession, emptySessionTimeoutMs, archiveIdleStopMs, requestHeadTimeoutMs, requestBodyTimeoutMs, maxHeaderBytes, maxHeaderCount, maxConnections, maxConnectionsPerAddress, quickStart, quickStartRate, quickStartBurst, staticDirectory, archiveDirectory, iceServers, turnSecret, turnCredentialLifetime, janus, embeddedJanus).")
     var config: String?
 
     @Option(name: .long, help: "Address to listen on (default 127.0.0.1).")
@@ -62,8 +62,19 @@ struct TokKitServerCommand: AsyncParsableCommand {
         "A Janus instance (ws://HOST:PORT, its WebSocket API) that carries routed sessions' media; repeatable.",
         discussion: "Each routed session is placed on the least loaded reachable instance and moves to another if "
             + "its instance is lost. Given here, the list replaces the config file's. Without any, routed sessions "
-            + "behave like relayed ones. See Docs/Routing.md."))
+            + "behave like relayed ones unless --janus-mode starts an embedded one. See Docs/Routing.md."))
     var janus: [String] = []
+
+    @Option(name: .customLong("janus-mode"), help: ArgumentHelp(
+        "auto, embedded or none: which Janus carries routed sessions when no --janus is given (default auto).",
+        discussion: "auto: the server starts, supervises and stops its own Janus (embedded) when the janus executable is installed and the machine has a non-loopback IPv4 address, and otherwise logs why and relays routed sessions. embedded: the same, but a Janus that cannot start stops the server with an error. none: no Janus, routed sessions are relayed."))
+    var janusMode: String = "auto"
+
+    @Option(name: .customLong("janus-interface"), help: "The IPv4 address the embedded Janus uses for ICE (default: the machine's first non-loopback address; Janus ignores loopback interfaces).")
+    var janusInterface: String?
+
+    @Option(name: .customLong("janus-executable"), help: "The embedded Janus's executable (default /usr/bin/janus).")
+    var janusExecutable: String?
 
     @Option(name: .customLong("janus-api-secret"), help: "Janus's api_secret, shared by every --janus instance (or TOKKIT_JANUS_API_SECRET).")
     var janusAPISecret: String?
@@ -88,16 +99,31 @@ struct TokKitServerCommand: AsyncParsableCommand {
         if let secret = turnSecret ?? environment["TOKKIT_TURN_SECRET"] { settings.turnSecret = secret }
         if !stun.isEmpty { settings.iceServers.append(ICEServerInfo(urls: stun)) }
         if !turn.isEmpty { settings.iceServers.append(ICEServerInfo(urls: turn)) }
-        if !janus.isEmpty {
-            settings.janus = RoutedMediaConfiguration.list(
-                urls: janus, apiSecret: janusAPISecret ?? environment["TOKKIT_JANUS_API_SECRET"],
-                adminKey: janusAdminKey ?? environment["TOKKIT_JANUS_ADMIN_KEY"])
+        let external = RoutedMediaConfiguration.list(
+            urls: janus, apiSecret: janusAPISecret ?? environment["TOKKIT_JANUS_API_SECRET"],
+            adminKey: janusAdminKey ?? environment["TOKKIT_JANUS_ADMIN_KEY"])
+        guard let mode = JanusMode(rawValue: janusMode) else {
+            throw ValidationError("unknown --janus-mode \(janusMode) (auto, embedded or none)")
         }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }
         var logger = Logger(label: "tokkit.server")
         logger.logLevel = level
+        let deployment: JanusDeployment
+        do {
+            deployment = try settings.resolveJanus(
+                mode: mode, external: external, mediaAddress: janusInterface, executable: janusExecutable)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        switch deployment {
+        case .external(let urls): logger.info("routed sessions use the Janus at \(urls.joined(separator: ", "))")
+        case .embedded: logger.info("routed sessions use an embedded Janus")
+        case .none(let reason) where mode == .auto:
+            logger.warning("no Janus: routed sessions are relayed (\(reason))")
+        case .none: break
+        }
 
         DescriptorLimit.ensure(for: settings.maxConnections, logger: logger)
         let server: TokKitServer

@@ -43,7 +43,7 @@ public struct LabSessionServer: Sendable {
                       turnSecret: String? = nil, staticDirectory: String? = nil) async throws -> LabSessionServer {
         var argv = [try Built.path("tokkit-server"), "--host", host.address, "--port", String(port),
                     "--api-key", "lab", "--api-secret", "tokkit-lab-secret-0123456789", "--log-level", "warning",
-                    "--quick-start"]
+                    "--quick-start", "--janus-mode", "none"]  // relayed sessions only: no embedded Janus per lab host
         for url in stun { argv += ["--stun", url] }
         for url in turn { argv += ["--turn", url] }
         if let turnSecret { argv += ["--turn-secret", turnSecret] }
