@@ -13,7 +13,9 @@ import TokKitTesting
 /// upload stays within 1.2 × that of one stream. Run inside `unshare -n`, as scripts/test does.
 @Suite("Routed acceptance: one publisher, six subscribers", .serialized) struct RoutedSixSubscribersTests {
     /// The measuring window, after everyone decodes.
-    static let window: Duration = .seconds(8)
+    static let window: Duration = .seconds(10)
+    /// Before the one-subscriber window: the encoder's rate settles after the first frames.
+    static let settle: Duration = .seconds(4)
 
     /// The publisher is a Swift client in the test process (its peer on the lab's test address); Janus has a lab host
     /// of its own; each Swift subscriber is a `tokkit-lab-peer` process in a lab host of its own, each Chromium one
@@ -40,8 +42,10 @@ import TokKitTesting
             let publisher = Publisher(name: "six", videoCapture: SequenceCapturer(.textured, framesPerSecond: 15))
             try await alice.publish(publisher)
             let streamID = try #require(publisher.stream?.streamID).rawValue
-            func sent() -> (frames: UInt64, bytes: UInt64) {
-                (UInt64(publisher.statistics.video.framesEncoded), RoutedLab.videoBytesSent(publisher))
+            func sent() -> (frames: UInt64, bytes: UInt64, keyframes: Int, target: Int) {
+                let video = publisher.statistics.video
+                return (UInt64(video.framesEncoded), RoutedLab.videoBytesSent(publisher), video.keyframesEncoded,
+                        video.targetBitrate)
             }
 
             // Swift subscribers: a lab peer each, on a host of its own, subscribing only.
@@ -69,6 +73,8 @@ import TokKitTesting
             let first = await eventually(timeout: .seconds(30)) { swiftFrames(peers[0]) >= 30 }
             #expect(first, "swift0 decoded \(swiftFrames(peers[0])); output: \(peers[0].lines.suffix(5)); janus:\n\(janus.logTail(20))")
             guard first else { return }
+            // The same settling time as the six-subscriber window gets while the others join.
+            try await Task.sleep(for: Self.settle)
             let one0 = sent()
             try await Task.sleep(for: Self.window)
             let one = sent()
@@ -107,7 +113,9 @@ import TokKitTesting
                             (\(decoded.map { String(format: "%.1f %%", 100 * Double($0) / Double(max(frames, 1))) })); \
                             upload \(bytes) B (\(bytes / UInt64(max(frames, 1))) B/frame), one subscriber \(oneBytes) B \
                             (\(one.frames - one0.frames) frames, \(oneBytes / max(one.frames - one0.frames, 1)) B/frame): \
-                            \(String(format: "%.2f", ratio)) ×; relayed estimate (6 × one stream) \(6 * oneBytes) B
+                            \(String(format: "%.2f", ratio)) ×; relayed estimate (6 × one stream) \(6 * oneBytes) B; keyframes \
+                            \(end.keyframes - start.keyframes) (one subscriber: \(one.keyframes - one0.keyframes)), \
+                            target \(end.target) b/s (one subscriber: \(one.target))
                             """)
                         #expect(frames >= 60, "the publisher encodes (\(frames) frames in \(Self.window))")
                         for (i, count) in decoded.enumerated() {
