@@ -2,7 +2,7 @@ import Foundation
 import TokKitChromiumSupport
 
 /// The page a lab browser opens from the lab's session server (`--static-dir`): joins with the credentials in its
-/// query string (and `transportPolicy`), publishes the fake camera and microphone, subscribes to every stream, and
+/// query string (and `transportPolicy`), publishes the fake camera and microphone (unless `publish=0`), subscribes to every stream, and
 /// reports `TK {json}` console lines: `published`, then every `interval` ms (query, default 500) one `stats` line
 /// per subscription with decoded frames, bytes, freezes, audio packets and concealment, NACKs and the selected
 /// candidate pair's ends.
@@ -30,13 +30,14 @@ public enum LabPage {
           subscribers.push(subscriber);
         });
         await session.connect(q.get("token"));
-        const publisher = await session.publish(null, { audio: true, video: true });
-        report("published", { streamId: publisher.streamId });
+        // `publish=0` in the query: a subscriber only.
+        const publisher = q.get("publish") === "0" ? null : await session.publish(null, { audio: true, video: true });
+        if (publisher) report("published", { streamId: publisher.streamId });
         const interval = Number(q.get("interval") ?? 500);
         for (let i = 0; i < 600000 / interval; i++) {
           await new Promise((r) => setTimeout(r, interval));
           let sent = 0, target = 0;
-          for (const pc of publisher.peerConnections.values()) {
+          for (const pc of publisher?.peerConnections.values() ?? []) {
             for (const s of (await pc.getStats()).values()) {
               if (s.type === "outbound-rtp" && s.kind === "video") {
                 sent += s.bytesSent ?? 0;

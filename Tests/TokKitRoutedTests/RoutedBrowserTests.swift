@@ -30,14 +30,7 @@ import TokKitTesting
 
             let browserHost = try await lab.addHost("chromium")
             try await LabBrowser.run(in: lab, on: browserHost, secureOrigins: [origin]) { browser in
-                let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "")
-                var query = URLComponents()
-                query.queryItems = [URLQueryItem(name: "apiKey", value: RoutedLab.apiKey),
-                                    URLQueryItem(name: "sessionId", value: sessionID),
-                                    URLQueryItem(name: "token", value: token.token)]
-                let page = try await browser.newPage()
-                let recorder = ConsoleRecorder(page)
-                try await page.navigate(to: "\(origin)/\(LabPage.name)\(query.string ?? "")")
+                let recorder = try await RoutedLab.openPage(browser, server: server, sessionID: sessionID, origin: origin)
                 let published = await recorder.first(timeout: .seconds(30)) { $0.contains("\"published\"") }
                 let reports = { LabPage.reports(recorder) }
                 #expect(published != nil, "the page did not publish; console: \(recorder.texts.suffix(15))")
