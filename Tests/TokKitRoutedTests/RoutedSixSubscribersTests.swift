@@ -21,10 +21,12 @@ import TokKitTesting
     /// of its own; each Swift subscriber is a `tokkit-lab-peer` process in a lab host of its own, each Chromium one
     /// a headless browser in a lab host of its own.
     ///
-    /// "One stream" is defined as the same routed session, simulcast on, with one subscriber: the publisher's video
-    /// bytes sent over the same window length with only the first Swift subscriber, measured before the other five
-    /// join. With six subscribers the routed upload must stay within 1.2 × that. A relayed session of the same size
-    /// would upload six copies; the test prints 6 × the one-subscriber figure as that estimate, it does not measure it.
+    /// "One stream" is what the publisher's encoders produced in the same window (every simulcast layer, once): with
+    /// six subscribers the upload's video bytes must stay within 1.2 × that (RTP headers and retransmissions fit in
+    /// the margin; six copies would be 6 ×). Measured in the same window, it does not depend on the encoder's rate
+    /// control, which varies ±15 % between windows on this machine. For orientation the test also prints the upload
+    /// of the same session with one subscriber, measured before the other five join, and 6 × that as the estimate of a
+    /// relayed session of the same size (not measured).
     @Test func sixSubscribersOnOtherHostsDecodeWhileThePublisherUploadsOnce() async throws {
         let pages = try LabPage.directory()
         defer { try? FileManager.default.removeItem(atPath: pages) }
@@ -42,10 +44,10 @@ import TokKitTesting
             let publisher = Publisher(name: "six", videoCapture: SequenceCapturer(.textured, framesPerSecond: 15))
             try await alice.publish(publisher)
             let streamID = try #require(publisher.stream?.streamID).rawValue
-            func sent() -> (frames: UInt64, bytes: UInt64, keyframes: Int, target: Int) {
+            func sent() -> (frames: UInt64, bytes: UInt64, encoded: UInt64, keyframes: Int, target: Int) {
                 let video = publisher.statistics.video
-                return (UInt64(video.framesEncoded), RoutedLab.videoBytesSent(publisher), video.keyframesEncoded,
-                        video.targetBitrate)
+                return (UInt64(video.framesEncoded), RoutedLab.videoBytesSent(publisher), video.bytesEncoded,
+                        video.keyframesEncoded, video.targetBitrate)
             }
 
             // Swift subscribers: a lab peer each, on a host of its own, subscribing only.
@@ -106,12 +108,15 @@ import TokKitTesting
                         try await Task.sleep(for: Self.window)
                         let end = sent(), decoded = zip(counts(), decoded0).map { $0 - $1 }
                         let frames = Int(end.frames - start.frames), bytes = end.bytes - start.bytes
+                        let encodedBytes = end.encoded - start.encoded
                         let ratio = Double(bytes) / Double(max(oneBytes, 1))
+                        let overEncoded = Double(bytes) / Double(max(encodedBytes, 1))
                         print("""
                             routed, six subscribers over \(Self.window): publisher sent \(frames) frames (full-size \
                             layer), decoded [swift ×4, chromium ×2] \(decoded) \
                             (\(decoded.map { String(format: "%.1f %%", 100 * Double($0) / Double(max(frames, 1))) })); \
-                            upload \(bytes) B (\(bytes / UInt64(max(frames, 1))) B/frame), one subscriber \(oneBytes) B \
+                            upload \(bytes) B for \(encodedBytes) B encoded (\(String(format: "%.2f", overEncoded)) ×, \
+                            \(bytes / UInt64(max(frames, 1))) B/frame), one subscriber \(oneBytes) B \
                             (\(one.frames - one0.frames) frames, \(oneBytes / max(one.frames - one0.frames, 1)) B/frame): \
                             \(String(format: "%.2f", ratio)) ×; relayed estimate (6 × one stream) \(6 * oneBytes) B; keyframes \
                             \(end.keyframes - start.keyframes) (one subscriber: \(one.keyframes - one0.keyframes)), \
@@ -123,7 +128,8 @@ import TokKitTesting
                             #expect(Double(count) >= 0.9 * Double(frames), "subscriber \(i) decoded \(count) of \(frames); \(last)")
                         }
                         #expect(publisher.statistics.subscriptions.count == 1, "one upload, to the media router")
-                        #expect(oneBytes > 0 && ratio <= 1.2, "upload \(bytes) B with six subscribers, \(oneBytes) B with one")
+                        #expect(encodedBytes > 0 && overEncoded <= 1.2,
+                                "upload \(bytes) B with six subscribers for \(encodedBytes) B encoded (one subscriber: \(oneBytes) B)")
                         let status = try #require(await server.routedMediaStatus())
                         #expect(status.publishers == 1 && status.subscribers == 6, "\(status)")
                     }
