@@ -3,20 +3,23 @@ import TokKitCodecs
 import TokKitMedia
 import TokKitRecording
 
-/// What the composer reads from one stream: its newest decoded picture and its audio, period by period.
+/// What the composer reads from one stream: the picture to show on each canvas and its audio, period by period,
+/// each asked for at its time on the archive's timeline (so that a stream can place both by its sender's clock).
 ///
 /// ``ComposedStreamInput`` is the real one (a subscribed stream); tests give their own.
 protocol ComposerInput: AnyObject, Sendable {
     /// The stream.
     var streamID: StreamID { get }
-    /// The newest decoded I420 picture, `nil` before the first (the stream then takes no tile).
-    var latestPicture: VideoFrame? { get }
-    /// Fills all of `output` (mono, 48 kHz) with the stream's next audio; `false` (nothing written) when it has none.
-    func readAudio(into output: UnsafeMutableBufferPointer<Int16>) -> Bool
+    /// The decoded I420 picture to show at `time` on the archive's timeline, `nil` before the first (the stream
+    /// then takes no tile). Asked once per stream and canvas, times never going back.
+    func picture(at time: Duration) -> VideoFrame?
+    /// Fills all of `output` (mono, 48 kHz) with the stream's audio for the period starting at `time` on the
+    /// archive's timeline; `false` (nothing written) when it has none. Asked once per period, in order.
+    func readAudio(into output: UnsafeMutableBufferPointer<Int16>, at time: Duration) -> Bool
 }
 
 /// The data plane of a composed archive: at each step, mixes the streams' audio period by period into Opus and
-/// draws their newest pictures into one canvas encoded in VP8, both written to one ``WebMWriter`` at the times a
+/// draws their pictures due into one canvas encoded in VP8, both written to one ``WebMWriter`` at the times a
 /// ``CompositionClock`` schedules.
 ///
 /// The layout (``CompositionLayout``) is recomputed when the streams that have a picture change, and every change
@@ -59,6 +62,10 @@ final class ArchiveComposer: @unchecked Sendable {
     private let packet: UnsafeMutableRawBufferPointer
     private var shown: [StreamID] = []
     private var cells: [CanvasRect] = []
+    /// The pictures of one canvas and their streams, tile by tile (slots kept from canvas to canvas: nothing
+    /// allocated).
+    private var pictures: [VideoFrame?] = Array(repeating: nil, count: CompositionLayout.maximumTiles)
+    private var streams: [StreamID] = Array(repeating: StreamID(""), count: CompositionLayout.maximumTiles)
 
     /// Opens `path` (truncating it) with the tracks `settings` asks for and makes the encoders.
     init(path: String, settings: ComposedArchiveSettings) throws(ComposedArchiveError) {
@@ -115,7 +122,9 @@ final class ArchiveComposer: @unchecked Sendable {
             if let audioEncoder {
                 for period in due.audioPeriods { try writeAudio(period, inputs: inputs, encoder: audioEncoder) }
             } else {
-                for _ in due.audioPeriods { for input in inputs { _ = input.readAudio(into: one) } }  // keep pace
+                for period in due.audioPeriods {  // keep pace
+                    for input in inputs { _ = input.readAudio(into: one, at: clock.audioTime(period)) }
+                }
             }
             if let frame = due.videoFrame, let videoEncoder { try writeVideo(frame, inputs: inputs, encoder: videoEncoder) }
         } catch {
@@ -135,7 +144,8 @@ final class ArchiveComposer: @unchecked Sendable {
         let n = samplesPerPeriod
         for i in 0..<n { mix[i] = 0 }
         var heard = false
-        for input in inputs where input.readAudio(into: one) {
+        let at = clock.audioTime(period)
+        for input in inputs where input.readAudio(into: one, at: at) {
             heard = true
             for i in 0..<n { mix[i] &+= Int32(one[i]) }
         }
@@ -143,7 +153,6 @@ final class ArchiveComposer: @unchecked Sendable {
         if heard { counters.audiblePeriods += 1 }
         let size: Int
         do throws(CodecError) { size = try encoder.encode(UnsafeBufferPointer(pcm), into: packet) } catch { throw .codec(error) }
-        let at = clock.audioTime(period)
         do throws(RecordingError) {
             if case .written = try writer.writeAudio(UnsafeRawBufferPointer(rebasing: packet[0..<size]), timestamp: at) {
                 counters.audioPackets += 1
@@ -161,23 +170,26 @@ final class ArchiveComposer: @unchecked Sendable {
             canvas = try canvasPool.makeFrame(format: .i420(width: settings.width, height: settings.height,
                                                             fps: Double(settings.framesPerSecond)), timestamp: at)
             try CanvasCompositor.clear(canvas)
-            // The streams with a picture take the tiles, in the order the streams came.
-            var index = 0, changed = false
-            for input in inputs where input.latestPicture != nil {
-                if index == CompositionLayout.maximumTiles { break }  // the others are heard, not shown
-                if index >= shown.count || shown[index] != input.streamID { changed = true }
-                index += 1
+            // The streams with a picture take the tiles, in the order the streams came, each with its picture
+            // nearest this canvas' time (due at most half a frame after it); the others are heard, not shown.
+            let time = at + clock.frameInterval / 2
+            var count = 0
+            for input in inputs where count < CompositionLayout.maximumTiles {
+                guard let picture = input.picture(at: time) else { continue }
+                pictures[count] = picture
+                streams[count] = input.streamID
+                count += 1
             }
-            if changed || index != shown.count {
-                shown = inputs.compactMap { $0.latestPicture != nil ? $0.streamID : nil }
-                shown = Array(shown.prefix(CompositionLayout.maximumTiles))
+            defer { for i in 0..<count { pictures[i] = nil } }  // the pool's frames go back
+            var changed = count != shown.count
+            for i in 0..<count where !changed && shown[i] != streams[i] { changed = true }
+            if changed {
+                shown = Array(streams[0..<count])
                 cells = CompositionLayout.cells(count: shown.count, width: settings.width, height: settings.height)
                 layoutChanges.append(LayoutChange(at: at, streams: shown))
             }
-            var tile = 0
-            for input in inputs where tile < cells.count {
-                guard let picture = input.latestPicture else { continue }
-                defer { tile += 1 }
+            for tile in 0..<min(count, cells.count) {
+                guard let picture = pictures[tile] else { continue }
                 guard let rect = CompositionLayout.fit(width: picture.format.width, height: picture.format.height,
                                                        into: cells[tile]) else { continue }
                 do throws(VideoFrameError) {

@@ -5,16 +5,27 @@ import TokKitCodecs
 import TokKitMedia
 import TokKitPeer
 import TokKitRTP
+import TokKitRecording
 
 /// One subscribed stream of a composed archive: decodes its media for the composer (the ``EncodedMediaReceiver``
 /// of a ``Subscriber`` the ``ComposedArchiver`` makes for each stream).
 ///
 /// - Video: packets are reassembled by a ``VP8FrameAssembler`` and each whole frame decoded at once, on the
-///   connection's network thread (about half a millisecond at 640x480), into a small pool; the newest picture
-///   replaces the previous one in a slot the composer reads (``latestPicture``). Key frames are asked for when the
-///   assembler or the decoder needs one, at most every ``keyFrameRequestInterval``.
+///   connection's network thread (about half a millisecond at 640x480), into a small pool; the pictures wait in a
+///   ``PictureQueue`` of ``pictureSlots`` with their RTP timestamps, and the composer takes the one due
+///   (``picture(at:)``). Key frames are asked for when the assembler or the decoder needs one, at most every
+///   ``keyFrameRequestInterval``.
 /// - Audio: Opus payloads are copied into an ``AudioJitterBuffer`` (40 ms target); the composer pulls one period
-///   at a time (``readAudio(into:)``), decoded then, with FEC or concealment for a lost packet.
+///   at a time (``readAudio(into:at:)``), decoded then, with FEC or concealment for a lost packet.
+///
+/// Audio/video sync: until the publisher's first RTCP sender reports of both streams arrive (about a second after
+/// the connection came up), audio plays as the jitter buffer delivers it and the newest picture is shown at once.
+/// From then on both are placed by the sender's clock through a ``ComposedSync`` chosen at that period: the newest
+/// audio packet plays ``ComposedSync/defaultDelay`` after its arrival; each period plays the samples its RTP
+/// timestamps put there (decoded audio that comes too late is skipped, a gap is silence or concealment, so later
+/// audio never moves back); each picture is shown when the audio captured at the same instant is mixed (its
+/// video RTP timestamp mapped through both sender reports). A decoded Opus sample lags its packet's RTP timestamp by
+/// the sender encoder's lookahead (libopus: 312 samples), which the placement takes off.
 ///
 /// Threading: packets arrive on the network thread; the composer calls from its own thread. Each side's state is
 /// used under its own lock, held only for the work on one packet or one period; nothing is allocated per packet.
@@ -25,6 +36,11 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     let joined: Duration
 
     static let keyFrameRequestInterval: Duration = .milliseconds(300)
+    /// Decoded pictures waiting to be shown (a few frames: the common delay is under 0.1 s).
+    static let pictureSlots = 5
+    /// The publisher's Opus encoder lookahead at 48 kHz (libopus, VOIP and audio applications, as TokKit and
+    /// browsers send): decoded samples come this much after their packet's RTP timestamp.
+    static let senderLookahead: UInt32 = 312
     /// Counts the inputs alive of one archiver (``ComposedArchiver/liveInputs``: tests check that ended streams'
     /// inputs are released).
     final class Tally: Sendable {
@@ -53,12 +69,13 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
         var awaitingKeyFrame = false
         init() {
             assembler = try? VP8FrameAssembler()
-            decoder = try? VP8Decoder(poolCapacity: 3)
+            // The queued pictures, one drawn by the composer, one being decoded.
+            decoder = try? VP8Decoder(poolCapacity: ComposedStreamInput.pictureSlots + 2)
         }
     }
 
     /// The audio side, used only under `audio` (hence `@unchecked Sendable`): the jitter buffer, the decoder and
-    /// one decoded packet served in pieces.
+    /// one decoded packet served in pieces, with what places it.
     private final class AudioSide: @unchecked Sendable {
         let jitter: AudioJitterBuffer?
         let decoder: OpusDecoder?
@@ -66,8 +83,18 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
         var available = 0
         var position = 0
         var lastLength = 960
+        /// The RTP timestamp of `pcm[0]` (lookahead taken off), and of the sample after the decoded packet.
+        var chunkTimestamp: UInt32 = 0
+        var nextTimestamp: UInt32?
+        /// The newest audio packet received: its RTP timestamp and arrival on the archive's timeline.
+        var newestTimestamp: UInt32?
+        var newestArrival = Duration.zero
+        /// Placement by the sender's clock, once its reports are known.
+        var sync: ComposedSync?
         init() {
-            jitter = try? AudioJitterBuffer()
+            // Up to 240 ms held: packets are taken by their timestamps once synchronised, up to the common delay
+            // (80 ms) plus a burst, and no sooner.
+            jitter = try? AudioJitterBuffer(AudioJitterBuffer.Configuration(maximumDelay: .milliseconds(240)))
             decoder = try? OpusDecoder(sampleRate: 48_000, channels: 1)
             pcm.initialize(repeating: 0)
         }
@@ -81,7 +108,12 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     private let video = Mutex(())
     private let audioSide = AudioSide()
     private let audio = Mutex(())
-    private let picture = Mutex<VideoFrame?>(nil)
+    /// The decoded pictures waiting, used only under `pictures`.
+    private final class Pictures: @unchecked Sendable {
+        let queue = PictureQueue<VideoFrame>(capacity: ComposedStreamInput.pictureSlots)
+    }
+    private let waiting = Pictures()
+    private let pictures = Mutex(())
 
     init(streamID: StreamID, archiveStart: ContinuousClock.Instant, tally: Tally? = nil,
          logger: Logger = Logger(label: "tokkit.archiver.composed")) {
@@ -100,8 +132,12 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
 
     func encodedMediaDidStart(_ source: EncodedMediaSource) {
         control.withLock { $0.source = source }
-        // A new connection may start its RTP numbering afresh.
+        // A new connection may start its RTP numbering afresh, with new sender reports: placed anew once they come.
         video.withLock { _ in videoSide.assembler?.reset() }
+        audio.withLock { _ in
+            audioSide.sync = nil
+            audioSide.newestTimestamp = nil
+        }
     }
 
     func receive(_ packet: borrowing RTPPacketView, kind: MediaKind) {
@@ -119,8 +155,12 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
 
     private func receiveAudio(_ packet: borrowing RTPPacketView) {
         let (sequenceNumber, timestamp, payload) = (packet.sequenceNumber, packet.timestamp, packet.payload)
+        let arrival = ContinuousClock.now - archiveStart
         audio.withLock { _ in
             _ = try? audioSide.jitter?.insert(sequenceNumber: sequenceNumber, timestamp: timestamp, payload: payload)
+            if let newest = audioSide.newestTimestamp, ComposedSync.samples(from: newest, to: timestamp) <= 0 { return }
+            audioSide.newestTimestamp = timestamp
+            audioSide.newestArrival = arrival
         }
     }
 
@@ -128,6 +168,7 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
         let view = copy packet  // a few words (the view points at the network thread's buffer, valid for this call)
         var keyFrameNeeded = false
         var decoded: VideoFrame?
+        var decodedTimestamp: UInt32 = 0
         var frames = 0, failures = 0
         var refused: ComposedFrameRefusal?
         video.withLock { _ in
@@ -150,7 +191,9 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
                     }
                     do throws(CodecError) {
                         if let picture = try decoder.decode(frame.bytes) {
+                            if let decoded { push(decoded, timestamp: decodedTimestamp) }
                             decoded = picture
+                            decodedTimestamp = frame.timestamp
                             frames += 1
                         }
                     } catch {
@@ -163,9 +206,7 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
                 }
             }
         }
-        if let decoded {
-            picture.withLock { $0 = decoded }
-        }
+        if let decoded { push(decoded, timestamp: decodedTimestamp) }
         if let refused {
             logger.warning("composed archive refuses a stream's video", metadata: [
                 "stream_id": "\(streamID)", "reason": "\(refused)"])
@@ -188,31 +229,114 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     // MARK: - Composer thread
 
     /// The newest decoded picture (pooled: safe to read until dropped), `nil` before the first.
-    var latestPicture: VideoFrame? { picture.withLock { $0 } }
+    var latestPicture: VideoFrame? { pictures.withLock { _ in waiting.queue.newest } }
 
-    /// Fills all of `output` (mono, 48 kHz) with the stream's next audio; returns `false`, writing nothing, when it
-    /// has none (not started, underrun, left).
-    func readAudio(into output: UnsafeMutableBufferPointer<Int16>) -> Bool {
-        audio.withLock { _ in
-            let side = audioSide
-            var written = 0
-            while written < output.count {
-                if side.position == side.available {
-                    refill(side)
-                    guard side.position < side.available else { break }
-                }
-                let n = min(output.count - written, side.available - side.position)
-                for i in 0..<n { output[written + i] = side.pcm[side.position + i] }
-                side.position += n
-                written += n
+    /// The picture to show at `time` (pooled: safe to read until dropped), `nil` before the first: before sync the
+    /// newest; then the newest whose capture instant, mapped through the sender reports, is due by `time` (see the
+    /// type's comment).
+    func picture(at time: Duration) -> VideoFrame? {
+        let placement = videoPlacement()
+        return pictures.withLock { _ in
+            guard let placement else { return waiting.queue.select(at: time) { _ in .zero } }
+            return waiting.queue.select(at: time) { entry in
+                placement.sync.pictureTime(of: entry.timestamp, arrival: entry.arrival,
+                                           audio: placement.audio, video: placement.video)
             }
-            guard written > 0 else { return false }
-            for i in written..<output.count { output[i] = 0 }
-            return true
         }
     }
 
-    /// Decodes the jitter buffer's next packet (or conceals a lost one) into the side's buffer.
+    /// What places pictures, once audio is placed by the sender's clock: the anchor and both streams' latest
+    /// sender reports. Two short locks and two report reads; nothing allocated.
+    private func videoPlacement() -> (sync: ComposedSync, audio: SenderClock, video: SenderClock)? {
+        guard let sync = audio.withLock({ _ in audioSide.sync }), let reports = senderReports() else { return nil }
+        return (sync, SenderClock(ntp: reports.audio.ntp, rtpTimestamp: reports.audio.rtpTimestamp, clockRate: 48_000),
+                SenderClock(ntp: reports.video.ntp, rtpTimestamp: reports.video.rtpTimestamp, clockRate: 90_000))
+    }
+
+    /// The publisher's latest sender reports of both streams, once both came.
+    private func senderReports() -> (audio: RemoteSenderReport, video: RemoteSenderReport)? {
+        guard let source = control.withLock({ $0.source }),
+              let audio = source.senderReport(.audio), let video = source.senderReport(.video) else { return nil }
+        return (audio, video)
+    }
+
+    /// Fills all of `output` (mono, 48 kHz) with the stream's audio for the period starting at `time`; returns
+    /// `false`, writing nothing, when it has none (not started, underrun, left). Before sync, the jitter buffer's
+    /// next audio; then the samples the period's RTP timestamps name (see the type's comment).
+    func readAudio(into output: UnsafeMutableBufferPointer<Int16>, at time: Duration) -> Bool {
+        let unsynchronised = audio.withLock { _ in audioSide.sync == nil }
+        let reportsKnown = unsynchronised && senderReports() != nil
+        return audio.withLock { _ in
+            let side = audioSide
+            if side.sync == nil, reportsKnown, let newest = side.newestTimestamp {
+                side.sync = ComposedSync(at: time, newestAudio: newest, arrival: side.newestArrival)
+            }
+            guard let sync = side.sync else { return readNext(side, into: output) }
+            return readPlaced(side, into: output, from: sync.audioTimestamp(at: time))
+        }
+    }
+
+    /// Fills `output` with the audio that follows (before sync).
+    private func readNext(_ side: AudioSide, into output: UnsafeMutableBufferPointer<Int16>) -> Bool {
+        var written = 0
+        while written < output.count {
+            if side.position == side.available {
+                refill(side)
+                guard side.position < side.available else { break }
+            }
+            let n = min(output.count - written, side.available - side.position)
+            for i in 0..<n { output[written + i] = side.pcm[side.position + i] }
+            side.position += n
+            written += n
+        }
+        guard written > 0 else { return false }
+        for i in written..<output.count { output[i] = 0 }
+        return true
+    }
+
+    /// Fills `output` with the samples from RTP timestamp `wanted` on: decoded audio before it is skipped, a gap
+    /// before the next decoded audio is silence. A chunk further than ``ComposedSync/maximumAlignment`` from its
+    /// place (a sender restart) drops the sync: chosen again at the next period.
+    private func readPlaced(_ side: AudioSide, into output: UnsafeMutableBufferPointer<Int16>, from wanted: UInt32) -> Bool {
+        var written = 0, heard = 0
+        var wanted = wanted
+        // Bounded: each refill takes one packet out of the jitter buffer (at most its capacity are there).
+        var refills = 0
+        while written < output.count {
+            if side.position == side.available {
+                guard refills <= 40 else { break }
+                refills += 1
+                refill(side)
+                guard side.position < side.available else { break }
+            }
+            let gap = ComposedSync.samples(from: wanted, to: side.chunkTimestamp &+ UInt32(side.position))
+            if abs(gap) > ComposedSync.maximumAlignment {
+                side.sync = nil
+                break
+            }
+            if gap < 0 {  // too late for this period: skipped
+                side.position += min(-gap, side.available - side.position)
+                continue
+            }
+            let n: Int
+            if gap > 0 {  // not here yet (lost, late, or silence sent as nothing): silence until it is
+                n = min(gap, output.count - written)
+                for i in 0..<n { output[written + i] = 0 }
+            } else {
+                n = min(output.count - written, side.available - side.position)
+                for i in 0..<n { output[written + i] = side.pcm[side.position + i] }
+                side.position += n
+                heard += n
+            }
+            written += n
+            wanted &+= UInt32(n)
+        }
+        guard heard > 0 else { return false }
+        for i in written..<output.count { output[i] = 0 }
+        return true
+    }
+
+    /// Decodes the jitter buffer's next packet (or conceals a lost one) into the side's buffer, with its timestamp.
     private func refill(_ side: AudioSide) {
         side.position = 0
         side.available = 0
@@ -222,15 +346,27 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
             case .packet(let packet):
                 side.available = try decoder.decode(packet.bytes, into: side.pcm)
                 side.lastLength = side.available
+                side.chunkTimestamp = packet.timestamp &- Self.senderLookahead
             case .missing(_, let following):
                 let target = UnsafeMutableBufferPointer(rebasing: side.pcm[0..<side.lastLength])
                 side.available = try decoder.decodeMissing(using: following?.bytes, into: target)
+                side.chunkTimestamp = following.map { $0.timestamp &- UInt32(side.available) &- Self.senderLookahead }
+                    ?? side.nextTimestamp ?? 0
             case .empty:
                 break
             }
         } catch {
             side.available = 0
         }
+        if side.available > 0 { side.nextTimestamp = side.chunkTimestamp &+ UInt32(side.available) }
+    }
+
+    // MARK: - Video (network thread)
+
+    /// Queues a decoded picture; called under `video`.
+    private func push(_ picture: VideoFrame, timestamp: UInt32) {
+        let arrival = ContinuousClock.now - archiveStart
+        pictures.withLock { _ in waiting.queue.push(picture, timestamp: timestamp, arrival: arrival) }
     }
 
     // MARK: - Control
@@ -239,7 +375,7 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     /// dropped.
     func leave(at offset: Duration) {
         control.withLock { c in if c.left == nil { c.left = offset } }
-        picture.withLock { $0 = nil }
+        pictures.withLock { _ in waiting.queue.removeAll() }
     }
 
     /// The first video frame refused before decoding (too large), if any.

@@ -158,6 +158,7 @@ public final class SessionArchiver: Sendable {
     }
 
     private static func finish(_ archiver: StreamArchiver) -> StreamFile {
+        archiver.flush()
         var failure = archiver.failure.map { "\($0)" }
         do throws(RecordingError) { try archiver.writer.close() } catch { failure = failure ?? "\(error)" }
         let counters = archiver.writer.counters

@@ -77,10 +77,11 @@ final class StreamArchiver: EncodedMediaReceiver {
             if s.firstStart == nil { s.firstStart = offset }
         }
         let configuration = writer.configuration
-        let audio = configuration.hasAudio ? try? RTPStreamRecorder(media: .opus, writer: writer, startOffset: offset) : nil
+        let audio = configuration.hasAudio
+            ? try? RTPStreamRecorder(media: .opus, writer: writer, startOffset: offset, arrivalOffset: arrivalOffset) : nil
         // With audio, video is made once it can be placed from audio (see the type's comment).
         let video = configuration.hasVideo && audio == nil
-            ? try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset) : nil
+            ? try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset, arrivalOffset: arrivalOffset) : nil
         recording.withLock { _ in
             if let end = recorders.end {
                 audio?.stop(at: end)
@@ -112,7 +113,8 @@ final class StreamArchiver: EncodedMediaReceiver {
                             return false
                         }
                         recorders.videoWaitsForSync = false
-                        recorders.video = try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset)
+                        recorders.video = try? RTPStreamRecorder(media: .vp8, writer: writer, startOffset: offset,
+                                                                 arrivalOffset: arrivalOffset)
                         if let end = recorders.end { recorders.video?.stop(at: end) }
                     }
                     return try recorders.video?.receive(view) ?? false
@@ -163,6 +165,20 @@ final class StreamArchiver: EncodedMediaReceiver {
             recorders.end = min(recorders.end ?? end, end)
             recorders.audio?.stop(at: end)
             recorders.video?.stop(at: end)
+        }
+    }
+
+    /// Where a packet arriving now sits on the archive's timeline (a restarted stream is placed there).
+    private var arrivalOffset: () -> Duration {
+        { [archiveStart] in ContinuousClock.now - archiveStart }
+    }
+
+    /// Writes the audio the recorder's reorder window still holds; call before closing the file.
+    func flush() {
+        do throws(RecordingError) {
+            try recording.withLock { (_) throws(RecordingError) in try recorders.audio?.flush() }
+        } catch {
+            state.withLock { if $0.failure == nil { $0.failure = error } }
         }
     }
 

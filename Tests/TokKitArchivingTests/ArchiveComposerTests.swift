@@ -25,9 +25,9 @@ import TokKitMedia
             self.frequency = frequency
         }
 
-        var latestPicture: VideoFrame? { picture }
+        func picture(at time: Duration) -> VideoFrame? { picture }
 
-        func readAudio(into output: UnsafeMutableBufferPointer<Int16>) -> Bool {
+        func readAudio(into output: UnsafeMutableBufferPointer<Int16>, at time: Duration) -> Bool {
             sample.withLock { n in
                 for i in output.indices {
                     output[i] = Int16(8_000 * sin(2 * Double.pi * frequency * Double(n + i) / 48_000))

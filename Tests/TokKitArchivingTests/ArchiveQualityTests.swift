@@ -25,7 +25,8 @@ import TokKitTesting
 ///   cells at least 30 dB against the source frames they name.
 /// - Flash and beep (``FlashBeepCapturer`` and ``FlashBeepAudioDevice`` on one schedule: a 100 ms white flash and a
 ///   1 kHz beep captured at the same instants, once a second): in the recorded file, each flash's first white
-///   picture and its beep's first loud millisecond at most 40 ms apart (composed mode: a known issue, see there).
+///   picture and its beep's first loud millisecond at most 40 ms apart, in both modes (composed: each stream's audio
+///   and pictures placed by its sender reports, ``ComposedSync``).
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ArchiveQualityTests {
     static let seconds = 10.0
     static let minimumPSNR = 30.0
@@ -156,18 +157,7 @@ import TokKitTesting
         #expect(flashes.count >= 3 && offsets.count == flashes.count,
                 "\(flashes.count) flashes, \(beeps.count) beeps, \(offsets.count) paired")
         for offset in offsets {
-            guard mode == .composed else {
-                #expect(abs(offset) <= Self.maximumOffset, "a flash \(Int((offset * 1000).rounded())) ms after its beep")
-                continue
-            }
-            // Known defect, not fixed yet: the composer shows each stream's newest decoded picture at once but plays
-            // its audio through the 40 ms jitter buffer, pulled period by period, and a late packet's concealment
-            // pushes all later audio back (seen: -38 ms steady, then -118 ms after an underrun). The fix is to
-            // place both by their RTP timestamps mapped through the sender reports (SenderTimeAnchor), choosing the
-            // picture nearest the audio's sender time.
-            withKnownIssue("composed mode: audio/video not yet synchronised by sender reports", isIntermittent: true) {
-                #expect(abs(offset) <= Self.maximumOffset, "a flash \(Int((offset * 1000).rounded())) ms after its beep")
-            }
+            #expect(abs(offset) <= Self.maximumOffset, "a flash \(Int((offset * 1000).rounded())) ms after its beep")
         }
     }
 

@@ -69,7 +69,7 @@ import TokKitRecordingTestSupport
         let lost = try #require(videoPackets.lastIndex { $0.frame == 45 })
         videoPackets.remove(at: lost - 1)
         audioPackets.insert(audioPackets[10], at: 11)  // duplicate
-        audioPackets.swapAt(21, 22)  // packet 20 arrives after 21: too late, dropped
+        audioPackets.swapAt(21, 22)  // packet 20 arrives after 21: placed by the reorder window
         audioPackets.remove(at: 41)  // packet 40 lost
 
         let writer = try WebMWriter(path: file, configuration: .init(video: .init(), audio: .init()))
@@ -93,6 +93,7 @@ import TokKitRecordingTestSupport
         for packet in audioPackets[a...] {
             try packet.bytes.withUnsafeBytes { _ = try audioRecorder.receive(packet: $0) }
         }
+        try audioRecorder.flush()
         try writer.close()
         print("RTPStreamRecorder: 3 s of 320x240 VP8 + Opus (\(videoPackets.count + audioPackets.count) packets) "
               + "recorded in \(busy) of CPU time in receive calls (debug build)")
@@ -104,15 +105,17 @@ import TokKitRecordingTestSupport
         #expect(assembler.framesLost == 1)
         // Frame 45 is lost, 46-59 cannot be decoded without it and are dropped until the key frame at 60.
         #expect(writer.counters.videoFramesWritten == 75)
-        #expect(writer.counters.audioPacketsWritten == 148)
-        #expect(audioRecorder.timelineCounters.droppedNotAfterPrevious == 2, "the duplicate and the late packet")
+        #expect(writer.counters.audioPacketsWritten == 149, "all but the lost one")
+        #expect(audioRecorder.timelineCounters.droppedNotAfterPrevious == 1, "the duplicate")
+        #expect(audioRecorder.reorderCounters?.gapsFilled == 1 && audioRecorder.reorderCounters?.gapsGivenUp == 1,
+                "packet 20 placed, packet 40 given up: \(String(describing: audioRecorder.reorderCounters))")
         #expect(writer.counters.droppedTotal == 0)
 
         let probe = try MediaTools.probe(file)
         #expect(probe.video?.codecName == "vp8" && probe.audio?.codecName == "opus")
         #expect(probe.video?.width == 320 && probe.video?.height == 240)
         #expect(probe.video?.frames == 75)
-        #expect(probe.audio?.packets == 148)
+        #expect(probe.audio?.packets == 149)
         let duration = try #require(probe.duration)
         #expect(abs(duration - 3) <= 0.3, "duration \(duration) s")
         let decoded = try MediaTools.decode(file)
@@ -153,5 +156,50 @@ import TokKitRecordingTestSupport
         #expect(abs(duration - 3.33) <= 0.1, "duration \(duration) s")
         let decoded = try MediaTools.decode(file)
         #expect(decoded.status == 0 && decoded.stderr.isEmpty, "ffmpeg: \(decoded.stderr)")
+    }
+
+    /// The publisher restarts its stream halfway (a new SSRC, timestamps and sequence numbers elsewhere): the
+    /// recorder places the new stream at its arrival instead of 11 hours away, and video waits for a key frame.
+    @Test func aNewSSRCIsPlacedAtItsArrival() throws {
+        let directory = try MediaTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("restart.webm").path
+        let audio = try RecordingTestMedia.encodeTone(count: 100)
+        let first = try Self.audioPackets(Array(audio[0..<50]), timestampBase: 1_000, sequenceBase: 10)
+        var second = try Self.audioPackets(Array(audio[50...]), timestampBase: 0x7000_0000, sequenceBase: 40_000)
+        for i in second.indices { second[i].bytes.replaceSubrange(8..<12, with: [0xDE, 0xAD, 0xBE, 0xEF]) }
+        let video = try RecordingTestMedia.encodeVideo(count: 20, width: 160, height: 120, keyFrames: [10])
+        let videoBefore = try Self.videoPackets(Array(video[0..<5]), timestampBase: 500, sequenceBase: 1)
+        var videoAfter = try Self.videoPackets(Array(video[5...]), timestampBase: 0x6000_0000, sequenceBase: 30_000)
+        for i in videoAfter.indices { videoAfter[i].bytes.replaceSubrange(8..<12, with: [0xDE, 0xAD, 0xBE, 0xEF]) }
+
+        let writer = try WebMWriter(path: file, configuration: .init(video: .init(), audio: .init()))
+        final class Clock { var now = Duration.zero }
+        let clock = Clock()  // the archive's clock, by hand
+        let audioRecorder = try RTPStreamRecorder(media: .opus, writer: writer, startOffset: .zero,
+                                                  arrivalOffset: { clock.now })
+        let videoRecorder = try RTPStreamRecorder(media: .vp8, writer: writer, startOffset: .zero,
+                                                  arrivalOffset: { clock.now })
+        for packet in first { try packet.bytes.withUnsafeBytes { _ = try audioRecorder.receive(packet: $0) } }
+        for packet in videoBefore { try packet.bytes.withUnsafeBytes { _ = try videoRecorder.receive(packet: $0) } }
+        // The first stream ran 1 s; the restarted one arrives at 1.5 s.
+        clock.now = .milliseconds(1_500)
+        var requests = 0
+        for packet in second { try packet.bytes.withUnsafeBytes { _ = try audioRecorder.receive(packet: $0) } }
+        for packet in videoAfter {
+            if try packet.bytes.withUnsafeBytes({ try videoRecorder.receive(packet: $0) }) { requests += 1 }
+        }
+        try audioRecorder.flush()
+        try writer.close()
+
+        #expect(audioRecorder.counters.restarts == 1 && videoRecorder.counters.restarts == 1)
+        #expect(requests >= 1, "the restarted video asks for a key frame")
+        #expect(writer.counters.audioPacketsWritten == 100, "\(writer.counters)")
+        #expect(writer.counters.videoFramesWritten == 15, "frames 0-4, then from the key frame 10: \(writer.counters)")
+        #expect(writer.counters.droppedTotal == 0, "\(writer.counters)")
+        // Audio: 1 s from 0, then 1 s from 1.5 s; video's key frame 10 is 5 frames (1/6 s) after the restarted
+        // stream's first packet, at 1.667 s, its last frame at 1.5 + 14/30 s.
+        let duration = try #require(try MediaTools.probe(file).duration)
+        #expect(abs(duration - 2.5) <= 0.1, "duration \(duration) s")
     }
 }

@@ -1,0 +1,57 @@
+import Testing
+
+@testable import TokKitArchiving
+
+/// The queue of decoded pictures a composed stream shows from, with plain values for pictures.
+@Suite struct PictureQueueTests {
+    /// Due at its arrival.
+    static func arrival(_ entry: PictureQueue<Int>.Entry) -> Duration { entry.arrival }
+
+    @Test func showsTheNewestDuePictureAndReleasesTheOlderOnes() {
+        let queue = PictureQueue<Int>(capacity: 4)
+        #expect(queue.select(at: .seconds(1), due: Self.arrival) == nil, "empty")
+        queue.push(1, timestamp: 0, arrival: .milliseconds(10))
+        queue.push(2, timestamp: 3_000, arrival: .milliseconds(20))
+        queue.push(3, timestamp: 6_000, arrival: .milliseconds(30))
+        #expect(queue.select(at: .milliseconds(25), due: Self.arrival) == 2)
+        #expect(queue.count == 2, "picture 1 released")
+        #expect(queue.select(at: .milliseconds(25), due: Self.arrival) == 2, "shown again until a newer one is due")
+        #expect(queue.select(at: .milliseconds(30), due: Self.arrival) == 3, "due exactly then")
+        #expect(queue.count == 1 && queue.newest == 3)
+    }
+
+    @Test func whenNoneIsDueTheOldestIsShown() {
+        let queue = PictureQueue<Int>(capacity: 4)
+        queue.push(7, timestamp: 0, arrival: .milliseconds(50))
+        queue.push(8, timestamp: 0, arrival: .milliseconds(60))
+        #expect(queue.select(at: .milliseconds(10), due: Self.arrival) == 7)
+        #expect(queue.count == 2, "nothing released")
+    }
+
+    @Test func dueTimesComeFromTheEntriesTimestamps() {
+        let queue = PictureQueue<Int>(capacity: 4)
+        for (n, timestamp) in [(1, UInt32(100)), (2, 200), (3, 300)] { queue.push(n, timestamp: timestamp, arrival: .zero) }
+        let byTimestamp: (PictureQueue<Int>.Entry) -> Duration = { .milliseconds(Int($0.timestamp)) }
+        #expect(queue.select(at: .milliseconds(250), due: byTimestamp) == 2)
+        #expect(queue.select(at: .milliseconds(299), due: byTimestamp) == 2)
+        #expect(queue.select(at: .milliseconds(300), due: byTimestamp) == 3)
+    }
+
+    @Test func aFullQueueDropsItsOldest() {
+        let queue = PictureQueue<Int>(capacity: 2)
+        queue.push(1, timestamp: 0, arrival: .zero)
+        queue.push(2, timestamp: 0, arrival: .zero)
+        queue.push(3, timestamp: 0, arrival: .zero)
+        #expect(queue.count == 2 && queue.overflowed == 1 && queue.newest == 3)
+        #expect(queue.select(at: .seconds(1), due: { _ in .seconds(2) }) == 2, "none due: the oldest left")
+        // Everything due at once: the newest (before sync, the composer shows the newest this way).
+        #expect(queue.select(at: .zero, due: { _ in .zero }) == 3)
+        #expect(queue.count == 1)
+        // Wrapping around the slots keeps the order.
+        for n in 4...9 { queue.push(n, timestamp: 0, arrival: .milliseconds(n)) }
+        #expect(queue.count == 2 && queue.newest == 9)
+        #expect(queue.select(at: .milliseconds(8), due: Self.arrival) == 8)
+        queue.removeAll()
+        #expect(queue.count == 0 && queue.newest == nil && queue.select(at: .seconds(9), due: Self.arrival) == nil)
+    }
+}
