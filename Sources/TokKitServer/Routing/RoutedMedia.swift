@@ -587,8 +587,9 @@ actor RoutedMedia {
         await connection.close()
         guard !orphans.isEmpty, !stopped else { return }
         do throws(JanusError) {
+            // Reaching it to clean up does not end its down period: the moving sessions must not come back to
+            // an instance that just lost them (RoutedMediaPlacement.lostBackoff).
             let (_, admin) = try await connected(index)
-            placement.markReachable(index)
             for room in orphans { try? await admin.destroyRoom(room) }
         } catch {
             logger.notice("janus rooms of a lost session not destroyed", metadata: ["error": "\(error)"])
