@@ -39,7 +39,7 @@ actor RoutedMedia {
     }
 
     /// A routed stream's upstream: the publisher's PeerConnection to Janus.
-    private struct Upstream {
+    struct Upstream {
         let sessionID: String
         let connectionID: String
         let upstreamID: String
@@ -47,6 +47,9 @@ actor RoutedMedia {
         var feed: UInt64?
         /// Janus reported the PeerConnection up: subscriptions can be offered.
         var up = false
+        /// The `mid` of the offer's audio, and whether a moderator muted it at Janus (RoutedMedia+Moderation).
+        var audioMid: String?
+        var audioMuted = false
         var watcher: Task<Void, Never>?
     }
 
@@ -64,10 +67,10 @@ actor RoutedMedia {
     }
 
     let configuration: RoutedMediaConfiguration
-    private let logger: Logger
+    let logger: Logger
     private var link: Link = .idle
-    private var rooms: [String: UInt64] = [:]
-    private var upstreams: [String: Upstream] = [:]
+    var rooms: [String: UInt64] = [:]
+    var upstreams: [String: Upstream] = [:]
     private var downstreams: [String: Downstream] = [:]
 
     /// The commands waiting, per TokKit session (lane), and per client connection.
@@ -221,6 +224,8 @@ actor RoutedMedia {
             failUpstream(streamID, upstream, message)
             for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
             await endUpstream(streamID)
+        case let .moderateAudio(streamID, mute):
+            await moderateAudio(streamID, mute: mute)
         case let .subscriptionDeadline(subscriberID):
             guard let downstream = downstreams[subscriberID], downstream.phase == .waiting else { return }
             fail(subscriberID, connectionID: downstream.connectionID,
@@ -250,6 +255,7 @@ actor RoutedMedia {
             let answer = try await publisher.publish(offer: sdp, timeout: timeout)
             guard upstreams[streamID]?.publisher?.handle.id == publisher.handle.id else { return }  // ended meanwhile
             upstream.feed = joined.id
+            upstream.audioMid = Self.audioMid(in: answer)
             let handleID = publisher.handle.id
             upstream.watcher = Task { [weak self] in
                 for await event in publisher.events {
