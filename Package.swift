@@ -239,7 +239,7 @@ let package = Package(
                         .product(name: "Logging", package: "swift-log"),
                     ], swiftSettings: strict),
         .testTarget(name: "TokKitRoutedTests", dependencies: [
-                        "TokKit", "TokKitServer", "TokKitJanus", "TokKitNetworkLab", "TokKitTesting", "TokKitICE",
+                        "TokKit", "TokKitServer", "TokKitJanus", "TokKitNetworkLab", "TokKitTesting", "TokKitICE", "TokKitAudio",
                         "TokKitProtocol", "TokKitChromiumSupport", .product(name: "Logging", package: "swift-log"),
                     ], swiftSettings: strict),
         .testTarget(name: "TokKitICETests", dependencies: ["TokKitICE", "TokKitICETestSupport"], swiftSettings: strict),

@@ -281,14 +281,14 @@ enum RoutedLab {
     /// A client connected to `sessionID` (through the server's address `host`), its peers gathering on the test
     /// process's lab address only.
     static func connect(_ server: TokKitServer, _ sessionID: String, _ lab: NetworkLab,
-                        host: String = "127.0.0.1") async throws -> Session {
+                        host: String = "127.0.0.1", role: Role = .publisher) async throws -> Session {
         var settings = SessionSettings()
         settings.logger.logLevel = .error
         let session = Session(apiKey: apiKey, sessionID: SessionID(sessionID),
                               serverURL: URL(string: "http://\(host):\(server.port ?? 0)")!, settings: settings)
         session.mediaNegotiator = WebRTCNegotiator(
             ice: ICEConfiguration(localAddresses: [lab.testAddress], includesLoopback: false))
-        let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "").token
+        let token = try await server.issueToken(sessionID: sessionID, role: role, connectionData: "").token
         try await session.connect(token: token)
         return session
     }

@@ -117,6 +117,7 @@ extension SessionRegistry {
         var info = try liveStream(streamID, in: sessionID)
         accepted()
         send(.muteForced(.init(streamID: streamID)), to: info.connectionID)
+        moderateRoutedAudio(streamID, mute: true)
         guard info.hasAudio else { return }
         info.hasAudio = false
         streams[streamID]?.info = info

@@ -50,7 +50,7 @@ actor RoutedMedia {
     }
 
     /// A routed stream's upstream: the publisher's PeerConnection to Janus.
-    private struct Upstream {
+    struct Upstream {
         let sessionID: String
         let connectionID: String
         let upstreamID: String
@@ -58,6 +58,9 @@ actor RoutedMedia {
         var feed: UInt64?
         /// Janus reported the PeerConnection up: subscriptions can be offered.
         var up = false
+        /// The `mid` of the offer's audio, and whether a moderator muted it at Janus (RoutedMedia+Moderation).
+        var audioMid: String?
+        var audioMuted = false
         var watcher: Task<Void, Never>?
         /// Its instance was lost and the session is moving: the publisher's next offer places it on another
         /// instance; this task fails the stream if that offer does not come within ``feedTimeout``.
@@ -83,7 +86,7 @@ actor RoutedMedia {
 
     /// The Janus instances, in configuration order (an instance's index is its identity).
     let instances: [RoutedMediaConfiguration]
-    private let logger: Logger
+    let logger: Logger
     /// One link per instance, by index.
     private var links: [Link]
     /// Whether ``shutdown()`` ran.
@@ -93,8 +96,8 @@ actor RoutedMedia {
     /// The instance each TokKit session is placed on, by session id.
     private var placed: [String: Int] = [:]
     /// The room of each placed session that has one (on its instance), by session id.
-    private var rooms: [String: UInt64] = [:]
-    private var upstreams: [String: Upstream] = [:]
+    var rooms: [String: UInt64] = [:]
+    var upstreams: [String: Upstream] = [:]
     private var downstreams: [String: Downstream] = [:]
 
     /// The commands waiting, per TokKit session (lane), and per client connection.
@@ -273,6 +276,8 @@ actor RoutedMedia {
             guard let upstream = upstreams[streamID], upstream.moving != nil else { return }
             await loseUpstream(streamID, upstream, "the stream's media router instance was lost and its publisher did "
                                + "not offer again within \(Self.feedTimeout)")
+        case let .moderateAudio(streamID, mute):
+            await moderateAudio(streamID, mute: mute)
         case let .subscriptionDeadline(subscriberID):
             guard let downstream = downstreams[subscriberID], downstream.phase == .waiting else { return }
             fail(subscriberID, connectionID: downstream.connectionID,
@@ -288,6 +293,8 @@ actor RoutedMedia {
     private func publish(sessionID: String, streamID: String, upstreamID: String, connectionID: String,
                          sdp: String) async {
         if upstreams[streamID] != nil { await resubscribe(to: streamID) }
+        // A moderator's mute outlives the publisher's handle: a re-offer (a restart, a failover) is muted again.
+        let muted = upstreams[streamID]?.audioMuted ?? false
         await endUpstream(streamID)
         var upstream = Upstream(sessionID: sessionID, connectionID: connectionID, upstreamID: upstreamID)
         upstreams[streamID] = upstream
@@ -302,6 +309,7 @@ actor RoutedMedia {
             let answer = try await publisher.publish(offer: sdp, timeout: timeout(sessionID))
             guard upstreams[streamID]?.publisher?.handle.id == publisher.handle.id else { return }  // ended meanwhile
             upstream.feed = joined.id
+            upstream.audioMid = Self.audioMid(in: answer)
             let handleID = publisher.handle.id
             upstream.watcher = Task { [weak self] in
                 for await event in publisher.events {
@@ -324,6 +332,7 @@ actor RoutedMedia {
             upstreams[streamID] = upstream
             deliver.yield(.negotiation(connectionID: connectionID, streamID: streamID, subscriberID: upstreamID,
                                        kind: .answer, payload: answer))
+            if muted { await moderateAudio(streamID, mute: true) }
         } catch {
             forgetRoomIfGone(error, sessionID: sessionID)
             guard let current = upstreams[streamID], current.upstreamID == upstreamID else { return }  // failed already

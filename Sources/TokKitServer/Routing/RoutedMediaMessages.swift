@@ -20,6 +20,9 @@ enum RoutedMediaCommand: Sendable {
     case streamEnded(streamID: String)
     /// The session ended (expired): its room goes.
     case sessionEnded(sessionID: String)
+    /// A moderator force-muted the stream's audio (`mute` true), or its publisher turned audio back on (false): the
+    /// stream's audio `mid` is muted or unmuted at Janus (VideoRoom `moderate`).
+    case moderateAudio(streamID: String, mute: Bool)
     /// Internal: Janus said the publisher's PeerConnection of `streamID` is up (its feed can be subscribed to).
     case publisherUp(streamID: String, handle: UInt64)
     /// Internal: the publisher handle `handle` of `streamID` lost its media path at Janus (hung up, its room
