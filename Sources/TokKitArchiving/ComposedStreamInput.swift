@@ -21,7 +21,8 @@ import TokKitRecording
 /// Audio/video sync: until the publisher's first RTCP sender reports of both streams arrive (about a second after
 /// the connection came up), audio plays as the jitter buffer delivers it and the newest picture is shown at once.
 /// From then on both are placed by the sender's clock through a ``ComposedSync`` chosen at that period: the newest
-/// audio packet plays ``ComposedSync/defaultDelay`` after its arrival; each period plays the samples its RTP
+/// audio packet plays ``ComposedSync/defaultDelay`` after its arrival (the anchor then follows the sender's clock
+/// drift a millisecond per period once it is 30 ms off, pictures with it); each period plays the samples its RTP
 /// timestamps put there (decoded audio that comes too late is skipped, a gap is silence or concealment, so later
 /// audio never moves back); each picture is shown when the audio captured at the same instant is mixed (its
 /// video RTP timestamp mapped through both sender reports). A decoded Opus sample lags its packet's RTP timestamp by
@@ -92,8 +93,8 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
         /// Placement by the sender's clock, once its reports are known.
         var sync: ComposedSync?
         init() {
-            // Up to 240 ms held: packets are taken by their timestamps once synchronised, up to the common delay
-            // (80 ms) plus a burst, and no sooner.
+            // Up to 240 ms held, before and after sync: once synchronised packets are taken by their timestamps, up
+            // to the common delay (80 ms, ± the 30 ms the anchor may drift) plus a burst, and no sooner.
             jitter = try? AudioJitterBuffer(AudioJitterBuffer.Configuration(maximumDelay: .milliseconds(240)))
             decoder = try? OpusDecoder(sampleRate: 48_000, channels: 1)
             pcm.initialize(repeating: 0)
@@ -270,6 +271,10 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
             let side = audioSide
             if side.sync == nil, reportsKnown, let newest = side.newestTimestamp {
                 side.sync = ComposedSync(at: time, newestAudio: newest, arrival: side.newestArrival)
+            }
+            guard side.sync != nil else { return readNext(side, into: output) }
+            if let newest = side.newestTimestamp {  // follows the sender's clock drift (a millisecond at a time)
+                side.sync?.follow(at: time, newestAudio: newest, arrival: side.newestArrival)
             }
             guard let sync = side.sync else { return readNext(side, into: output) }
             return readPlaced(side, into: output, from: sync.audioTimestamp(at: time))

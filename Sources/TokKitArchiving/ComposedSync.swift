@@ -5,9 +5,13 @@ import TokKitRecording
 /// instant is mixed and shown at the same archive time (the principle individual archives follow through
 /// ``SenderTimeAnchor``).
 ///
-/// The anchor: audio RTP timestamp ``audioTimestamp`` is played at archive time ``archiveTime``. It is chosen once
+/// The anchor: audio RTP timestamp ``audioTimestamp`` is played at archive time ``archiveTime``. It is chosen
 /// (``init(at:newestAudio:arrival:delay:)``) from the newest audio packet received: that packet's timestamp is
-/// played `delay` after it arrived, so the audio has `delay` to cover the network's jitter. From then on:
+/// played `delay` after it arrived, so the audio has `delay` to cover the network's jitter. The sender's sound card
+/// drifts against the archive's clock (browsers: tens of ppm), so the anchor then follows it slowly
+/// (``follow(at:newestAudio:arrival:delay:)``, every period): when the newest packet's place drifts more than
+/// ``driftBound`` from `delay` after its arrival, the anchor moves ``driftStep`` per period (a millisecond of audio
+/// skipped or a millisecond of silence) until it is within ``settledBound`` again. From then on:
 /// - the audio period starting at archive time `t` plays the samples from ``audioTimestamp(at:)`` on (48 kHz), so
 ///   audio keeps its place by its RTP timestamps: a lost or late packet becomes a gap (concealed), never a push back;
 /// - a picture of video RTP timestamp `v` is due at ``videoTime(of:audio:video:)``: the anchor's sender time
@@ -27,10 +31,21 @@ struct ComposedSync: Hashable, Sendable {
     /// The furthest a picture is moved from its arrival by the sender reports.
     static let maximumPictureShift: Duration = .seconds(1)
 
+    /// How far (in 48 kHz ticks) the anchor may drift from the newest packet's arrival before it is moved: 30 ms,
+    /// well above a period's arrival jitter, well within the common delay.
+    static let driftBound: Int = 1_440
+    /// Once moving, the anchor moves until it is this close (5 ms).
+    static let settledBound: Int = 240
+    /// How far the anchor moves per period while it follows the sender's clock: 1 ms, 48 ticks (100 ppm of drift is
+    /// 0.1 ms per second, caught up in a fraction of the time it takes to build up).
+    static let driftStep: Int = 48
+
     /// The archive time ``audioTimestamp`` plays at.
     let archiveTime: Duration
     /// The audio RTP timestamp played at ``archiveTime``.
-    let audioTimestamp: UInt32
+    private(set) var audioTimestamp: UInt32
+    /// Whether the anchor is being moved towards the newest packet's place (until within ``settledBound``).
+    private(set) var following = false
 
     /// An anchor given directly.
     init(archiveTime: Duration, audioTimestamp: UInt32) {
@@ -44,6 +59,30 @@ struct ComposedSync: Hashable, Sendable {
     init(at: Duration, newestAudio: UInt32, arrival: Duration, delay: Duration = Self.defaultDelay) {
         archiveTime = at
         audioTimestamp = newestAudio &+ UInt32(truncatingIfNeeded: Self.ticks(at - (arrival + delay)))
+    }
+
+    /// How many ticks the anchor plays ahead (positive: later audio) of where the newest audio packet (RTP
+    /// `newestAudio`, arrived at `arrival`) puts it, for the period starting at `at`.
+    func drift(at: Duration, newestAudio: UInt32, arrival: Duration, delay: Duration = Self.defaultDelay) -> Int {
+        Self.samples(from: Self(at: at, newestAudio: newestAudio, arrival: arrival, delay: delay).audioTimestamp,
+                     to: audioTimestamp(at: at))
+    }
+
+    /// Follows the sender's clock for the period starting at `at` (see the type's comment): moves the anchor by at
+    /// most ``driftStep`` towards where the newest audio packet puts it, once it is more than ``driftBound`` away and
+    /// until it is within ``settledBound``; returns the ticks moved (positive: audio skipped). A drift beyond
+    /// ``maximumAlignment`` is left to the audio placement (which chooses the anchor again).
+    @discardableResult
+    mutating func follow(at: Duration, newestAudio: UInt32, arrival: Duration,
+                         delay: Duration = Self.defaultDelay) -> Int {
+        let drift = drift(at: at, newestAudio: newestAudio, arrival: arrival, delay: delay)
+        guard abs(drift) <= Self.maximumAlignment else { return 0 }
+        if abs(drift) > Self.driftBound { following = true }
+        if following, abs(drift) <= Self.settledBound { following = false }
+        guard following else { return 0 }
+        let step = drift > 0 ? -min(drift, Self.driftStep) : min(-drift, Self.driftStep)
+        audioTimestamp &+= UInt32(bitPattern: Int32(step))
+        return step
     }
 
     /// The audio RTP timestamp of the first sample of the period starting at archive time `at`.
