@@ -179,13 +179,21 @@ final class PublisherMedia: Sendable {
 
     /// Routed streams: encodes video in up to three simulcast layers from now on (``SimulcastLayout``); returns
     /// how many the encode size allows (1 when there is no video pipeline), the number of SSRCs the upstream
-    /// peer must offer. A peer with fewer layers gets the top ones.
+    /// peer must offer. That count then stays for the life of the pipeline whatever size a new capturer brings
+    /// (``VideoEncodeSettings/simulcastLayersExact``). A peer with fewer layers gets the top ones.
     func enableSimulcast() -> Int {
         guard let video = state.withLock({ $0.video }) else { return 1 }
         var count = 1
         try? video.modifySettings { settings in
+            guard !settings.simulcastLayersExact else {  // already announced: keep that count
+                count = settings.simulcastLayers
+                return
+            }
             settings.simulcastLayers = SimulcastLayout.maximumLayers
             count = settings.simulcastLayout.count
+            // From now on exactly that many, whatever size a new capturer brings (one per announced SSRC).
+            settings.simulcastLayers = count
+            settings.simulcastLayersExact = true
         }
         return count
     }
@@ -238,6 +246,9 @@ final class PublisherMedia: Sendable {
             }
         }
     }
+
+    /// What the video encoder encodes now; nil without a video pipeline.
+    var videoSettings: VideoEncodeSettings? { state.withLock { $0.video }?.settings }
 
     /// What the running audio encoder was built with; nil while not running.
     var audioSettings: AudioEncodeSettings? { state.withLock { $0.audio?.settings } }
