@@ -296,6 +296,7 @@ import TokKitTesting
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             for _ in 0..<rounds {
                 try? sender.modifySettings { s in
+                    sched_yield()  // widens the window a separate read and write would leave open
                     switch worker {
                     case 0: s.bitrate += 1
                     case 1: s.framesPerSecond = s.framesPerSecond % 60 + 1
