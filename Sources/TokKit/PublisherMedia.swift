@@ -111,9 +111,15 @@ final class PublisherMedia: Sendable {
         try capture.initCapture()
         do throws(VideoCaptureError) {
             // A capturer's format may settle only in initCapture: encode at that size.
-            var settings = encodeSettings(capture.captureSettings(), contentHint: pipeline.settings.contentHint)
-            settings.simulcastLayers = pipeline.settings.simulcastLayers
-            try? pipeline.update(settings)
+            // One read-modify-write of the size and rate only: the content hint and the simulcast layers are
+            // changed by other queues (setVideoType, enableSimulcast) and must survive.
+            let format = encodeSettings(capture.captureSettings(), contentHint: .none)
+            try? pipeline.modifySettings { settings in
+                settings.width = format.width
+                settings.height = format.height
+                settings.framesPerSecond = format.framesPerSecond
+                settings.bitrate = format.bitrate
+            }
             try capture.startCapture()
         } catch {
             capture.releaseCapture()
@@ -173,13 +179,23 @@ final class PublisherMedia: Sendable {
 
     /// Routed streams: encodes video in up to three simulcast layers from now on (``SimulcastLayout``); returns
     /// how many the encode size allows (1 when there is no video pipeline), the number of SSRCs the upstream
-    /// peer must offer. A peer with fewer layers gets the top ones.
+    /// peer must offer. That count then stays for the life of the pipeline whatever size a new capturer brings
+    /// (``VideoEncodeSettings/simulcastLayersExact``). A peer with fewer layers gets the top ones.
     func enableSimulcast() -> Int {
         guard let video = state.withLock({ $0.video }) else { return 1 }
-        var settings = video.settings
-        settings.simulcastLayers = SimulcastLayout.maximumLayers
-        try? video.update(settings)
-        return settings.simulcastLayout.count
+        var count = 1
+        try? video.modifySettings { settings in
+            guard !settings.simulcastLayersExact else {  // already announced: keep that count
+                count = settings.simulcastLayers
+                return
+            }
+            settings.simulcastLayers = SimulcastLayout.maximumLayers
+            count = settings.simulcastLayout.count
+            // From now on exactly that many, whatever size a new capturer brings (one per announced SSRC).
+            settings.simulcastLayers = count
+            settings.simulcastLayersExact = true
+        }
+        return count
     }
 
     /// Peers attached now.
@@ -201,9 +217,7 @@ final class PublisherMedia: Sendable {
     /// Retunes the encoder for `videoType` (`.screen`: detail over motion).
     func setVideoType(_ videoType: StreamVideoType) {
         guard let video = state.withLock({ $0.video }) else { return }
-        var settings = video.settings
-        settings.contentHint = Self.contentHint(videoType)
-        try? video.update(settings)
+        try? video.modifySettings { $0.contentHint = Self.contentHint(videoType) }
     }
 
     /// Replaces the capturer while published: the old one stops, the new one feeds the same pipeline (same
@@ -232,6 +246,9 @@ final class PublisherMedia: Sendable {
             }
         }
     }
+
+    /// What the video encoder encodes now; nil without a video pipeline.
+    var videoSettings: VideoEncodeSettings? { state.withLock { $0.video }?.settings }
 
     /// What the running audio encoder was built with; nil while not running.
     var audioSettings: AudioEncodeSettings? { state.withLock { $0.audio?.settings } }

@@ -255,7 +255,7 @@ extension Session: SignalingLinkOwner {
             }
             // Preferences set before the server knew the subscription follow its ack.
             if subscriber.hasPreferences {
-                _ = s.link?.send(Self.encode(ClientRequest(subscriber.preferencesMessage(subscriberID))))
+                subscriber.preferencesSender.schedule(session: self, subscriber: subscriber, id: subscriberID)
             }
             let context = MediaNegotiationContext(
                 side: .subscriber, streamID: streamID, subscriberID: subscriberID,

@@ -49,6 +49,8 @@ public final class Subscriber: Sendable {
     private let state: Mutex<State>
     /// The decoders and the peer they receive from.
     let media = SubscriberMedia()
+    /// Sends ``preferredResolution`` and ``preferredFrameRate`` to the server, in order, the latest last.
+    let preferencesSender = SubscriberPreferencesSender()
 
     /// A subscriber for `stream` that is not subscribed yet; ``Session/subscribe(_:)`` starts it.
     ///
@@ -111,7 +113,8 @@ public final class Subscriber: Sendable {
     }
 
     /// The video size this subscriber would like (the SDK's `preferredResolution`); nil: no preference (the full
-    /// size). Settable at any time; sent to the server (Protocol.md 6.3, `subscriberPreferences`). In a routed
+    /// size). Settable at any time; sent to the server (Protocol.md 6.3, `subscriberPreferences`; one request at a
+    /// time, the latest value last; a refusal is reported as ``SubscriberEvent/failed(_:)``). In a routed
     /// session the media router then forwards the largest simulcast layer of the stream that fits inside it (the
     /// smallest when none does), for this subscriber only; in a relayed session it is accepted and changes nothing
     /// (the publisher encodes one size for everyone). Docs/Routing.md, "Simulcast".
@@ -122,7 +125,7 @@ public final class Subscriber: Sendable {
                 s.preferredResolution = newValue
                 return s.preferencesTarget
             }
-            if let (session, id) = target { session.post(preferencesMessage(id)) }
+            if let (session, id) = target { preferencesSender.schedule(session: session, subscriber: self, id: id) }
         }
     }
 
@@ -136,7 +139,7 @@ public final class Subscriber: Sendable {
                 s.preferredFrameRate = newValue
                 return s.preferencesTarget
             }
-            if let (session, id) = target { session.post(preferencesMessage(id)) }
+            if let (session, id) = target { preferencesSender.schedule(session: session, subscriber: self, id: id) }
         }
     }
 

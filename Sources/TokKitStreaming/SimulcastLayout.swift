@@ -30,10 +30,11 @@ public struct SimulcastLayout: Hashable, Sendable {
     public let layers: [Layer]
 
     /// The layers of a `width` × `height` encode at `bitrate` bits per second, at most `maximumLayers` of them
-    /// (clamped to 1...``maximumLayers``).
-    public init(width: Int, height: Int, bitrate: Int, maximumLayers: Int) {
+    /// (clamped to 1...``maximumLayers``); with `exact`, that many whatever the size (a layer below the minimum
+    /// size is made anyway, at least 2x2: a peer that announced that many SSRCs gets a layer on each).
+    public init(width: Int, height: Int, bitrate: Int, maximumLayers: Int, exact: Bool = false) {
         var count = min(max(maximumLayers, 1), Self.maximumLayers)
-        while count > 1 {
+        while count > 1, !exact {
             let scale = 1 << (count - 1)
             if Self.even(width / scale) >= Self.minimumWidth && Self.even(height / scale) >= Self.minimumHeight { break }
             count -= 1
@@ -41,8 +42,8 @@ public struct SimulcastLayout: Hashable, Sendable {
         let shares = Self.split(bitrate, layers: count)
         layers = (0..<count).map { k in
             let scale = 1 << (count - 1 - k)
-            return Layer(width: k == count - 1 ? width : Self.even(width / scale),
-                         height: k == count - 1 ? height : Self.even(height / scale), bitrate: shares[k])
+            return Layer(width: k == count - 1 ? width : max(2, Self.even(width / scale)),
+                         height: k == count - 1 ? height : max(2, Self.even(height / scale)), bitrate: shares[k])
         }
     }
 

@@ -19,6 +19,10 @@ public struct VideoEncodeSettings: Hashable, Sendable {
     /// ``SimulcastLayout``), each from the same converted picture, each sent on its own SSRC to peers that
     /// negotiated them (``PeerConnection/sendVideoLayerRTP(_:payload:timestamp:marker:)``). 1: no simulcast.
     public var simulcastLayers: Int = 1
+    /// Encode exactly ``simulcastLayers`` layers whatever the size, instead of fewer for a small one: set once the
+    /// layer SSRCs were announced (a routed upstream's `a=ssrc-group:SIM`), so that a later smaller size (a new
+    /// capturer) still sends a layer on every SSRC, however small.
+    public var simulcastLayersExact = false
 
     public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, bitrate: Int? = nil,
                 contentHint: VideoContentHint = .none) {
@@ -38,7 +42,8 @@ public struct VideoEncodeSettings: Hashable, Sendable {
 
     /// The layers these settings encode (one unless ``simulcastLayers`` asks for more and the size allows).
     public var simulcastLayout: SimulcastLayout {
-        SimulcastLayout(width: width, height: height, bitrate: bitrate, maximumLayers: simulcastLayers)
+        SimulcastLayout(width: width, height: height, bitrate: bitrate, maximumLayers: simulcastLayers,
+                        exact: simulcastLayersExact)
     }
 
     /// Whether the encoder should use its screen-content tuning.

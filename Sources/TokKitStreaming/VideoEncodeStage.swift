@@ -180,7 +180,7 @@ struct VideoEncodeStage {
     /// The layers of `settings` at the capped bitrate.
     private func layout(_ settings: VideoEncodeSettings) -> SimulcastLayout {
         SimulcastLayout(width: settings.width, height: settings.height, bitrate: target(settings),
-                        maximumLayers: settings.simulcastLayers)
+                        maximumLayers: settings.simulcastLayers, exact: settings.simulcastLayersExact)
     }
 
     /// Sets the encoders to the configured bitrate capped by the peers' lowest estimate (split over the layers).

@@ -105,6 +105,26 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         }
     }
 
+    /// Changes some of the settings in one step: `change` gets the current settings and edits them under the
+    /// pipeline's lock, so concurrent callers that each change a different field (size, content hint, simulcast
+    /// layers) cannot undo one another. Nothing changes when the result is invalid; throws
+    /// ``StreamingError/invalidSettings(_:)`` then. `change` must be quick and must not call back into the pipeline.
+    public func modifySettings(_ change: (inout VideoEncodeSettings) -> Void) throws(StreamingError) {
+        let result: Result<Void, StreamingError> = control.withLock { c in
+            var settings = c.settings
+            change(&settings)
+            do throws(StreamingError) {
+                try settings.validate()
+            } catch {
+                return .failure(error)
+            }
+            c.settings = settings
+            c.settingsGeneration += 1
+            return .success(())
+        }
+        try result.get()
+    }
+
     /// Whether frames are encoded and sent (the publisher's publishVideo). Turning it on forces a keyframe.
     public var isEnabled: Bool {
         get { control.withLock { $0.enabled } }

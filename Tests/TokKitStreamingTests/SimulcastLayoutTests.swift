@@ -33,6 +33,22 @@ import Testing
         #expect(SimulcastLayout(width: 1280, height: 720, bitrate: 1_000_000, maximumLayers: 9).count == 3)
     }
 
+    @Test func anExactCountKeepsEveryLayerWhateverTheSize() {
+        #expect(sizes(SimulcastLayout(width: 240, height: 160, bitrate: 300_000, maximumLayers: 3, exact: true))
+            == ["60x40", "120x80", "240x160"])
+        #expect(sizes(SimulcastLayout(width: 4, height: 2, bitrate: 300_000, maximumLayers: 3, exact: true))
+            == ["2x2", "2x2", "4x2"])
+        // Through the settings: announced three at 640x360, then a capturer of 320x240.
+        var s = VideoEncodeSettings(width: 640, height: 360)
+        s.simulcastLayers = 3
+        s.simulcastLayersExact = true
+        s.width = 320
+        s.height = 240
+        #expect(sizes(s.simulcastLayout) == ["80x60", "160x120", "320x240"])
+        s.simulcastLayersExact = false
+        #expect(s.simulcastLayout.count == 2)
+    }
+
     @Test func aLowTotalKeepsEveryLayerAtItsFloor() {
         // 200_000 / 16 = 12_500 → floor 30_000; × 4 = 50_000; the rest 120_000.
         #expect(SimulcastLayout.split(200_000, layers: 3) == [30_000, 50_000, 120_000])

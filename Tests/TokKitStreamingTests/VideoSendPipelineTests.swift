@@ -287,6 +287,35 @@ import TokKitTesting
         #expect(sender.statistics.keyframeRequests == base + 3 && sender.statistics.keyframeRequestsIgnored == 2)
     }
 
+    /// Four threads each change the settings 2 000 times, one field each (as the publisher's control queue,
+    /// negotiation queue and property setters do); a separate read and write would lose some of the changes.
+    @Test func concurrentSettingsChangesAllSurvive() throws {
+        let sender = try VideoSendPipeline(settings: Self.encoded)
+        defer { sender.close() }
+        let rounds = 2_000
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for _ in 0..<rounds {
+                try? sender.modifySettings { s in
+                    sched_yield()  // widens the window a separate read and write would leave open
+                    switch worker {
+                    case 0: s.bitrate += 1
+                    case 1: s.framesPerSecond = s.framesPerSecond % 60 + 1
+                    case 2: s.simulcastLayers = s.simulcastLayers % SimulcastLayout.maximumLayers + 1
+                    default: s.bitrate += 2
+                    }
+                }
+            }
+        }
+        let settings = sender.settings
+        #expect(settings.bitrate == Self.encoded.bitrate + 3 * rounds)
+        #expect(settings.framesPerSecond == (Self.encoded.framesPerSecond + rounds - 1) % 60 + 1)
+        #expect(settings.simulcastLayers == (1 + rounds - 1) % SimulcastLayout.maximumLayers + 1)
+        #expect(settings.width == Self.encoded.width && settings.height == Self.encoded.height)
+        // An invalid result changes nothing.
+        #expect(throws: StreamingError.self) { try sender.modifySettings { $0.simulcastLayers = 9; $0.bitrate = 1 } }
+        #expect(sender.settings == settings)
+    }
+
     @Test func closeIsIdempotentAndRefusesNewPeers() async throws {
         let sender = try VideoSendPipeline(settings: Self.encoded)
         let peer = try PeerConnection()

@@ -213,6 +213,29 @@ extension LiveServer {
             #expect(await MediaTestKit.audioIdle())
         }
 
+        /// Simulcast announced at 640x360 (three SSRCs), the video type changed, then a capturer of 240x160 (which
+        /// alone would get one layer): the encoder keeps three layers, the new size and the screen tuning.
+        @Test func aNewCapturerKeepsTheAnnouncedLayerCountAndTheVideoType() async throws {
+            try await MediaTestKit.useTone()
+            let media = PublisherMedia()
+            let first = PatternCapturer(width: 640, height: 360, framesPerSecond: 30)
+            try await media.start(.init(capture: first, preview: nil, publishVideo: true, publishAudio: false,
+                                        videoType: .camera, audio: AudioEncodeSettings()))
+            #expect(media.enableSimulcast() == 3)
+            media.setVideoType(.screen)
+            let second = PatternCapturer(width: 240, height: 160, framesPerSecond: 15)
+            media.replaceCapture(with: second)
+            #expect(await eventually { second.isCaptureStarted && media.videoSettings?.width == 240 })
+            let settings = try #require(media.videoSettings)
+            #expect(settings.height == 160 && settings.framesPerSecond == 15 && settings.isScreenContent)
+            #expect(settings.simulcastLayout.layers.map { "\($0.width)x\($0.height)" }
+                == ["60x40", "120x80", "240x160"])
+            #expect(media.enableSimulcast() == 3)
+            media.stop()
+            #expect(await eventually { media.phase == .idle && !second.isCaptureStarted })
+            #expect(await MediaTestKit.audioIdle())
+        }
+
         @Test func screenVideoTypeTunesTheEncoderForDetail() async throws {
             #expect(PublisherMedia.contentHint(.screen) == .detail)
             #expect(PublisherMedia.contentHint(.camera) == .motion)
