@@ -8,11 +8,14 @@ import TokKitMedia
 /// (``frequency`` Hz, peak ``amplitude``) exactly while its ``FlashBeepSchedule`` flashes, the video half being a
 /// ``FlashBeepCapturer`` on the same schedule. It cannot play (rendering is not available).
 ///
-/// Capture runs on a ``PeriodicThread`` named `tk-beep`, one 10 ms period (48 kHz mono) per tick, on a sample clock
-/// as a sound card's: the first period handed over at time `T` holds the samples captured during the 10 ms before
-/// `T` (what TokKit's send pipeline assumes when it stamps them), and sample `k` from then on was captured at
-/// `T - 10 ms + k / 48000 s`, however late a tick runs. A sample is part of the beep when the schedule says its
-/// capture instant is in a flash. Nothing is allocated per period.
+/// Capture runs on a ``PeriodicThread`` named `tk-beep` every 10 ms, on a sample clock as a sound card's: the first
+/// period (480 samples, 48 kHz mono) handed over at time `T` holds the samples captured during the 10 ms before `T`
+/// (what TokKit's send pipeline assumes when it stamps them), and sample `k` from then on was captured at
+/// `T - 10 ms + k / 48000 s`. Like a sound card's buffer, the clock does not wait for a late reader: each tick hands
+/// over every period complete by then (a loaded machine's late ticks would otherwise let the sample clock fall
+/// behind the wall clock, and the beeps with it), at most ``maximumBacklog`` at once; a longer stall loses the
+/// older samples, as an overrun does. A sample is part of the beep when the schedule says its capture instant is
+/// in a flash. Nothing is allocated per period.
 public final class FlashBeepAudioDevice: AudioDevice {
     /// When it beeps.
     public let schedule: FlashBeepSchedule
@@ -42,6 +45,9 @@ public final class FlashBeepAudioDevice: AudioDevice {
     }
 
     deinit { stopCapture() }
+
+    /// Most periods handed over by one late tick (250 ms); older ones are lost, as in a sound card's overrun.
+    public static let maximumBacklog = 25
 
     /// Periods handed to the bus so far.
     public var periodsCaptured: Int { periods.count.load(ordering: .relaxed) }
@@ -75,19 +81,25 @@ public final class FlashBeepAudioDevice: AudioDevice {
             let buffer = SampleBuffer(count: 480)
             c.thread = PeriodicThread(name: "tk-beep", interval: .milliseconds(10)) { [weak self] in
                 guard let self else { return false }
-                let samples = buffer.samples
-                if buffer.start == nil { buffer.start = MonotonicClock.now().nanoseconds - 10_000_000 }
+                let samples = buffer.samples, period = Int64(samples.count)
+                let now = MonotonicClock.now().nanoseconds
+                if buffer.start == nil { buffer.start = now - 10_000_000 }
                 let start = buffer.start ?? 0
-                for i in 0..<samples.count {
-                    let t = Duration.nanoseconds(start + (buffer.captured + Int64(i)) * 1_000_000_000 / 48_000)
-                    guard schedule.isBeeping(at: t) else { samples[i] = 0; continue }
-                    let seconds = (t - schedule.origin).seconds
-                    samples[i] = Int16(amplitude * sin(2 * Double.pi * frequency * seconds))
-                }
-                buffer.captured += Int64(samples.count)
+                // Samples complete by now on the sample clock; a backlog beyond the bound is dropped (overrun).
+                let due = (now - start) * 48_000 / 1_000_000_000
+                buffer.captured = max(buffer.captured, due - Int64(Self.maximumBacklog) * period)
                 let bus = self.control.withLock { $0.bus }
-                bus?.writeCaptureData(UnsafeBufferPointer(samples))
-                periods.count.add(1, ordering: .relaxed)
+                while buffer.captured + period <= due {
+                    for i in 0..<samples.count {
+                        let t = Duration.nanoseconds(start + (buffer.captured + Int64(i)) * 1_000_000_000 / 48_000)
+                        guard schedule.isBeeping(at: t) else { samples[i] = 0; continue }
+                        let seconds = (t - schedule.origin).seconds
+                        samples[i] = Int16(amplitude * sin(2 * Double.pi * frequency * seconds))
+                    }
+                    buffer.captured += period
+                    bus?.writeCaptureData(UnsafeBufferPointer(samples))
+                    periods.count.add(1, ordering: .relaxed)
+                }
                 return true
             }
         }
