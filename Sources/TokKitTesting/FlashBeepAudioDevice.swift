@@ -46,8 +46,10 @@ public final class FlashBeepAudioDevice: AudioDevice {
 
     deinit { stopCapture() }
 
-    /// Most periods handed over by one late tick (250 ms); older ones are lost, as in a sound card's overrun.
-    public static let maximumBacklog = 25
+    /// Most periods handed over by one late tick (80 ms: under the 100 ms drift at which TokKit's send pipeline
+    /// re-anchors its RTP clock, so a catch-up keeps its timestamps); older ones are lost, as in a sound card's
+    /// overrun.
+    public static let maximumBacklog = 8
 
     /// Periods handed to the bus so far.
     public var periodsCaptured: Int { periods.count.load(ordering: .relaxed) }

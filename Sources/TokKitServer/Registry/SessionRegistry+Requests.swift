@@ -197,7 +197,7 @@ extension SessionRegistry {
                 streams[info.id]?.info = info
                 broadcast(.streamPropertyChanged(.init(stream: info, changed: changed)), in: sessionID)
             }
-            if changed.contains(.hasAudio), info.hasAudio { moderateRoutedAudio(info.id, mute: false) }
+            if changed.contains(.hasAudio), info.hasAudio { moderateRoutedAudio(info.id, mute: false, from: id) }
         case let .subscribe(subscribe):
             guard role.maySubscribe else { throw ProtocolError(.unableToSubscribe, "role \(role.rawValue) may not subscribe") }
             let stream = try liveStream(subscribe.streamID, in: sessionID)

@@ -111,8 +111,8 @@ public struct EmbeddedJanusSettings: Sendable, Hashable, Codable {
         guard (0...7).contains(debugLevel) else { throw .configuration("embeddedJanus.debugLevel must be 0...7") }
         // The server's Janus session is kept alive every 25 s (JanusSession): a shorter timeout would end it
         // during any quiet stretch and fail every routed stream on it.
-        guard (30...86_400).contains(sessionTimeout) else {
-            throw .configuration("embeddedJanus.sessionTimeout must be 30...86400 (the server's keepalive is every 25 s)")
+        guard (60...86_400).contains(sessionTimeout) else {
+            throw .configuration("embeddedJanus.sessionTimeout must be 60...86400 (the server's keepalive is every 25 s)")
         }
     }
 }
