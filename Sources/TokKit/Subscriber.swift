@@ -121,11 +121,7 @@ public final class Subscriber: Sendable {
     public var preferredResolution: VideoDimensions? {
         get { state.withLock { $0.preferredResolution } }
         set {
-            let target = state.withLock { s in
-                s.preferredResolution = newValue
-                return s.preferencesTarget
-            }
-            if let (session, id) = target { preferencesSender.schedule(session: session, subscriber: self, id: id) }
+            updatePreferences { $0.preferredResolution = newValue }
         }
     }
 
@@ -135,12 +131,17 @@ public final class Subscriber: Sendable {
     public var preferredFrameRate: Double? {
         get { state.withLock { $0.preferredFrameRate } }
         set {
-            let target = state.withLock { s in
-                s.preferredFrameRate = newValue
-                return s.preferencesTarget
-            }
-            if let (session, id) = target { preferencesSender.schedule(session: session, subscriber: self, id: id) }
+            updatePreferences { $0.preferredFrameRate = newValue }
         }
+    }
+
+    /// Records a preference under the lock and, once subscribed, has the sender send the current preferences.
+    private func updatePreferences(_ change: (inout State) -> Void) {
+        let target = state.withLock { s in
+            change(&s)
+            return s.preferencesTarget
+        }
+        if let (session, id) = target { preferencesSender.schedule(session: session, subscriber: self, id: id) }
     }
 
     /// The `subscriberPreferences` message stating both preferences now; nil when neither is set.
