@@ -246,7 +246,7 @@ let package = Package(
         .testTarget(name: "TokKitSRTPTests", dependencies: ["TokKitSRTP"], swiftSettings: strict),
         .testTarget(name: "TokKitDTLSTests", dependencies: ["TokKitDTLS", "TokKitICE", "TokKitSRTP", "TokKitICETestSupport"], swiftSettings: strict),
         .testTarget(name: "TokKitAudioTests", dependencies: ["TokKitAudio", "TokKitMedia"], swiftSettings: strict),
-        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer", "TokKitPeer", "TokKitStreaming", "TokKitTesting", "TokKitAudio"], swiftSettings: strict),
+        .testTarget(name: "TokKitTests", dependencies: ["TokKit", "TokKitProtocol", "TokKitServer", "TokKitPeer", "TokKitStreaming", "TokKitTesting", "TokKitAudio", "TokKitNetworkLab"], swiftSettings: strict),
         .executableTarget(name: "tokkit-test-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitTesting", .product(name: "Logging", package: "swift-log")],
                           path: "Tests/TokKitTestPeer", swiftSettings: strict),
         .executableTarget(name: "tokkit-lab-peer", dependencies: ["TokKit", "TokKitAudio", "TokKitCapture", "TokKitTesting", .product(name: "Logging", package: "swift-log")],

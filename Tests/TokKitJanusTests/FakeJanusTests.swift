@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import TokKitNetworkLab
 @testable import TokKitJanus
 
 /// JanusConnection against a fake Janus (a small Python WebSocket server on 127.0.0.1) that sends what a real one
@@ -239,13 +239,8 @@ import Testing
         process.arguments = ["-c", Self.muteScript, String(port)]
         let output = Pipe()
         process.standardOutput = output
-        let keepalives = Mutex(0)
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil; return }
-            keepalives.withLock { $0 += data.count(where: { $0 == UInt8(ascii: "\n") }) }
-        }
         try process.run()
+        let lines = LineCollector(output, name: "fake-janus")
         defer { kill(process.processIdentifier, SIGKILL) }  // SIGTERM may be blocked in the child's signal mask
         var connected: JanusConnection?
         let deadline = ContinuousClock.now + .seconds(10)
@@ -273,10 +268,10 @@ import Testing
         }
         #expect(request == "keepalive")
         // Exactly that many reached the fake (each is counted there before its deadline passes here), none after.
-        let counted = await pollUntil(.seconds(5)) { keepalives.withLock { $0 } >= JanusConnection.maxKeepaliveFailures }
+        let counted = await pollUntil(.seconds(5)) { lines.lines.count >= JanusConnection.maxKeepaliveFailures }
         #expect(counted)
         try await Task.sleep(for: .milliseconds(500))  // five more intervals: a keepalive still running would show
-        #expect(keepalives.withLock { $0 } == JanusConnection.maxKeepaliveFailures)
+        #expect(lines.lines.count == JanusConnection.maxKeepaliveFailures)
         await connection.close()
     }
 }

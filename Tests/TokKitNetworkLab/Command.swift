@@ -21,8 +21,6 @@ public enum Command {
         process.standardError = stderr
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         let output = Collected(), errors = Collected()
-        output.collect(stdout)
-        errors.collect(stderr)
         let outcome: Outcome = await withCheckedContinuation { continuation in
             let once = Once(continuation)
             process.terminationHandler = { p in once.resume(.exited(p.terminationStatus)) }
@@ -30,6 +28,8 @@ public enum Command {
                 once.resume(.notStarted("\(error)"))
                 return
             }
+            output.collect(stdout)
+            errors.collect(stderr)
             if let input {
                 stdin.fileHandleForWriting.write(Data(input.utf8))
                 try? stdin.fileHandleForWriting.close()
@@ -69,17 +69,14 @@ public enum Command {
         }
     }
 
-    /// A pipe's bytes, read to EOF by Foundation's reader.
+    /// A pipe's bytes (the first MiB), read to EOF by a ``PipeReader``.
     private final class Collected: Sendable {
         private let state = Mutex<(data: Data, done: Bool)>((Data(), false))
+        /// Starts reading `pipe` (its writer already running).
         func collect(_ pipe: Pipe) {
-            pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-                let chunk = handle.availableData
-                state.withLock { s in
-                    if chunk.isEmpty { s.done = true } else if s.data.count < 1 << 20 { s.data.append(chunk) }
-                }
-                if chunk.isEmpty { handle.readabilityHandler = nil }
-            }
+            PipeReader.start(pipe, name: "lab-command", chunk: { [self] bytes in
+                state.withLock { s in if s.data.count < 1 << 20 { s.data.append(contentsOf: bytes) } }
+            }, end: { [self] in state.withLock { $0.done = true } })
         }
         /// Everything read, once EOF was seen (bounded: at most 2 s after exit).
         func text() async -> String {

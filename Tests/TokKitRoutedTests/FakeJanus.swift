@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TokKitNetworkLab
 @testable import TokKitJanus
 
 /// A fake Janus for tests of the server's routed side that need Janus to misbehave on purpose, faster and more
@@ -118,27 +119,12 @@ final class FakeJanus: Sendable {
     /// The Python process (killed by ``stop()`` or when the fake is dropped).
     private let pid: Int32
     private let stopped = Mutex(false)
-    private let requests: Requests
+    private let requests: LineCollector
 
     /// The VideoRoom requests received so far, in order (e.g. `join subscriber`, `start`).
-    var seen: [String] { requests.lines.withLock { $0.done } }
+    var seen: [String] { requests.lines }
 
-    /// The lines the fake writes to its standard output, one per request, gathered as they come.
-    private final class Requests: Sendable {
-        let lines = Mutex<(partial: String, done: [String])>(("", []))
-
-        func take(_ data: Data) {
-            lines.withLock { lines in
-                lines.partial += String(decoding: data, as: UTF8.self)
-                while let end = lines.partial.firstIndex(of: "\n") {
-                    lines.done.append(String(lines.partial[..<end]))
-                    lines.partial = String(lines.partial[lines.partial.index(after: end)...])
-                }
-            }
-        }
-    }
-
-    private init(url: String, pid: Int32, requests: Requests) {
+    private init(url: String, pid: Int32, requests: LineCollector) {
         self.url = url
         self.pid = pid
         self.requests = requests
@@ -151,13 +137,9 @@ final class FakeJanus: Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script, String(port), mode.rawValue]
         let output = Pipe()
-        let requests = Requests()
         process.standardOutput = output
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { requests.take(data) }
-        }
         try process.run()
+        let requests = LineCollector(output, name: "fake-janus")
         let fake = FakeJanus(url: "ws://127.0.0.1:\(port)", pid: process.processIdentifier, requests: requests)
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {

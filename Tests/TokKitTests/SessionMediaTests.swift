@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import Testing
+import TokKitNetworkLab
 import TokKitProtocol
 import TokKitServer
 import TokKitTesting
@@ -98,11 +98,11 @@ extension LiveServer {
             process.standardInput = input
             process.standardOutput = output
             try process.run()
-            let lines = LineReader(output.fileHandleForReading)
+            let lines = LineCollector(output, name: "test-peer")
             defer { if process.isRunning { process.terminate() } }
 
-            #expect(await eventually(timeout: .seconds(20)) { lines.all.contains { $0.hasPrefix("published ") } },
-                    "helper said: \(lines.all)")
+            #expect(await eventually(timeout: .seconds(20)) { lines.lines.contains { $0.hasPrefix("published ") } },
+                    "helper said: \(lines.lines)")
             let streams = await rb.wait(for: 1, timeout: .seconds(10)) { $0.streamCreated }
             let stream = try #require(streams.first)
             #expect(stream.name == "test-peer")
@@ -126,8 +126,8 @@ extension LiveServer {
             try input.fileHandleForWriting.close()
             #expect(await eventually { delegate.events.last == "disconnected" }, "\(delegate.events)")
             #expect(await eventually(timeout: .seconds(10)) { !process.isRunning })
-            #expect(!process.isRunning && process.terminationStatus == 0, "helper said: \(lines.all)")
-            #expect(lines.all.contains { $0.hasPrefix("done") })
+            #expect(!process.isRunning && process.terminationStatus == 0, "helper said: \(lines.lines)")
+            #expect(lines.lines.contains { $0.hasPrefix("done") })
             await b.disconnect()
             #expect(await MediaTestKit.audioIdle())
         }
@@ -139,27 +139,4 @@ extension LiveServer {
             return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
         }
     }
-}
-
-/// Collects a pipe's lines on its own (Foundation) reader.
-final class LineReader: Sendable {
-    private let lines = Mutex<[String]>([])
-    private let partial = Mutex<String>("")
-
-    init(_ handle: FileHandle) {
-        handle.readabilityHandler = { [self] h in
-            let data = h.availableData
-            if data.isEmpty { h.readabilityHandler = nil; return }
-            partial.withLock { p in
-                p += String(decoding: data, as: UTF8.self)
-                while let nl = p.firstIndex(of: "\n") {
-                    let line = String(p[..<nl])
-                    p = String(p[p.index(after: nl)...])
-                    lines.withLock { $0.append(line) }
-                }
-            }
-        }
-    }
-
-    var all: [String] { lines.withLock { $0 } }
 }
