@@ -73,16 +73,17 @@ function preferCodec(transceiver, kind, mimeType) {
 /**
  * The simulcast encodings of a routed upstream's video of `width` x `height` (Docs/Routing.md, "Simulcast"): the
  * layers the session server assumes for the stream's announced size (TokKit's own rule, `SimulcastLayout`): W x H,
- * W/2 x H/2 and W/4 x H/4, a layer under 160 x 90 left out. Listed full size first with the rids Janus 1.1.2 reads
- * in that order by default ("hml": the first rid is its substream 2, the last its substream 0). Each layer's
- * `maxBitrate` grows with its pixels (about 1.6 bit per pixel per second, 100 kb/s at least, 2 Mb/s at most); all
- * three fit under the room's 2.5 Mb/s cap. Every encoding is active, so Chromium keeps all of them (its
- * per-resolution layer limit only drops layers above the highest active one).
+ * W/2 x H/2 and W/4 x H/4. Listed full size first with the rids Janus 1.1.2 reads in that order by default ("hml":
+ * the first rid is its substream 2, the last its substream 0). Each layer's `maxBitrate` grows with its pixels
+ * (about 1.6 bit per pixel per second, 100 kb/s at least, 2 Mb/s at most); at 1280x720 the three (1.94 Mb/s) fit
+ * under the room's 2.5 Mb/s cap, above it Janus's REMB caps the sum. Three layers or none: Chromium keeps three
+ * only from 960 x 540 pixels up (below, it left out the last encoding, `l`, at 640x480), and the server would then
+ * take its substreams for the wrong sizes; so a smaller picture, or one whose quarter-size layer would be under
+ * 160 x 90 (the server's rule), gets one encoding (an empty list: no `sendEncodings`).
  */
 export function simulcastEncodings(width, height) {
-  let count = 3;
-  while (count > 1 && (((width >> (count - 1)) & ~1) < 160 || ((height >> (count - 1)) & ~1) < 90)) count -= 1;
-  return ["h", "m", "l"].slice(0, count).map((rid, k) => {
+  if (width * height < 960 * 540 || ((width >> 2) & ~1) < 160 || ((height >> 2) & ~1) < 90) return [];
+  return ["h", "m", "l"].map((rid, k) => {
     const scale = 2 ** k;
     const pixels = (width / scale) * (height / scale);
     const maxBitrate = Math.round(Math.min(2_000_000, Math.max(100_000, pixels * 1.6)));
@@ -217,7 +218,7 @@ class Publisher extends Emitter {
       if (kind === "video" && simulcast) {
         const { width = 0, height = 0 } = track.getSettings();
         const encodings = simulcastEncodings(width, height);
-        if (encodings.length > 1) init.sendEncodings = encodings;
+        if (encodings.length > 0) init.sendEncodings = encodings;
       }
       const transceiver = peer.pc.addTransceiver(track, init);
       preferCodec(transceiver, kind, mime);
