@@ -181,7 +181,8 @@ import TokKitTesting
                 let full = await eventually(timeout: .seconds(30)) {
                     reports().contains { $0.event == "stats" && ($0.frames ?? 0) >= 20 && $0.width == 640 }
                 }
-                #expect(full, "the page did not decode 640x360: \(recorder.texts.suffix(10)); janus:\n\(janus.logTail(20))")
+                let console = recorder.texts.suffix(10)
+                #expect(full, "the page did not decode 640x360: \(console); janus:\n\(janus.logTail(20))")
                 guard full else { return }
 
                 let decoder = JSONDecoder()
