@@ -4,8 +4,10 @@ import TokKitChromiumSupport
 /// The page a lab browser opens from the lab's session server (`--static-dir`): joins with the credentials in its
 /// query string (and `transportPolicy`), publishes the fake camera and microphone (unless `publish=0`), subscribes to every stream, and
 /// reports `TK {json}` console lines: `published`, then every `interval` ms (query, default 500) one `stats` line
-/// per subscription with decoded frames, bytes, freezes, audio packets and concealment, NACKs and the selected
-/// candidate pair's ends.
+/// per subscription with decoded frames and their size, bytes, freezes, audio packets and concealment, NACKs and
+/// the selected candidate pair's ends. Publishing options in the query: `width`, `height`, `fps` (the camera),
+/// `degradation` (the video's degradationPreference), `simulcast=0` (one encoding on a routed upstream). The page
+/// keeps `window.tk = {session, publisher, subscribers}` for tests that drive it (`ChromiumPage.evaluate`).
 public enum LabPage {
     public static let name = "lab.html"
 
@@ -20,6 +22,7 @@ public enum LabPage {
         const session = TokKit.initSession(q.get("apiKey"), q.get("sessionId"),
                                            { iceConfig: { transportPolicy: q.get("transportPolicy") ?? "all" } });
         const subscribers = [];
+        window.tk = { session, publisher: null, subscribers };
         session.on("streamCreated", async ({ stream }) => {
           const video = document.createElement("video");
           video.muted = true;
@@ -31,7 +34,12 @@ public enum LabPage {
         });
         await session.connect(q.get("token"));
         // `publish=0` in the query: a subscriber only.
-        const publisher = q.get("publish") === "0" ? null : await session.publish(null, { audio: true, video: true });
+        const number = (name, fallback) => q.has(name) ? Number(q.get(name)) : fallback;
+        const publisher = q.get("publish") === "0" ? null : await session.publish(null, {
+          audio: true, video: true, width: number("width", 640), height: number("height", 480),
+          frameRate: number("fps", null), degradationPreference: q.get("degradation"),
+          simulcast: q.get("simulcast") !== "0" });
+        window.tk.publisher = publisher;
         if (publisher) report("published", { streamId: publisher.streamId });
         const interval = Number(q.get("interval") ?? 500);
         for (let i = 0; i < 600000 / interval; i++) {
@@ -50,12 +58,13 @@ public enum LabPage {
             const stats = await subscriber.getStats();
             const line = { frames: 0, audioPackets: 0, local: "", remote: "", localAddress: "", remoteAddress: "",
                            videoBytes: 0, freezeCount: 0, freezeSeconds: 0, framesSeconds: 0, audioConcealed: 0,
-                           audioSamples: 0, nacksSent: 0, t: performance.now() };
+                           audioSamples: 0, nacksSent: 0, width: 0, height: 0, t: performance.now() };
             for (const s of stats.values()) {
               if (s.type === "inbound-rtp" && s.kind === "video") {
                 Object.assign(line, { frames: s.framesDecoded ?? 0, videoBytes: s.bytesReceived ?? 0,
                                       freezeCount: s.freezeCount ?? 0, freezeSeconds: s.totalFreezesDuration ?? 0,
-                                      framesSeconds: s.totalInterFrameDelay ?? 0, nacksSent: s.nackCount ?? 0 });
+                                      framesSeconds: s.totalInterFrameDelay ?? 0, nacksSent: s.nackCount ?? 0,
+                                      width: s.frameWidth ?? 0, height: s.frameHeight ?? 0 });
               }
               if (s.type === "inbound-rtp" && s.kind === "audio") {
                 Object.assign(line, { audioPackets: s.packetsReceived ?? 0, audioConcealed: s.concealedSamples ?? 0,
@@ -107,6 +116,9 @@ public enum LabPage {
         public var nacksSent: Int?
         public var videoBytesSent: Int?
         public var targetBitrate: Int?
+        /// The last decoded frame's size (`stats`), 0 before the first.
+        public var width: Int?
+        public var height: Int?
         /// The page's clock (performance.now(), ms) when the line was made.
         public var t: Double?
         public var message: String?
@@ -130,6 +142,8 @@ public enum LabPage {
             case nacksSent
             case videoBytesSent
             case targetBitrate
+            case width
+            case height
             case t
             case message
         }

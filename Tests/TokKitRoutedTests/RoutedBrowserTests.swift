@@ -30,7 +30,8 @@ import TokKitTesting
 
             let browserHost = try await lab.addHost("chromium")
             try await LabBrowser.run(in: lab, on: browserHost, secureOrigins: [origin]) { browser in
-                let recorder = try await RoutedLab.openPage(browser, server: server, sessionID: sessionID, origin: origin)
+                let (page, recorder) = try await RoutedLab.openLabPage(browser, server: server, sessionID: sessionID,
+                                                                        origin: origin)
                 let published = await recorder.first(timeout: .seconds(30)) { $0.contains("\"published\"") }
                 let reports = { LabPage.reports(recorder) }
                 #expect(published != nil, "the page did not publish; console: \(recorder.texts.suffix(15))")
@@ -59,6 +60,16 @@ import TokKitTesting
                 #expect(line?.remoteAddress == janus.configuration.mediaAddress, "\(String(describing: line))")
                 #expect(line?.localAddress == browserHost.address, "\(String(describing: line))")
                 #expect(!reports().contains { $0.event == "error" }, "\(recorder.texts.suffix(10))")
+
+                // 640x480 is below the size from which Chromium keeps three simulcast layers: one encoding.
+                let encodings = try await page.evaluate("""
+                    (async () => {
+                      const pc = [...tk.publisher.peerConnections.values()][0];
+                      return [...(await pc.getStats()).values()]
+                        .filter((s) => s.type === "outbound-rtp" && s.kind === "video").length;
+                    })()
+                    """, timeout: .seconds(10))
+                #expect(encodings == "1", "outbound video streams: \(encodings)")
 
                 // At Janus: two publishers (one upstream each, the browser's included) and two subscribers.
                 let status = try #require(await server.routedMediaStatus())

@@ -13,6 +13,9 @@
 // Routed sessions (Protocol.md 6.7): the `publish` ack names the stream's upstream (`subscriberId`); the publisher
 // offers once, on that id, and the media router (Janus) answers (`from: ""`); subscribers answer the router's offers
 // exactly as they answer a publisher's. An `error` 1570 naming a `subscriberId` ends that subscription or upstream.
+// A routed upstream sends VP8 simulcast (rids h, m, l: full, half and quarter size, `simulcastEncodings`); a
+// subscriber's setPreferredResolution / setPreferredFrameRate send `subscriberPreferences` (Protocol.md 6.3), with
+// which the server picks the layer the media router forwards to it.
 
 const PROTOCOL_VERSION = 1;
 const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
@@ -65,6 +68,27 @@ function preferCodec(transceiver, kind, mimeType) {
   const codecs = RTCRtpSender.getCapabilities(kind)?.codecs ?? [];
   const chosen = codecs.filter((c) => c.mimeType.toLowerCase() === mimeType);
   if (chosen.length > 0 && transceiver.setCodecPreferences) transceiver.setCodecPreferences(chosen);
+}
+
+/**
+ * The simulcast encodings of a routed upstream's video of `width` x `height` (Docs/Routing.md, "Simulcast"): the
+ * layers the session server assumes for the stream's announced size (TokKit's own rule, `SimulcastLayout`): W x H,
+ * W/2 x H/2 and W/4 x H/4. Listed full size first with the rids Janus 1.1.2 reads in that order by default ("hml":
+ * the first rid is its substream 2, the last its substream 0). Each layer's `maxBitrate` grows with its pixels
+ * (about 1.6 bit per pixel per second, 100 kb/s at least, 2 Mb/s at most); at 1280x720 the three (1.94 Mb/s) fit
+ * under the room's 2.5 Mb/s cap, above it Janus's REMB caps the sum. Three layers or none: Chromium keeps three
+ * only from 960 x 540 pixels up (below, it left out the last encoding, `l`, at 640x480), and the server would then
+ * take its substreams for the wrong sizes; so a smaller picture, or one whose quarter-size layer would be under
+ * 160 x 90 (the server's rule), gets one encoding (an empty list: no `sendEncodings`).
+ */
+export function simulcastEncodings(width, height) {
+  if (width * height < 960 * 540 || ((width >> 2) & ~1) < 160 || ((height >> 2) & ~1) < 90) return [];
+  return ["h", "m", "l"].map((rid, k) => {
+    const scale = 2 ** k;
+    const pixels = (width / scale) * (height / scale);
+    const maxBitrate = Math.round(Math.min(2_000_000, Math.max(100_000, pixels * 1.6)));
+    return { rid, active: true, scaleResolutionDownBy: scale, maxBitrate };
+  });
 }
 
 /** One RTCPeerConnection for one subscription, with trickle ICE over the session's relay. */
@@ -121,6 +145,7 @@ class Peer {
 class Publisher extends Emitter {
   stream = null; // the Stream once the server created it
   degradationPreference = null; // RTCRtpSendParameters.degradationPreference for the video, or the browser's
+  simulcast = true; // whether a routed upstream sends simulcast (publish option `simulcast`)
   #session;
   #peers = new Map(); // subscriberId → Peer
 
@@ -182,12 +207,20 @@ class Publisher extends Emitter {
     this.#peers.get(subscriberId)?.close();
     const peer = new Peer(this.#session, this.streamId, subscriberId);
     this.#peers.set(subscriberId, peer);
+    // Only a routed upstream is simulcast: a relayed subscriber gets one encoding, as before.
+    const simulcast = subscriberId === this.upstreamId && this.simulcast;
     for (const [kind, track, wanted, mime] of [
       ["audio", this.audioTrack, subscribeToAudio, "audio/opus"],
       ["video", this.videoTrack, subscribeToVideo, "video/vp8"],
     ]) {
       if (!track || !wanted) continue;
-      const transceiver = peer.pc.addTransceiver(track, { direction: "sendonly", streams: [this.mediaStream] });
+      const init = { direction: "sendonly", streams: [this.mediaStream] };
+      if (kind === "video" && simulcast) {
+        const { width = 0, height = 0 } = track.getSettings();
+        const encodings = simulcastEncodings(width, height);
+        if (encodings.length > 0) init.sendEncodings = encodings;
+      }
+      const transceiver = peer.pc.addTransceiver(track, init);
       preferCodec(transceiver, kind, mime);
     }
     let lostTimer = null;
@@ -265,6 +298,11 @@ class Subscriber extends Emitter {
   #session;
   #everConnected = false;
   #lost = false;
+  /** The preferred resolution ({width, height}) or null (OpenTok's `setPreferredResolution`). */
+  preferredResolution = null;
+  /** The preferred frame rate or null (OpenTok's `setPreferredFrameRate`). */
+  preferredFrameRate = null;
+  #preferences = "idle"; // "idle" | "sending" | "changed" (sending, and set again since the request was made)
 
   constructor(session, stream, subscriberId, element) {
     super();
@@ -305,6 +343,59 @@ class Subscriber extends Emitter {
 
   get pc() { return this.peer.pc; }
   getStats() { return this.peer.pc.getStats(); }
+
+  /**
+   * Asks for the simulcast layer that fits `resolution` ({width, height}; null: the full size). In a routed
+   * session the media router then forwards that layer to this subscription only; in a relayed one nothing changes.
+   * Resolves once the server has the latest preferences; a refusal is emitted as `error` ({error}), never thrown.
+   */
+  setPreferredResolution(resolution) {
+    this.preferredResolution = resolution ? { width: resolution.width, height: resolution.height } : null;
+    return this.#sendPreferences();
+  }
+
+  /** The preferred frame rate (null: any). Accepted by the server, no effect yet (no temporal layers). */
+  setPreferredFrameRate(frameRate) {
+    this.preferredFrameRate = frameRate ?? null;
+    return this.#sendPreferences();
+  }
+
+  /**
+   * Sends `subscriberPreferences` one request at a time, as TokKit's SubscriberPreferencesSender: while one is out
+   * a setter only marks the values changed, and they are sent again (as they are then) after its reply, so the
+   * server ends with the latest. A 1430 (too many routed messages) is retried once after 250 ms.
+   */
+  async #sendPreferences() {
+    if (this.#preferences !== "idle") { this.#preferences = "changed"; return this.#preferencesSent; }
+    this.#preferences = "sending";
+    let done;
+    this.#preferencesSent = new Promise((resolve) => { done = resolve; });
+    try {
+      do {
+        this.#preferences = "sending";
+        for (let retried = false; ;) {
+          try {
+            await this.#session._request({ type: "subscriberPreferences", subscriberId: this.subscriberId,
+                                           preferredResolution: this.preferredResolution,
+                                           preferredFrameRate: this.preferredFrameRate });
+          } catch (error) {
+            if (error.code === 1430 && !retried) {
+              retried = true;
+              await new Promise((r) => setTimeout(r, 250));
+              continue;
+            }
+            // Not connected any more or the subscription ended: nothing to report.
+            if (error.code !== 1010 && this.#session._hasSubscriber(this)) this.emit("error", { error });
+          }
+          break;
+        }
+      } while (this.#preferences === "changed");
+    } finally {
+      this.#preferences = "idle";
+      done();
+    }
+  }
+  #preferencesSent = Promise.resolve();
 
   async _negotiation({ kind, payload }) {
     if (kind !== "offer") return this.peer.receive(kind, payload);
@@ -385,18 +476,23 @@ class Session extends Emitter {
 
   /**
    * Captures camera/microphone (getUserMedia) and publishes them. `element`: a <video> (or its id) for the
-   * preview, optional. Resolves with the Publisher once the server created the stream.
+   * preview, optional. Resolves with the Publisher once the server created the stream. `width`, `height`,
+   * `frameRate`: the camera constraints (ideal values). `simulcast` (default true): in a routed session the upstream
+   * sends VP8 simulcast (`simulcastEncodings`); false sends one encoding. Relayed subscriptions never simulcast.
    */
-  async publish(element, { audio = true, video = true, name = "", width = 640, height = 480,
-                           degradationPreference = null } = {}) {
+  async publish(element, { audio = true, video = true, name = "", width = 640, height = 480, frameRate = null,
+                           degradationPreference = null, simulcast = true } = {}) {
     if (this.state !== "connected") throw new TokKitError(1010, "not connected");
     if (typeof element === "string") element = document.getElementById(element);
     const media = await navigator.mediaDevices.getUserMedia({
-      audio: audio, video: video ? { width: { ideal: width }, height: { ideal: height } } : false,
+      audio: audio,
+      video: video ? { width: { ideal: width }, height: { ideal: height },
+                       ...(frameRate ? { frameRate: { ideal: frameRate } } : {}) } : false,
     });
     const publisher = new Publisher(this, media, element ?? null);
     // "maintain-resolution" keeps the camera's size when bandwidth or CPU is short (frames drop instead).
     publisher.degradationPreference = degradationPreference;
+    publisher.simulcast = simulcast;
     if (element) { element.muted = true; element.srcObject = media; }
     const settings = publisher.videoTrack?.getSettings() ?? {};
     const ack = await this._request({
@@ -604,6 +700,9 @@ class Session extends Emitter {
     this.connection = null;
     if (wasConnected) this.emit("sessionDisconnected", { code: event.code });
   }
+
+  /** Whether `subscriber` is still one of this session's subscriptions. */
+  _hasSubscriber(subscriber) { return this.#subscribers.get(subscriber.subscriberId) === subscriber; }
 
   #publisherOf(streamId) {
     for (const p of this.#publishers) if (p.streamId === streamId) return p;
