@@ -8,8 +8,10 @@
 ///
 /// - **Lowering**: a sample (the video's cumulative RTP packets received and lost, about once a second) in which at
 ///   least ``Settings/lossToLower`` of the packets expected were lost, with at least ``Settings/minimumPackets``
-///   expected, sets the ceiling one layer below the current one. Samples within ``Settings/settle`` of a change are
-///   ignored (the loss they count belongs to the layer before).
+///   expected, sets the ceiling one layer below the current one; so does a *stalled* sample, in which those packets
+///   arrived but not one frame was decoded after frames had been (a layer whose keyframes do not get through: their
+///   packets come late, retransmitted, so the loss count stays low while the picture freezes). Samples within
+///   ``Settings/settle`` of a change are ignored (the loss they count belongs to the layer before).
 /// - **Raising (probing)**: after ``hold`` of clean samples (loss at most ``Settings/lossClean``) and as long since
 ///   the last change, the ceiling goes up one layer; a layer at or above the cap lifts the limit. A probe that loses
 ///   packets within ``Settings/probeWindow`` goes back down and doubles ``hold`` (up to ``Settings/maximumHold``), so
@@ -58,7 +60,7 @@ struct SubscriberLayerAdaptation: Sendable {
     private(set) var stopped = false
 
     /// The previous sample's counters.
-    private var last: (received: UInt64, lost: Int64)?
+    private var last: (received: UInt64, lost: Int64, decoded: Int?)?
     /// When the ceiling last changed.
     private var changed: ContinuousClock.Instant?
     /// Since when every sample was clean.
@@ -85,11 +87,13 @@ struct SubscriberLayerAdaptation: Sendable {
         return .limit(nil)
     }
 
-    /// A sample of the video's cumulative packets `received` and `lost` (RFC 3550 A.3) at `now`.
-    mutating func sample(received: UInt64, lost: Int64, at now: ContinuousClock.Instant) -> Action? {
+    /// A sample of the video's cumulative packets `received` and `lost` (RFC 3550 A.3) and, when the video is
+    /// decoded here, its cumulative frames `decoded`, at `now`.
+    mutating func sample(received: UInt64, lost: Int64, decoded: Int? = nil,
+                         at now: ContinuousClock.Instant) -> Action? {
         guard !stopped else { return nil }
         let previous = last
-        last = (received, lost)
+        last = (received, lost, decoded)
         guard let previous, received >= previous.received else {
             cleanSince = nil  // first sample, or new counters (a new peer connection): a new baseline
             return nil
@@ -100,7 +104,8 @@ struct SubscriberLayerAdaptation: Sendable {
         let expected = gotten + missed
         guard expected >= settings.minimumPackets else { return nil }
         let share = Double(missed) / Double(expected)
-        if share >= settings.lossToLower { return lower(at: now) }
+        let stalled = decoded != nil && decoded == previous.decoded && (previous.decoded ?? 0) > 0
+        if share >= settings.lossToLower || stalled { return lower(at: now) }
         guard share <= settings.lossClean else {
             cleanSince = nil
             return nil

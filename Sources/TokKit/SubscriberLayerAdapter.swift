@@ -95,7 +95,10 @@ final class SubscriberLayerAdapter: Sendable {
                 try? await Task.sleep(for: interval)
                 guard let subscriber else { return }
                 guard let track = subscriber.media.peer?.statistics(.video) else { continue }
-                guard let changed = self.sample(received: track.packetsReceived, lost: track.packetsLost) else { return }
+                let decoded = subscriber.media.videoFramesDecoded
+                guard let changed = self.sample(received: track.packetsReceived, lost: track.packetsLost,
+                                                decoded: decoded)
+                else { return }
                 if changed { subscriber.resendPreferences() }
             }
         }
@@ -111,11 +114,11 @@ final class SubscriberLayerAdapter: Sendable {
     }
 
     /// One sample; nil once stopped, else whether the link's ceiling changed.
-    func sample(received: UInt64, lost: Int64) -> Bool? {
+    func sample(received: UInt64, lost: Int64, decoded: Int? = nil) -> Bool? {
         let at = now()
         return state.withLock { s in
             guard s.phase == .sampling else { return nil }
-            return s.machine.sample(received: received, lost: lost, at: at) != nil
+            return s.machine.sample(received: received, lost: lost, decoded: decoded, at: at) != nil
         }
     }
 

@@ -78,7 +78,9 @@ import TokKitTesting
             let decoding = await eventually(timeout: .seconds(15)) {
                 (capped()?.frames ?? 0) >= cappedBefore + 20 && (capped()?.width ?? 640) < 640
             }
-            #expect(decoding, "the capped subscriber stopped decoding: \(describe())")
+            let trace = peer.lines.filter { $0.contains("\"stats\"") }.suffix(40).enumerated()
+                .filter { $0.offset % 4 == 0 }.map(\.element).joined(separator: "\n")
+            #expect(decoding, "the capped subscriber stopped decoding: \(describe()); its last stats lines:\n\(trace)")
             #expect(renderer.snapshot.width == 640, "the clean subscriber's layer changed: \(describe())")
             #expect(renderer.frames >= cleanBefore + 20, "the clean subscriber stopped decoding: \(describe())")
 

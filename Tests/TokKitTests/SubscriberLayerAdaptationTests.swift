@@ -134,6 +134,29 @@ import Testing
         #expect(link.machine.layer == 1)
     }
 
+    @Test func aLayerThatArrivesButNoLongerDecodesIsLowered() {
+        var machine = SubscriberLayerAdaptation()
+        _ = machine.preference(layers: 3, cap: 2)
+        let t0 = ContinuousClock.now
+        func at(_ second: Int) -> ContinuousClock.Instant { t0 + .seconds(second) }
+        // Before the first frame is decoded, packets without frames are the start, not a stall.
+        _ = machine.sample(received: 0, lost: 0, decoded: 0, at: at(0))
+        let starting = machine.sample(received: 100, lost: 0, decoded: 0, at: at(1))
+        #expect(starting == nil)
+        let decoding = machine.sample(received: 200, lost: 0, decoded: 15, at: at(2))
+        #expect(decoding == nil)
+        // Packets keep arriving, nothing lost, not one frame decoded: lowered.
+        let stalled = machine.sample(received: 300, lost: 0, decoded: 15, at: at(3))
+        #expect(stalled == .limit(1))
+        // Without decoding here (nil), the same counters say nothing.
+        var encoded = SubscriberLayerAdaptation()
+        _ = encoded.preference(layers: 3, cap: 2)
+        for second in 0...5 {
+            let action = encoded.sample(received: UInt64(second * 100), lost: 0, decoded: nil, at: at(second))
+            #expect(action == nil)
+        }
+    }
+
     @Test func newCountersStartANewBaseline() {
         var link = Link()
         _ = link.run(5, lossPercent: 0)
