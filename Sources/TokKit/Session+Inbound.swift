@@ -328,6 +328,9 @@ extension Session: SignalingLinkOwner {
         } else {
             return  // the subscription already ended
         }
+        if theirs == nil, m.kind == .offer, m.from.isEmpty {
+            s.subscribers[subscriberID]?.routedOfferArrived()  // routed: the media router offers (6.7)
+        }
         let message = NegotiationMessage(kind: .init(m.kind), payload: m.payload)
         let channel = NegotiationChannel(context: context, session: self)
         withNegotiator { $0.negotiation(context, didReceive: message, channel: channel) }

@@ -51,6 +51,8 @@ public final class Subscriber: Sendable {
     let media = SubscriberMedia()
     /// Sends ``preferredResolution`` and ``preferredFrameRate`` to the server, in order, the latest last.
     let preferencesSender = SubscriberPreferencesSender()
+    /// Lowers a routed subscription's layer to what its downlink carries (and back up).
+    let layerAdapter = SubscriberLayerAdapter()
 
     /// A subscriber for `stream` that is not subscribed yet; ``Session/subscribe(_:)`` starts it.
     ///
@@ -135,18 +137,40 @@ public final class Subscriber: Sendable {
         }
     }
 
+    /// The size this subscriber's downlink limits it to, below its ``preferredResolution``, in a routed session;
+    /// nil when not limited. Once a second a routed subscriber looks at its video's packet loss: when the link cannot
+    /// carry the simulcast layer it gets (loss of 8 % or more), it asks the server for the next smaller layer, and after
+    /// a clean period (6 s, doubling after each attempt that lost packets again, up to 60 s) tries the next larger
+    /// one, never above ``preferredResolution``. Docs/Routing.md, "Simulcast: the downlink lowers the layer".
+    public var bandwidthLimitedResolution: VideoDimensions? { layerAdapter.limit }
+
     /// Records a preference under the lock and, once subscribed, has the sender send the current preferences.
     private func updatePreferences(_ change: (inout State) -> Void) {
-        let target = state.withLock { s in
+        let (target, stream, preferred) = state.withLock { s in
             change(&s)
-            return s.preferencesTarget
+            return (s.preferencesTarget, s.stream.videoDimensions, s.preferredResolution)
         }
+        layerAdapter.update(published: stream, preferred: preferred)
         if let (session, id) = target { preferencesSender.schedule(session: session, subscriber: self, id: id) }
     }
 
-    /// The `subscriberPreferences` message stating both preferences now; nil when neither is set.
+    /// Sends the current preferences again (the downlink's limit changed), once subscribed.
+    func resendPreferences() {
+        if let (session, id) = state.withLock({ $0.preferencesTarget }) {
+            preferencesSender.schedule(session: session, subscriber: self, id: id)
+        }
+    }
+
+    /// The first offer of the media router arrived: the subscription is routed, its layer follows its downlink.
+    func routedOfferArrived() {
+        layerAdapter.start(self)
+    }
+
+    /// The `subscriberPreferences` message stating both preferences now (`preferredResolution` lowered to the
+    /// downlink's limit, if any); nil when neither is set.
     func preferencesMessage(_ id: SubscriberID) -> ClientMessage {
-        let (resolution, rate) = state.withLock { ($0.preferredResolution, $0.preferredFrameRate) }
+        let (preferred, rate) = state.withLock { ($0.preferredResolution, $0.preferredFrameRate) }
+        let resolution = layerAdapter.effectiveResolution(preferred)
         return .subscriberPreferences(.init(subscriberID: id.rawValue, preferredResolution: resolution?.wire,
                                             preferredFrameRate: rate))
     }
@@ -246,7 +270,8 @@ public final class Subscriber: Sendable {
 
     /// Ends the subscription; returns the phase it was in (nil if it had already ended).
     func end() -> Phase? {
-        state.withLock { s in
+        layerAdapter.stop()
+        return state.withLock { s in
             guard s.phase != .ended else { return nil }
             defer {
                 s.phase = .ended

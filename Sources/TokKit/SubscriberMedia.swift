@@ -119,6 +119,13 @@ final class SubscriberMedia: Sendable {
         }?.renderer = renderer
     }
 
+    /// Video frames decoded so far by the current pipeline; nil when video is not decoded here (not wanted, turned
+    /// off, or taken encoded).
+    var videoFramesDecoded: Int? {
+        guard let video = state.withLock({ s in s.videoEnabled ? s.video : nil }) else { return nil }
+        return video.statistics.framesDecoded
+    }
+
     /// The level of the audio being played (0...1); 0 without audio.
     var audioLevel: Float { state.withLock { $0.audio }?.level.level ?? 0 }
 

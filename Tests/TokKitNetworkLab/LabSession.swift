@@ -79,6 +79,11 @@ public struct LabPeer: Sendable {
         public var remote: String?
         public var localAddress: String?
         public var remoteAddress: String?
+        /// The size of the last frame decoded (stats lines).
+        public var width: Int?
+        public var height: Int?
+        /// The width a routed subscription's downlink limits it to (0: not limited).
+        public var limitWidth: Int?
         public var videoLost: Int?
         public var nacksSent: Int?
         public var videoBytes: Int?
