@@ -1,3 +1,4 @@
+import Foundation
 import TokKitProtocol
 
 /// What one round (one media mode, N subscribers) measured over its window.

@@ -7,6 +7,7 @@ import TokKitMedia
 import TokKitNetworkLab
 import TokKitProtocol
 import TokKitServer
+import TokKitTesting
 
 /// The benchmark's run: a lab with Janus on a host of its own, the session server and the publisher in this
 /// process (on the lab's test address), and for each subscriber count a relayed round then a routed one, each
