@@ -73,6 +73,7 @@ struct RoutedBench {
                                                      server: server, port: port, janus: janus)
                         results.append(result)
                         ResultTable.print([result], header: results.count == 1, goal: false)
+                        fflush(nil)  // the rows so far, also when stdout is a file
                     }
                 }
             } catch {
