@@ -218,6 +218,12 @@ let package = Package(
                           dependencies: ["TokKit", "TokKitServer", "TokKitProtocol", "TokKitArchiving", "TokKitAudio", "TokKitTesting",
                                          .product(name: "Logging", package: "swift-log")],
                           path: "Benchmarks/archive-bench", swiftSettings: strict),
+        .executableTarget(name: "routed-bench",
+                          dependencies: ["TokKit", "TokKitServer", "TokKitProtocol", "TokKitJanus", "TokKitICE",
+                                         "TokKitNetworkLab", "TokKitTesting", "TokKitMedia", "TokKitAudio",
+                                         "TokKitRecordingTestSupport",
+                                         .product(name: "Logging", package: "swift-log")],
+                          path: "Benchmarks/routed-bench", swiftSettings: strict),
 
         // MARK: Tests (mirroring Sources)
         .testTarget(name: "TokKitMediaTests", dependencies: ["TokKitMedia", "CYUV"], swiftSettings: strict),

@@ -60,11 +60,11 @@ public struct EmbeddedJanusSettings: Sendable, Hashable, Codable {
             let flags = Int32(bitPattern: entry.pointee.ifa_flags)
             guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
                   flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0 else { continue }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            let printed = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
-                withUnsafePointer(to: inet.pointee.sin_addr) { inet_ntop(AF_INET, $0, &text, socklen_t(text.count)) }
-            }
-            guard printed != nil else { continue }
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            // getnameinfo, not sockaddr_in.sin_addr: in a release build `sockaddr_in` may resolve to NIO's copy of
+            // the C header (CNIOLinux), whose members this module does not import (MemberImportVisibility).
+            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &text, socklen_t(text.count), nil, 0,
+                              NI_NUMERICHOST) == 0 else { continue }
             let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !string.hasPrefix("127.") { return string }
         }
