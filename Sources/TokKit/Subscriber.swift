@@ -139,18 +139,20 @@ public final class Subscriber: Sendable {
 
     /// The size this subscriber's downlink limits it to, below its ``preferredResolution``, in a routed session;
     /// nil when not limited. Once a second a routed subscriber looks at its video's packet loss: when the link cannot
-    /// carry the simulcast layer it gets (loss of 8 % or more), it asks the server for the next smaller layer, and after
+    /// carry the simulcast layer it gets (loss of 8 % or more, or packets arriving while not one frame is decoded),
+    /// it asks the server for the next smaller layer, and after
     /// a clean period (6 s, doubling after each attempt that lost packets again, up to 60 s) tries the next larger
     /// one, never above ``preferredResolution``. Docs/Routing.md, "Simulcast: the downlink lowers the layer".
     public var bandwidthLimitedResolution: VideoDimensions? { layerAdapter.limit }
 
     /// Records a preference under the lock and, once subscribed, has the sender send the current preferences.
     private func updatePreferences(_ change: (inout State) -> Void) {
-        let (target, stream, preferred) = state.withLock { s in
+        let target = state.withLock { s in
             change(&s)
-            return (s.preferencesTarget, s.stream.videoDimensions, s.preferredResolution)
+            // Under this lock, so that the adapter never keeps an older preference than the last one set.
+            layerAdapter.update(published: s.stream.videoDimensions, preferred: s.preferredResolution)
+            return s.preferencesTarget
         }
-        layerAdapter.update(published: stream, preferred: preferred)
         if let (session, id) = target { preferencesSender.schedule(session: session, subscriber: self, id: id) }
     }
 
@@ -163,6 +165,9 @@ public final class Subscriber: Sendable {
 
     /// The first offer of the media router arrived: the subscription is routed, its layer follows its downlink.
     func routedOfferArrived() {
+        state.withLock { s in
+            layerAdapter.update(published: s.stream.videoDimensions, preferred: s.preferredResolution)
+        }
         layerAdapter.start(self)
     }
 
@@ -294,13 +299,19 @@ public final class Subscriber: Sendable {
     }
 
     /// Applies a stream update. Returns the video reason to report when the effective video changed.
+    /// A new announced size gives the layer adapter new layer sizes; a limit in force is then asked for again in
+    /// the new sizes.
     func update(stream: SessionStream) -> Bool? {
-        state.withLock { s in
-            let before = s.stream.hasVideo
+        let (reason, resized) = state.withLock { s -> (Bool?, Bool) in
+            let before = s.stream
             s.stream = stream
-            guard before != stream.hasVideo, s.subscribeToVideo, s.phase.isActive else { return nil }
-            return stream.hasVideo
+            let resized = before.videoDimensions != stream.videoDimensions
+            if resized { layerAdapter.update(published: stream.videoDimensions, preferred: s.preferredResolution) }
+            guard before.hasVideo != stream.hasVideo, s.subscribeToVideo, s.phase.isActive else { return (nil, resized) }
+            return (stream.hasVideo, resized)
         }
+        if resized, layerAdapter.limit != nil { resendPreferences() }
+        return reason
     }
 }
 

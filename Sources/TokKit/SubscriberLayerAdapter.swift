@@ -13,14 +13,17 @@ import TokKitStreaming
 /// does not adapt.
 ///
 /// ## Threading
-/// Thread-safe: one lock-guarded state; the sampling runs in one task per subscriber, which ends within one interval
-/// of ``stop()`` or of the subscriber going away. Nothing here runs per packet.
+/// Thread-safe: one lock-guarded state; the sampling runs in one task per subscriber, which ends when ``stop()``
+/// cancels it (the subscription ended) or within one interval of the subscriber going away. Nothing here runs per
+/// packet. Lock order: the subscriber's lock, then this one (``update(published:preferred:)`` is called under it).
 final class SubscriberLayerAdapter: Sendable {
     private struct State {
         var machine: SubscriberLayerAdaptation
         /// The stream's layer sizes, smallest first (empty: unknown, no adaptation).
         var sizes: [VideoDimensions] = []
         var phase = Phase.idle
+        /// The sampling task, from ``start(_:)`` until it ends.
+        var task: Task<Void, Never>?
     }
 
     /// Where the adapter is in its life.
@@ -86,14 +89,16 @@ final class SubscriberLayerAdapter: Sendable {
         }
     }
 
-    /// Starts sampling `subscriber`'s video (once; not after ``stop()``).
+    /// Starts sampling `subscriber`'s video (once; not after ``stop()``). The subscriber has handed over its stream's
+    /// size and its preference (``update(published:preferred:)``, under its own lock) before.
     func start(_ subscriber: Subscriber) {
         guard begin() else { return }
-        update(published: subscriber.stream.videoDimensions, preferred: subscriber.preferredResolution)
-        Task { [weak subscriber, interval] in
+        let task = Task { [weak subscriber, interval] in
             while true {
                 try? await Task.sleep(for: interval)
-                guard let subscriber else { return }
+                // Checked before anything else: a subscription that ended has no peer any more, and an app may keep
+                // its Subscriber for long after.
+                guard self.phase == .sampling, let subscriber else { return }
                 guard let track = subscriber.media.peer?.statistics(.video) else { continue }
                 let decoded = subscriber.media.videoFramesDecoded
                 guard let changed = self.sample(received: track.packetsReceived, lost: track.packetsLost,
@@ -102,7 +107,15 @@ final class SubscriberLayerAdapter: Sendable {
                 if changed { subscriber.resendPreferences() }
             }
         }
+        let stopped = state.withLock { s in
+            s.task = task
+            return s.phase == .stopped
+        }
+        if stopped { task.cancel() }
     }
+
+    /// The sampling task, once started (it ends within one interval of ``stop()``, at once when cancelled).
+    var samplingTask: Task<Void, Never>? { state.withLock { $0.task } }
 
     /// Moves from idle to sampling; false in any other phase. ``start(_:)`` does it before starting its task.
     func begin() -> Bool {
@@ -122,11 +135,13 @@ final class SubscriberLayerAdapter: Sendable {
         }
     }
 
-    /// The subscription ended: sampling stops (its task ends within one interval).
+    /// The subscription ended: sampling stops (its task is cancelled and ends).
     func stop() {
-        state.withLock { s in
+        let task = state.withLock { s in
             s.phase = .stopped
             s.machine.stop()
+            return s.task
         }
+        task?.cancel()
     }
 }

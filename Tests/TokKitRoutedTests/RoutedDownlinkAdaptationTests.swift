@@ -35,10 +35,11 @@ import TokKitTesting
             // The capped one: a lab peer on a host of its own.
             let host = try await lab.addHost("capped")
             let token = try await server.issueToken(sessionID: sessionID, role: .subscriber, connectionData: "")
+            // The peer stays longer than every wait below together (175 s).
             let peer = try lab.spawn(on: host, [
                 try Built.path("tokkit-lab-peer"), "--server", "http://\(lab.testAddress):\(server.port ?? 0)",
                 "--api-key", RoutedLab.apiKey, "--session", sessionID, "--token", token.token, "--name", "capped",
-                "--no-publish", "--seconds", "150", "--stats-interval", "200",
+                "--no-publish", "--seconds", "240", "--stats-interval", "200",
             ])
             defer { peer.closeInput() }
             func capped() -> LabPeer.Line? {

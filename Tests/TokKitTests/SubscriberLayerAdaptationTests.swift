@@ -1,4 +1,3 @@
-import Synchronization
 import Testing
 
 @testable import TokKit
@@ -181,49 +180,4 @@ import Testing
         #expect(after == nil)
         #expect(link.machine.stopped)
     }
-
-    /// The adapter maps layers to the stream's sizes and asks for the limit's size, never above the preference.
-    @Test func theAdapterAsksForTheLimitedLayersSize() {
-        let clock = TestInstant()
-        let adapter = SubscriberLayerAdapter(now: { clock.now })
-        adapter.update(published: VideoDimensions(width: 640, height: 360), preferred: nil)
-        func tick(_ received: UInt64, _ lost: Int64) -> Bool? {
-            clock.advance(.seconds(1))
-            return adapter.sample(received: received, lost: lost)
-        }
-        #expect(tick(100, 0) == nil, "idle: not sampling before start")
-        // Sampling as `start` would begin it, without its task (driven here).
-        #expect(adapter.begin())
-        #expect(tick(100, 0) == false)
-        #expect(tick(150, 50) == true)
-        #expect(adapter.limit == VideoDimensions(width: 320, height: 180))
-        #expect(adapter.effectiveResolution(nil) == VideoDimensions(width: 320, height: 180))
-        #expect(adapter.effectiveResolution(VideoDimensions(width: 160, height: 90)) == VideoDimensions(width: 160, height: 90),
-                "a preference below the limit is sent as it is")
-        #expect(adapter.effectiveResolution(VideoDimensions(width: 1280, height: 720)) == VideoDimensions(width: 320, height: 180))
-        adapter.update(published: VideoDimensions(width: 640, height: 360), preferred: VideoDimensions(width: 200, height: 200))
-        #expect(adapter.limit == nil, "the preference (160x90) is below the limit: nothing to lower")
-        adapter.stop()
-        #expect(tick(200, 150) == nil)
-        #expect(adapter.phase == .stopped)
-    }
-
-    @Test func aStreamWithoutAnnouncedSizeDoesNotAdapt() {
-        let clock = TestInstant()
-        let adapter = SubscriberLayerAdapter(now: { clock.now })
-        adapter.update(published: nil, preferred: nil)
-        #expect(adapter.begin())
-        for i in 1...10 {
-            clock.advance(.seconds(3))
-            #expect(adapter.sample(received: UInt64(i * 50), lost: Int64(i * 50)) == false)
-        }
-        #expect(adapter.limit == nil)
-    }
-}
-
-/// A time that moves only when told.
-final class TestInstant: Sendable {
-    private let instant = Mutex(ContinuousClock.now)
-    var now: ContinuousClock.Instant { instant.withLock { $0 } }
-    func advance(_ by: Duration) { instant.withLock { $0 += by } }
 }
