@@ -5,7 +5,7 @@ import TokKitMedia
 /// ``FlashBeepSchedule`` and black (luma 16) otherwise, neutral chroma, one per slot. Its audio half is a
 /// ``FlashBeepAudioDevice`` on the same schedule.
 ///
-/// Every frame also carries its slot's place within the flash interval (slot modulo `framesPerFlash`, ``phase``)
+/// Every frame also carries (unless made without `stampsPhase`) its slot's place within the flash interval (slot modulo `framesPerFlash`, ``phase``)
 /// in a band over its top eighth: eight blocks of `width / 8`, bit `k` in block `k`, white for 1 and black for 0
 /// (``phase(inLuma:width:height:)`` reads it back, at any scale). So a recording can tell, for every picture it
 /// shows, which instant it was captured at (the phase and the nearest beep name the slot), not only for a flash's
@@ -30,6 +30,8 @@ public final class FlashBeepCapturer: PacedVideoCapture {
     public let height: Int
     /// When it flashes.
     public let schedule: FlashBeepSchedule
+    /// Whether each frame carries its phase band.
+    public let stampsPhase: Bool
 
     public let pacedCapture = PacedCapture(threadName: "tk-flash", hint: .motion)
     /// Pictures `0..<framesPerFlash` dark, `framesPerFlash + p` white (`p < flashFrames`), each carrying its phase
@@ -39,8 +41,11 @@ public final class FlashBeepCapturer: PacedVideoCapture {
 
     /// A `width` x `height` source flashing on `schedule` (one frame per slot, `schedule.framesPerSecond`).
     /// `width` must hold the eight blocks of the band (at least 16) and `schedule.framesPerFlash` at most 256.
-    public init(width: Int = 320, height: Int = 240, schedule: FlashBeepSchedule) {
+    /// Without `stampsPhase` the frames carry no band: plain white and black, the same picture for every dark slot
+    /// (an encoder sends almost nothing between flashes).
+    public init(width: Int = 320, height: Int = 240, schedule: FlashBeepSchedule, stampsPhase: Bool = true) {
         precondition(width >= 16 && height >= 16 && schedule.framesPerFlash <= 256, "room for the phase band")
+        self.stampsPhase = stampsPhase
         self.width = width
         self.height = height
         self.schedule = schedule
@@ -64,11 +69,11 @@ public final class FlashBeepCapturer: PacedVideoCapture {
     public func initCapture() throws(VideoCaptureError) {
         guard pacedCapture.stage != .started else { return }
         flashes.lastSlot.store(Int.min, ordering: .relaxed)
-        let (width, height, perFlash) = (width, height, schedule.framesPerFlash)
+        let (width, height, perFlash, stampsPhase) = (width, height, schedule.framesPerFlash, stampsPhase)
         frameSource.prepare(format: captureSettings(), count: perFlash + schedule.flashFrames) { picture, luma in
             let flash = picture >= perFlash
             _ = luma.initializeMemory(as: UInt8.self, repeating: flash ? Self.flashLuma : Self.darkLuma)
-            Self.drawPhase(picture % perFlash, into: luma, width: width, height: height)
+            if stampsPhase { Self.drawPhase(picture % perFlash, into: luma, width: width, height: height) }
         }
         pacedCapture.markInitialized()
     }

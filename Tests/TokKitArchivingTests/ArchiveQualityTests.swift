@@ -24,11 +24,12 @@ import TokKitTesting
 ///   their halves): the same format, duration and decode checks, both tones in the mix, and every two-cell picture's
 ///   cells at least 30 dB against the source frames they name.
 /// - Flash and beep (``FlashBeepCapturer`` and ``FlashBeepAudioDevice`` on one schedule: a 100 ms white flash and a
-///   1 kHz beep captured at the same instants, once a second; every picture carries its slot's phase): in the
-///   recorded file, every picture from the first beep on at most 40 ms from the sound captured with it (its phase
-///   after its beep's first loud millisecond, ``PictureSoundOffsets``), in both modes (composed: each stream's audio
-///   and pictures placed by its sender reports, ``ComposedSync``, and each canvas showing the picture nearest its
-///   time). Flashes' first white pictures are still found and printed, as a cross-check.
+///   1 kHz beep captured at the same instants, once a second). Individual mode: each flash's first white picture
+///   and its beep's first loud millisecond at most 40 ms apart (every picture keeps its own time there). Composed
+///   mode (each stream's audio and pictures placed by its sender reports, ``ComposedSync``, each canvas showing the
+///   picture due nearest its time): the source stamps every picture with its slot's phase, and every picture from
+///   the first beep on must be at most 40 ms from the sound captured with it (``PictureSoundOffsets``), not only a
+///   flash's first white picture, which a 15 fps canvas can show only on its 66.7 ms grid.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ArchiveQualityTests {
     static let seconds = 10.0
     static let minimumPSNR = 30.0
@@ -121,7 +122,11 @@ import TokKitTesting
         try AudioDeviceManager.setAudioDevice(FlashBeepAudioDevice(schedule: schedule))
         defer { _ = try? AudioDeviceManager.setAudioDevice(nil) }
         let session = try await fixture.member()
-        let capturer = FlashBeepCapturer(width: 320, height: 240, schedule: schedule)
+        // Individual files keep every picture at its own time, so a flash's first white picture measures the offset
+        // exactly; composed ones show pictures on the canvas's grid, so every picture carries its phase there.
+        // (With the phase band changing every frame, individual runs measured 85-216 ms in 6 of 11 runs on the
+        // loaded machine, against 18-41 ms without: see Archiving.md.)
+        let capturer = FlashBeepCapturer(width: 320, height: 240, schedule: schedule, stampsPhase: mode == .composed)
         try await session.publish(Publisher(name: "flash", videoCapture: capturer))
         let archive = try await fixture.record(mode, seconds: 6)
         await session.disconnect()
@@ -159,6 +164,12 @@ import TokKitTesting
         print("flash-and-beep \(mode): flashes at \(flashes.map { String(format: "%.3f", $0) }), beeps at \(beeps.map { String(format: "%.3f", $0) }), first white picture - beep (ms) \(onsets.map { Int(($0 * 1000).rounded()) })")
         #expect(flashes.count >= 3 && onsets.count == flashes.count,
                 "\(flashes.count) flashes, \(beeps.count) beeps, \(onsets.count) paired")
+        guard mode == .composed else {
+            for onset in onsets {
+                #expect(abs(onset) <= PictureSoundOffsets.limit, "a flash \(Int((onset * 1000).rounded())) ms after its beep")
+            }
+            return
+        }
 
         // Every picture from the first beep to the end measured: its time against its own sound's.
         let firstBeep = try #require(beeps.first, "beeps in the audio")
@@ -170,7 +181,7 @@ import TokKitTesting
         let offsets = PictureSoundOffsets.measure(pictures: pictures, beeps: beeps, schedule: schedule)
         let ms = offsets.map { Int(($0 * 1000).rounded()) }
         print("flash-and-beep \(mode): picture - sound offsets over \(ms.count) pictures (ms): min \(ms.min() ?? 0), median \(ms.isEmpty ? 0 : ms.sorted()[ms.count / 2]), max \(ms.max() ?? 0); all \(ms)")
-        #expect(offsets.count >= Int(3 * (mode == .composed ? 10 : 20.0)), "\(offsets.count) pictures measured")
+        #expect(offsets.count >= 30, "\(offsets.count) pictures measured")
         let outside = zip(pictures, offsets).filter { abs($0.1) > PictureSoundOffsets.limit }
             .map { String(format: "%.0f ms at %.3f s", $0.1 * 1000, $0.0.time) }
         #expect(outside.isEmpty, "\(outside.count) of \(offsets.count) pictures over \(Int(PictureSoundOffsets.limit * 1000)) ms from their sound: \(outside)")
