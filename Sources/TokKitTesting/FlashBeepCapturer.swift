@@ -5,11 +5,11 @@ import TokKitMedia
 /// ``FlashBeepSchedule`` and black (luma 16) otherwise, neutral chroma, one per slot. Its audio half is a
 /// ``FlashBeepAudioDevice`` on the same schedule.
 ///
-/// Every frame also carries (unless made without `stampsPhase`) its slot's place within the flash interval (slot modulo `framesPerFlash`, ``phase``)
-/// in a band over its top eighth: eight blocks of `width / 8`, bit `k` in block `k`, white for 1 and black for 0
-/// (``phase(inLuma:width:height:)`` reads it back, at any scale). So a recording can tell, for every picture it
-/// shows, which instant it was captured at (the phase and the nearest beep name the slot), not only for a flash's
-/// first picture.
+/// Every frame also carries (unless made without `stampsPhase`) its slot's place within the flash interval (slot
+/// modulo `framesPerFlash`, ``phase(ofSlot:schedule:)``) in a band over its top eighth: eight blocks of `width / 8`,
+/// bit `k` in block `k`, white for 1 and black for 0 (``phase(inLuma:width:height:)`` reads it back, at any scale).
+/// So a recording can tell, for every picture it shows, which instant it was captured at (the phase and the nearest
+/// beep name the slot), not only for a flash's first picture.
 ///
 /// Each frame is stamped with the start of the slot it was taken in (a camera stamps its exposure time; this one
 /// exposes at the slot's start), so a flash's first white frame carries exactly the capture time of its beep's
@@ -93,6 +93,7 @@ public final class FlashBeepCapturer: PacedVideoCapture {
 
     /// Writes `phase` (0...255) into the band over the top eighth of a packed luma plane.
     public static func drawPhase(_ phase: Int, into luma: UnsafeMutableRawBufferPointer, width: Int, height: Int) {
+        precondition(width >= 8 && luma.count >= width * height, "a packed width x height plane")
         let block = width / 8
         for row in 0..<(height / 8) {
             for bit in 0..<8 {
@@ -106,6 +107,7 @@ public final class FlashBeepCapturer: PacedVideoCapture {
     /// The phase written in the band of a decoded luma plane (`width` x `height`, rows packed) showing the whole
     /// frame, at any scale: each block judged by its centre.
     public static func phase(inLuma luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int) -> Int {
+        precondition(width >= 8 && luma.count >= width * height, "a packed width x height plane")
         let (block, row) = (width / 8, height / 16)
         var value = 0
         for bit in 0..<8 where luma[row * width + bit * block + block / 2] > 128 { value |= 1 << bit }
