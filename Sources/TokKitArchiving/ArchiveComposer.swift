@@ -171,8 +171,8 @@ final class ArchiveComposer: @unchecked Sendable {
                                                             fps: Double(settings.framesPerSecond)), timestamp: at)
             try CanvasCompositor.clear(canvas)
             // The streams with a picture take the tiles, in the order the streams came, each with its picture
-            // nearest this canvas' time (due at most half a frame after it); the others are heard, not shown.
-            let time = at + clock.frameInterval / 2
+            // nearest this canvas' time; the others are heard, not shown.
+            let time = at
             var count = 0
             for input in inputs where count < CompositionLayout.maximumTiles {
                 guard let picture = input.picture(at: time) else { continue }

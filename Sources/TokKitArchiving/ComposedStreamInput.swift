@@ -233,7 +233,7 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     var latestPicture: VideoFrame? { pictures.withLock { _ in waiting.queue.newest } }
 
     /// The picture to show at `time` (pooled: safe to read until dropped), `nil` before the first: before sync the
-    /// newest; then the newest whose capture instant, mapped through the sender reports, is due by `time` (see the
+    /// newest; then the newest whose capture instant, mapped through the sender reports, is due nearest `time` (see the
     /// type's comment).
     func picture(at time: Duration) -> VideoFrame? {
         let placement = videoPlacement()

@@ -9,7 +9,18 @@ private func core(_ data: gpointer?) -> ICEAgentCore {
 }
 
 /// Datagrams, on the loop thread (STUN is consumed by libnice and never shows up here).
+///
+/// libnice calls this from the dispatch of its socket source. GLib blocks a source that cannot recurse for the
+/// length of each dispatch by taking its descriptor out of the context's poll set and putting it back afterwards,
+/// and each of the two changes writes the context's wakeup eventfd: two `write(2)`s per datagram, then one more
+/// `poll(2)`, a `read(2)` of the eventfd and a whole extra loop iteration (prepare and check of every source) that
+/// finds nothing to do. Nothing here iterates the loop again (the callbacks of this file never run a nested
+/// iteration), so the source is marked as able to recurse the first time it delivers, and its later dispatches skip
+/// the blocking. `g_main_current_source` is the source being dispatched (a thread-local read).
 let niceReceive: NiceAgentRecvFunc = { _, _, _, length, buffer, data in
+    if let source = g_main_current_source(), g_source_get_can_recurse(source) == 0 {
+        g_source_set_can_recurse(source, 1)
+    }
     guard let buffer else { return }
     core(data).deliver(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
 }

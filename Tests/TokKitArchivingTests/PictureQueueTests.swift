@@ -32,9 +32,28 @@ import Testing
         let queue = PictureQueue<Int>(capacity: 4)
         for (n, timestamp) in [(1, UInt32(100)), (2, 200), (3, 300)] { queue.push(n, timestamp: timestamp, arrival: .zero) }
         let byTimestamp: (PictureQueue<Int>.Entry) -> Duration = { .milliseconds(Int($0.timestamp)) }
-        #expect(queue.select(at: .milliseconds(250), due: byTimestamp) == 2)
-        #expect(queue.select(at: .milliseconds(299), due: byTimestamp) == 2)
+        #expect(queue.select(at: .milliseconds(250), due: byTimestamp) == 2, "as near as the next: the one due")
+        #expect(queue.select(at: .milliseconds(251), due: byTimestamp) == 3, "nearer, though not yet due")
+        #expect(queue.count == 1, "picture 2 released")
         #expect(queue.select(at: .milliseconds(300), due: byTimestamp) == 3)
+    }
+
+    @Test func aCanvasSlowerThanItsSourceShowsEachPictureWithinHalfASourceFrame() {
+        // A 30 fps source (pictures due every 33.3 ms, 3 ms behind the canvas's grid) on a 15 fps canvas.
+        let queue = PictureQueue<Int>(capacity: 5)
+        let due: (PictureQueue<Int>.Entry) -> Duration = { .microseconds(Int64($0.timestamp)) }
+        var next = 0
+        for canvas in 0..<30 {
+            let time = Duration.microseconds(Int64(canvas) * 66_667)
+            // Pictures are pushed ahead of their due time, as the composer's audio delay lets them arrive.
+            while next * 33_333 + 3_000 <= Int(canvas) * 66_667 + 80_000 {
+                queue.push(next, timestamp: UInt32(next * 33_333 + 3_000), arrival: .zero)
+                next += 1
+            }
+            let shown = queue.select(at: time, due: due)!
+            let error = abs(Double(shown * 33_333 + 3_000) - Double(canvas) * 66_667)
+            #expect(error <= 16_667, "canvas \(canvas): picture \(shown), \(error) µs from its due time")
+        }
     }
 
     @Test func aFullQueueDropsItsOldest() {
