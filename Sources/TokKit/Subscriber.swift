@@ -299,18 +299,22 @@ public final class Subscriber: Sendable {
     }
 
     /// Applies a stream update. Returns the video reason to report when the effective video changed.
-    /// A new announced size gives the layer adapter new layer sizes; a limit in force is then asked for again in
-    /// the new sizes.
+    /// A new announced size gives the layer adapter new layer sizes; the preferences are sent again when a limit is
+    /// in force (in the new sizes) or the new sizes lifted it.
     func update(stream: SessionStream) -> Bool? {
-        let (reason, resized) = state.withLock { s -> (Bool?, Bool) in
+        let (reason, resend) = state.withLock { s -> (Bool?, Bool) in
             let before = s.stream
             s.stream = stream
-            let resized = before.videoDimensions != stream.videoDimensions
-            if resized { layerAdapter.update(published: stream.videoDimensions, preferred: s.preferredResolution) }
-            guard before.hasVideo != stream.hasVideo, s.subscribeToVideo, s.phase.isActive else { return (nil, resized) }
-            return (stream.hasVideo, resized)
+            var resend = false
+            if before.videoDimensions != stream.videoDimensions {
+                // A limit in force is asked for in the new sizes; one the new sizes lifted is withdrawn.
+                let lifted = layerAdapter.update(published: stream.videoDimensions, preferred: s.preferredResolution)
+                resend = lifted || layerAdapter.limit != nil
+            }
+            guard before.hasVideo != stream.hasVideo, s.subscribeToVideo, s.phase.isActive else { return (nil, resend) }
+            return (stream.hasVideo, resend)
         }
-        if resized, layerAdapter.limit != nil { resendPreferences() }
+        if resend { resendPreferences() }
         return reason
     }
 }

@@ -12,7 +12,7 @@ protocol ComposerInput: AnyObject, Sendable {
     var streamID: StreamID { get }
     /// The decoded I420 picture to show at `time` on the archive's timeline, `nil` before the first (the stream
     /// then takes no tile). Asked once per stream and canvas, times never going back.
-    func picture(at time: Duration) -> VideoFrame?
+    func picture(at time: Duration, lead: Duration) -> VideoFrame?
     /// Fills all of `output` (mono, 48 kHz) with the stream's audio for the period starting at `time` on the
     /// archive's timeline; `false` (nothing written) when it has none. Asked once per period, in order.
     func readAudio(into output: UnsafeMutableBufferPointer<Int16>, at time: Duration) -> Bool
@@ -175,7 +175,7 @@ final class ArchiveComposer: @unchecked Sendable {
             let time = at
             var count = 0
             for input in inputs where count < CompositionLayout.maximumTiles {
-                guard let picture = input.picture(at: time) else { continue }
+                guard let picture = input.picture(at: time, lead: clock.frameInterval / 2) else { continue }
                 pictures[count] = picture
                 streams[count] = input.streamID
                 count += 1

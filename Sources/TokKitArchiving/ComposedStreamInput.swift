@@ -233,13 +233,13 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
     var latestPicture: VideoFrame? { pictures.withLock { _ in waiting.queue.newest } }
 
     /// The picture to show at `time` (pooled: safe to read until dropped), `nil` before the first: before sync the
-    /// newest; then the newest whose capture instant, mapped through the sender reports, is due nearest `time` (see the
-    /// type's comment).
-    func picture(at time: Duration) -> VideoFrame? {
+    /// newest; then the one whose capture instant, mapped through the sender reports, is due nearest `time` and at
+    /// most `lead` after it (``PictureQueue``).
+    func picture(at time: Duration, lead: Duration) -> VideoFrame? {
         let placement = videoPlacement()
         return pictures.withLock { _ in
-            guard let placement else { return waiting.queue.select(at: time) { _ in .zero } }
-            return waiting.queue.select(at: time) { entry in
+            guard let placement else { return waiting.queue.select(at: time, lead: lead) { _ in .zero } }
+            return waiting.queue.select(at: time, lead: lead) { entry in
                 placement.sync.pictureTime(of: entry.timestamp, arrival: entry.arrival,
                                            audio: placement.audio, video: placement.video)
             }

@@ -2,12 +2,14 @@
 /// RTP timestamp and its arrival on the archive's timeline.
 ///
 /// The network thread pushes every decoded picture (the oldest is dropped when all ``capacity`` slots are taken);
-/// the composing thread asks, for each canvas, for the picture due nearest its time (``select(at:due:)``): the
-/// newest whose due time is not after it, or the one after that when its due time is nearer (a picture half a
-/// source frame early is better than one almost a frame late), the older ones being released. The picture chosen
-/// stays at the head, shown again until a newer one is nearer; when none is due yet, the oldest held is shown (the
-/// stream keeps its tile). So a canvas slower than its source (15 fps showing 30 fps) shows each picture at most half
-/// a source frame from its due time, and one at the source's rate shows each picture at its own time.
+/// the composing thread asks, for each canvas, for the picture due nearest its time (``select(at:lead:due:)``): the
+/// newest whose due time is not after it, or the one after that when its due time is nearer and at most `lead`
+/// (half a canvas frame) ahead (a picture a little early is better than one almost a frame late), the older ones
+/// being released. The picture chosen stays at the head, shown again until a newer one is nearer; when none is due
+/// yet, the oldest held is shown (the stream keeps its tile). So a canvas slower than its source (15 fps showing
+/// 30 fps) shows each picture at most half a source frame from its due time, one at the source's rate shows each
+/// picture at its own time, and a source slower than the canvas (a 5 fps screen share) is never shown more than
+/// half a canvas frame early.
 ///
 /// Storage: ``capacity`` slots allocated at init; nothing is allocated per push or select. Generic over the picture
 /// so that it is tested with plain values. Threading: not thread-safe; guard it with a lock (both calls are short).
@@ -54,9 +56,9 @@ final class PictureQueue<Element> {
     var newest: Element? { count == 0 ? nil : slots[(head + count - 1) % capacity]?.element }
 
     /// The picture to show at `time`: the newest whose `due` time is not after `time`, or the next one when it is
-    /// due sooner after `time` than that one was before it (older ones are released); the oldest held when none is
-    /// due yet; `nil` when empty.
-    func select(at time: Duration, due: (Entry) -> Duration) -> Element? {
+    /// due at most `lead` after `time` and sooner than that one was before it (older ones are released); the oldest
+    /// held when none is due yet; `nil` when empty.
+    func select(at time: Duration, lead: Duration, due: (Entry) -> Duration) -> Element? {
         var chosen: Int?
         var chosenDue = Duration.zero
         for i in 0..<count {
@@ -66,7 +68,8 @@ final class PictureQueue<Element> {
         }
         if let newestDue = chosen, newestDue + 1 < count, let next = slots[(head + newestDue + 1) % capacity] {
             let nextDue = due(next)
-            if nextDue > time && nextDue - time < time - chosenDue { chosen = newestDue + 1 }
+            let early = nextDue - time
+            if nextDue > time && early <= lead && early < time - chosenDue { chosen = newestDue + 1 }
         }
         if let chosen {
             for _ in 0..<chosen {

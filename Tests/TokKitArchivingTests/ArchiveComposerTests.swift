@@ -25,7 +25,7 @@ import TokKitMedia
             self.frequency = frequency
         }
 
-        func picture(at time: Duration) -> VideoFrame? { picture }
+        func picture(at time: Duration, lead: Duration) -> VideoFrame? { picture }
 
         func readAudio(into output: UnsafeMutableBufferPointer<Int16>, at time: Duration) -> Bool {
             sample.withLock { n in

@@ -61,6 +61,24 @@ import TokKitProtocol
         #expect(adapter.effectiveResolution(nil) == VideoDimensions(width: 640, height: 360))
     }
 
+    /// A new announced size with fewer layers can lift the limit: `update` says so (the subscriber then sends its
+    /// preferences again, without the limit).
+    @Test func aSmallerAnnouncedSizeCanLiftTheLimit() {
+        let clock = TestInstant()
+        let adapter = SubscriberLayerAdapter(now: { clock.now })
+        adapter.update(published: VideoDimensions(width: 640, height: 360), preferred: nil)
+        #expect(adapter.begin())
+        clock.advance(.seconds(1))
+        #expect(adapter.sample(received: 100, lost: 0) == false)
+        clock.advance(.seconds(1))
+        #expect(adapter.sample(received: 150, lost: 50) == true)
+        #expect(adapter.limit == VideoDimensions(width: 320, height: 180))
+        let lifted = adapter.update(published: VideoDimensions(width: 320, height: 240), preferred: nil)
+        #expect(lifted)
+        #expect(adapter.limit == nil)
+        #expect(adapter.effectiveResolution(nil) == nil)
+    }
+
     /// The sampling task of a routed subscription ends when the subscription ends, although the app keeps the
     /// ``Subscriber`` (it used to wake once a second for as long as the Subscriber lived: without a peer it skipped
     /// the check that ends it).
