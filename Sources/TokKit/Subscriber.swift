@@ -165,7 +165,7 @@ public final class Subscriber: Sendable {
 
     /// The first offer of the media router arrived: the subscription is routed, its layer follows its downlink.
     func routedOfferArrived() {
-        state.withLock { s in
+        state.withLock { s -> Void in
             layerAdapter.update(published: s.stream.videoDimensions, preferred: s.preferredResolution)
         }
         layerAdapter.start(self)
