@@ -30,14 +30,7 @@ func option(_ name: String) -> String? {
     guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
     return arguments[i + 1]
 }
-if NetworkLab.needsPrivateNamespace, ProcessInfo.processInfo.environment["TOKKIT_BENCH_UNSHARED"] == nil {
-    setenv("TOKKIT_BENCH_UNSHARED", "1", 1)
-    let argv = ["/usr/bin/unshare", "-n", "/bin/sh", "-c", "ip link set lo up && exec \"$0\" \"$@\""] + arguments
-    let cArgs = argv.map { strdup($0) } + [nil]
-    execv(argv[0], cArgs)
-    print("network-bench: cannot re-execute under unshare -n (root needed): \(String(cString: strerror(errno)))")
-    exit(1)
-}
+NetworkLab.reexecuteInPrivateNamespaceIfNeeded(program: "network-bench")
 let seconds = min(max(Int(option("--seconds") ?? "") ?? 60, 10), 600)
 let only = option("--only")
 let clock = ContinuousClock()

@@ -6,6 +6,7 @@ import TokKitJanus
 import TokKitMedia
 import TokKitNetworkLab
 import TokKitProtocol
+import TokKitRecordingTestSupport
 import TokKitServer
 import TokKitTesting
 
@@ -100,9 +101,14 @@ struct RoutedBench {
         session.mediaNegotiator = WebRTCNegotiator(
             ice: ICEConfiguration(localAddresses: [lab.testAddress], includesLoopback: false))
         try await session.connect(token: try await server.issueToken(sessionID: sessionID, role: .publisher).token)
-        let capturer = StampedCapturer(width: options.width, height: options.height,
-                                       framesPerSecond: options.framesPerSecond, loop: Self.loop,
-                                       capacity: Int(options.framesPerSecond * Double(options.seconds + 180)))
+        precondition(options.width >= 64 && Self.loop <= StampReader.maximumNumber(sourceWidth: options.width))
+        let log = CaptureLog(capacity: Int(options.framesPerSecond * Double(options.seconds + 180)))
+        let capturer = NumberedPatternCapturer(width: options.width, height: options.height,
+                                               framesPerSecond: options.framesPerSecond, loop: Self.loop) { tick in
+            let now = MonotonicClock.now()
+            log.record(tick: tick, at: now)
+            return (tick, now)
+        }
         let publisher = Publisher(name: "routed-bench", videoCapture: capturer)
         var children: [LabProcess] = []
         func cleanUp() async {
@@ -157,7 +163,7 @@ struct RoutedBench {
                         let at = Duration.nanoseconds(ns)
                         guard at >= t0, at < t1 else { continue }
                         rendered += 1
-                        if let captured = capturer.log.captureTime(of: number, loop: Self.loop, renderedAt: at) {
+                        if let captured = log.captureTime(of: number, loop: Self.loop, renderedAt: at) {
                             latencies.append(Double((at - captured).nanoseconds) / 1e6)
                         }
                     }

@@ -1,8 +1,8 @@
 import Synchronization
 import TokKitMedia
 
-/// A subscriber's renderer: reads the picture number of ``StampedCapturer``'s pattern back from each rendered
-/// frame (the blocks of ``RecordingTestMedia``'s top band, scaled to the received size, so any simulcast layer
+/// A subscriber's renderer: reads the picture number of the publisher's `NumberedPatternCapturer` pattern back from
+/// each rendered frame (the blocks of ``RecordingTestMedia``'s top band, scaled to the received size, so any simulcast layer
 /// reads) and keeps `(number, render time)` pairs until ``drain()`` takes them, in storage reserved up front.
 ///
 /// Called on the subscriber's decode thread; ``drain()`` and ``firstFrame`` from any thread.

@@ -33,14 +33,7 @@ func option(_ name: String) -> String? {
     guard let i = arguments.firstIndex(of: name), i + 1 < arguments.count else { return nil }
     return arguments[i + 1]
 }
-if NetworkLab.needsPrivateNamespace, ProcessInfo.processInfo.environment["TOKKIT_BENCH_UNSHARED"] == nil {
-    setenv("TOKKIT_BENCH_UNSHARED", "1", 1)
-    let argv = ["/usr/bin/unshare", "-n", "/bin/sh", "-c", "ip link set lo up && exec \"$0\" \"$@\""] + arguments
-    let cArgs = argv.map { strdup($0) } + [nil]
-    execv(argv[0], cArgs)
-    print("routed-bench: cannot re-execute under unshare -n (root needed): \(String(cString: strerror(errno)))")
-    exit(1)
-}
+NetworkLab.reexecuteInPrivateNamespaceIfNeeded(program: "routed-bench")
 
 var options = RoutedBench.Options()
 if let list = option("--subscribers") {

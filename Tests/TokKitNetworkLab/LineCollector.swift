@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 
 /// A pipe read to EOF by a ``PipeReader``, kept as lines (at most `capacity`, the oldest dropped).
+///
+/// Threading: any property or method from any thread (one lock); the pipe is read on the reader's own thread.
 public final class LineCollector: Sendable {
     private struct State {
         var lines: [String] = []

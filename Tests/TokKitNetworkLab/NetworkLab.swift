@@ -311,6 +311,20 @@ public final class NetworkLab: Sendable {
         !networkInterfaces().allSatisfy { $0 == "lo" || $0.hasPrefix(prefix) }
     }
 
+    /// For a benchmark's `main`: when ``needsPrivateNamespace``, re-executes this program with its arguments under
+    /// `unshare -n` (with `lo` up) and does not return; prints why and exits 1 when it cannot (root is needed).
+    /// `TOKKIT_BENCH_UNSHARED` marks the re-executed process, so it never loops. Call before any thread starts.
+    public static func reexecuteInPrivateNamespaceIfNeeded(program: String) {
+        guard needsPrivateNamespace, ProcessInfo.processInfo.environment["TOKKIT_BENCH_UNSHARED"] == nil else { return }
+        setenv("TOKKIT_BENCH_UNSHARED", "1", 1)
+        let argv = ["/usr/bin/unshare", "-n", "/bin/sh", "-c", "ip link set lo up && exec \"$0\" \"$@\""]
+            + CommandLine.arguments
+        let cArgs = argv.map { strdup($0) } + [nil]
+        execv(argv[0], cArgs)
+        print("\(program): cannot re-execute under unshare -n (root needed): \(String(cString: strerror(errno)))")
+        exit(1)
+    }
+
     /// The interfaces of this process's network namespace. The lab attaches a link only to a namespace that holds
     /// nothing but `lo` and other labs' links: one `unshare -n` made.
     static func networkInterfaces() -> [String] { TokKitChromiumSupport.networkInterfaces() }

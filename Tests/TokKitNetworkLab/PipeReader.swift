@@ -2,6 +2,8 @@ import Foundation
 
 /// Reads a pipe to EOF with blocking reads on a thread of its own, handing each chunk to a closure.
 ///
+/// Threading: `start` from any thread; `chunk` and then `end` run on the reader's thread, in order.
+///
 /// Never `FileHandle.readabilityHandler`: that arms a libdispatch read source per pipe, and tearing such sources
 /// down while others are armed corrupts libdispatch's epoll bookkeeping on Linux (a SIGSEGV in
 /// `_dispatch_event_loop_drain`; swift-corelibs-foundation #3276, swift-corelibs-libdispatch #949). A CI run of

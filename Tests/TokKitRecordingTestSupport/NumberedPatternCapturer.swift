@@ -19,15 +19,19 @@ public final class NumberedPatternCapturer: PacedVideoCapture {
     public let loop: Int
 
     public let pacedCapture = PacedCapture(threadName: "tk-numbered", hint: .motion)
-    public let frameSource = LoopedPictures()
+    public let frameSource: LoopedPictures
 
-    /// A `width` x `height` source at `framesPerSecond` cycling through `loop` numbered pictures.
-    public init(width: Int = 320, height: Int = 240, framesPerSecond: Double = 30, loop: Int = 120) {
+    /// A `width` x `height` source at `framesPerSecond` cycling through `loop` numbered pictures. `pick` chooses each
+    /// tick's picture and timestamp on the capture thread (``LoopedPictures/Pick``; by default picture `tick`, the
+    /// time of delivery): a benchmark logs capture times there.
+    public init(width: Int = 320, height: Int = 240, framesPerSecond: Double = 30, loop: Int = 120,
+                pick: @escaping LoopedPictures.Pick = { ($0, nil) }) {
         precondition(width >= 64 && height >= 64 && width % 2 == 0 && height % 2 == 0 && loop > 0)
         self.width = width
         self.height = height
         self.framesPerSecond = framesPerSecond
         self.loop = loop
+        frameSource = LoopedPictures(pick: pick)
     }
 
     deinit { stopCapture() }
