@@ -177,8 +177,13 @@ public final class SessionArchiver: Sendable {
             if s.streams.values.contains(where: { $0.archiver.writer.path == path }) {
                 path = "\(directory)/\(Self.fileName(id))-\(s.order.count).webm"
             }
+            // The Opus track's pre-skip (Matroska CodecDelay) is the publisher encoder's lookahead: decoded audio
+            // comes 6.5 ms after its packet's RTP timestamp, and a player takes the delay off every block's time,
+            // so that sound plays with the pictures captured with it.
             let configuration = WebMWriter.Configuration(
-                video: hasVideo && stream.hasVideo ? .init() : nil, audio: hasAudio && stream.hasAudio ? .init() : nil)
+                video: hasVideo && stream.hasVideo ? .init() : nil,
+                audio: hasAudio && stream.hasAudio
+                    ? .init(channels: 1, preSkip: Int(ComposedStreamInput.senderLookahead)) : nil)
             guard configuration.hasVideo || configuration.hasAudio,
                   let writer = try? WebMWriter(path: path, configuration: configuration)
             else { return nil }

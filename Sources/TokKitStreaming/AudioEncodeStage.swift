@@ -1,14 +1,16 @@
 import TokKitCodecs
 import TokKitMedia
 
-/// An ``AudioSendPipeline``'s encoder state: the 20 ms mono accumulator, the RTP timestamp clock, the Opus
-/// encoder and its output buffer, all preallocated; with DTX, whether the encoder is in a pause.
+/// An ``AudioSendPipeline``'s encoder state: the 20 ms mono accumulator, the RTP timestamp clock (each packet
+/// stamped with its first sample's capture instant as ``AudioCaptureClock`` estimates it from the handovers), the
+/// Opus encoder and its output buffer, all preallocated; with DTX, whether the encoder is in a pause.
 ///
 /// Used only under the pipeline's lock (on the capture thread), which is what makes `@unchecked Sendable` sound.
 struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     static let frameLength = AudioSendPipeline.frameLength
-    /// Timestamps are re-anchored to the capture clock when they drift further than this (device stall).
-    static let maximumDrift: UInt32 = 4_800
+    /// How far (in RTP ticks: 5 ms) the running timestamp may be from the capture clock's estimate before a packet
+    /// takes the estimate.
+    static let tolerance: UInt32 = 240
 
     let clockMapping: RTPClockMapping
     private let pcm: UnsafeMutableBufferPointer<Int16>
@@ -16,8 +18,12 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     private let encoder: OpusEncoder
     private let dtx: Bool
     private var filled = 0
-    /// RTP timestamp of the first sample in `pcm`, once anchored.
+    /// RTP timestamp of the next packet if it follows on from the last one (960 later), once the first is stamped.
     private var timestamp: UInt32?
+    /// When each sample handed in was captured.
+    private var captureClock = AudioCaptureClock()
+    /// The index of `pcm`'s first sample among all samples handed in.
+    private var packetStart: Int64 = 0
     /// DTX: the encoder's last frame was silence (a packet of at most 2 bytes, RFC 7587 §3.1.3).
     private var pausing = false
     /// DTX: frames encoded but not sent, because they continued a pause.
@@ -56,13 +62,12 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
 
     /// Appends `samples` (`channels` interleaved, stereo averaged to mono); calls `send` with each complete
     /// encoded packet to send, its RTP timestamp and whether it starts a talkspurt (the RTP marker). When
-    /// `enabled` is false the samples only advance the clock. The capture clock is read once, when the samples are
-    /// handed in: the time spent encoding the first frames of a long write is not a drift of the device.
+    /// `enabled` is false the samples only advance the clock. The clock is read once, when the samples are handed in:
+    /// the time spent encoding the first frames of a long write is not a lateness of the device.
     mutating func write(_ samples: UnsafeBufferPointer<Int16>, channels: Int, enabled: Bool,
                         send: (UnsafeRawBufferPointer, UInt32, Bool) -> Void) {
         let frames = samples.count / channels
-        let now = self.now()
-        if filled == 0 { anchor(pendingFrames: frames, now: now) }
+        captureClock.handOver(frames, at: now())
         var i = 0
         while i < frames {
             let n = min(frames - i, Self.frameLength - filled)
@@ -77,7 +82,7 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
             filled += n
             i += n
             if filled == Self.frameLength {
-                let ts = timestamp ?? clockMapping.timestamp(at: now)
+                let ts = stamp()
                 if enabled, let length = encode() {
                     // With DTX, the first silent frame goes out (the receiver learns the pause began), the
                     // rest are held back, and the first frame after them starts a talkspurt.
@@ -91,23 +96,22 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
                     pausing = silent
                 }
                 timestamp = ts &+ UInt32(Self.frameLength)
+                packetStart += Int64(Self.frameLength)
                 filled = 0
-                if i < frames { anchor(pendingFrames: frames - i, now: now) }
             }
         }
     }
 
-    /// Checks the running timestamp against the capture clock when a packet starts: the first of the
-    /// `pendingFrames` samples about to be written was captured that long before `now` (when they were handed in).
-    private mutating func anchor(pendingFrames: Int, now: Duration) {
-        let age = Duration.microseconds(Int64(pendingFrames) * 1_000_000 / 48_000)
-        let actual = clockMapping.timestamp(at: now - age)
-        guard let expected = timestamp else {
-            timestamp = actual
-            return
-        }
-        let drift = actual &- expected
-        if min(drift, 0 &- drift) > Self.maximumDrift { timestamp = actual }
+    /// The RTP timestamp of the packet in `pcm`: its first sample's capture instant as ``captureClock`` estimates
+    /// it. The running timestamp (960 a packet) is kept while it stays within ``tolerance`` of that, so that
+    /// consecutive packets follow on exactly; otherwise (the first handovers were late, samples were lost in an
+    /// overrun, the device paused) the packet takes the estimate.
+    private func stamp() -> UInt32 {
+        let estimate = captureClock.captureTime(ofSample: packetStart).map { clockMapping.timestamp(at: $0) }
+        guard let running = timestamp else { return estimate ?? 0 }
+        guard let estimate else { return running }
+        let difference = Int32(bitPattern: estimate &- running)
+        return difference.magnitude > Self.tolerance ? estimate : running
     }
 
     /// The loss, in percent, the encoder's in-band FEC is planned for now.

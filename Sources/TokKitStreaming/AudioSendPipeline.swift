@@ -8,9 +8,12 @@ import TokKitPeer
 /// ## Data plane
 /// ``write(_:channels:)`` is called by ``MediaAudioBus`` on the audio device's capture thread, one 10 ms period
 /// at a time (any length works). Samples accumulate in a preallocated 20 ms buffer; each full buffer is
-/// encoded and sent on that same thread (about 0.3 ms of work per 20 ms). RTP timestamps (48 kHz) start from
-/// the capture time of the first sample through ``clockMapping`` and advance by 960 per packet, sent or not
-/// (with ``AudioEncodeSettings/dtx``, silence is mostly not sent). Once a second the Opus in-band FEC is retuned
+/// encoded and sent on that same thread (about 0.3 ms of work per 20 ms). RTP timestamps (48 kHz) are the
+/// capture instants of each packet's first sample through ``clockMapping``, the clock the sender reports map
+/// (``AudioCaptureClock``: estimated from the promptest handover of the last second, so a device handing periods
+/// over late on a loaded machine does not move them), and advance by 960 per packet, sent or not (with
+/// ``AudioEncodeSettings/dtx``, silence is mostly not sent), unless the estimate moves more than 5 ms away (an
+/// overrun lost samples, the device paused). Once a second the Opus in-band FEC is retuned
 /// for the worst loss the receivers report (``OpusLossTuning``). Nothing is allocated per packet.
 ///
 /// ## Control

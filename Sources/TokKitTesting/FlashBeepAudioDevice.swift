@@ -46,10 +46,11 @@ public final class FlashBeepAudioDevice: AudioDevice {
 
     deinit { stopCapture() }
 
-    /// Most periods handed over by one late tick (80 ms: under the 100 ms drift at which TokKit's send pipeline
-    /// re-anchors its RTP clock, so a catch-up keeps its timestamps); older ones are lost, as in a sound card's
-    /// overrun.
-    public static let maximumBacklog = 8
+    /// Most periods handed over by one late tick (500 ms, a sound server's buffer); older ones are lost, as in an
+    /// overrun (TokKit's send pipeline then moves its timestamps on by what was lost, within 0.25 s). Until
+    /// 2026-11-28 it was 80 ms, so a loaded machine's stalls lost samples: a beep's start, and (with the send
+    /// pipeline's clock of then) the timestamps' place for a while.
+    public static let maximumBacklog = 50
 
     /// Periods handed to the bus so far.
     public var periodsCaptured: Int { periods.count.load(ordering: .relaxed) }

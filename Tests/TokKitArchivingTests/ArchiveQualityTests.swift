@@ -24,12 +24,14 @@ import TokKitTesting
 ///   their halves): the same format, duration and decode checks, both tones in the mix, and every two-cell picture's
 ///   cells at least 30 dB against the source frames they name.
 /// - Flash and beep (``FlashBeepCapturer`` and ``FlashBeepAudioDevice`` on one schedule: a 100 ms white flash and a
-///   1 kHz beep captured at the same instants, once a second). Individual mode: each flash's first white picture
-///   and its beep's first loud millisecond at most 40 ms apart (every picture keeps its own time there). Composed
-///   mode (each stream's audio and pictures placed by its sender reports, ``ComposedSync``, each canvas showing the
-///   picture due nearest its time): the source stamps every picture with its slot's phase, and every picture from
+///   1 kHz beep captured at the same instants, once a second; every picture also carries its slot's phase in a band
+///   that changes every frame, so the encoder works as on a real, moving picture). In both modes every picture from
 ///   the first beep on must be at most 40 ms from the sound captured with it (``PictureSoundOffsets``), not only a
-///   flash's first white picture, which a 15 fps canvas can show only on its 66.7 ms grid.
+///   flash's first white picture: a 15 fps canvas (composed) can show a flash only on its 66.7 ms grid, and a
+///   source frame dropped under load (individual) would make a flash's first white picture its second slot's.
+///   Individual files keep every picture at its own time (placed from the audio by the sender reports, the Opus
+///   track's pre-skip taking off the encoder's lookahead); composed ones place each stream's audio and pictures by
+///   its sender reports (``ComposedSync``), each canvas showing the picture due nearest its time.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ArchiveQualityTests {
     static let seconds = 10.0
     static let minimumPSNR = 30.0
@@ -122,11 +124,10 @@ import TokKitTesting
         try AudioDeviceManager.setAudioDevice(FlashBeepAudioDevice(schedule: schedule))
         defer { _ = try? AudioDeviceManager.setAudioDevice(nil) }
         let session = try await fixture.member()
-        // Individual files keep every picture at its own time, so a flash's first white picture measures the offset
-        // exactly; composed ones show pictures on the canvas's grid, so every picture carries its phase there.
-        // (With the phase band changing every frame, individual runs measured 85-216 ms in 6 of 11 runs on the
-        // loaded machine, against 18-41 ms without: see Archiving.md.)
-        let capturer = FlashBeepCapturer(width: 320, height: 240, schedule: schedule, stampsPhase: mode == .composed)
+        // The changing band is the realistic case: with it, individual runs measured 85-216 ms in 6 of 11 loaded
+        // runs before 2026-11-28 (the sender's audio timestamps then left their capture instants under load, and
+        // the measurement counted the file's start time as offset; see Archiving.md).
+        let capturer = FlashBeepCapturer(width: 320, height: 240, schedule: schedule, stampsPhase: true)
         try await session.publish(Publisher(name: "flash", videoCapture: capturer))
         let archive = try await fixture.record(mode, seconds: 6)
         await session.disconnect()
@@ -140,6 +141,12 @@ import TokKitTesting
         let times = try DecodedArchive.videoFrameTimes(path)
         try #require(planes.count == times.count && planes.count > 20, "\(planes.count) pictures, \(times.count) times")
         let audio = try DecodedArchive.audioTimeline(path)
+        let packets = try DecodedArchive.audioPacketTimes(path)
+        let gaps = zip(packets, packets.dropFirst()).compactMap { previous, next -> String? in
+            let gap = next.time - (previous.time + previous.duration)
+            return abs(gap) > 0.0015 ? String(format: "%+.0f ms at %.3f s", gap * 1000, next.time) : nil
+        }
+        print("flash-and-beep \(mode): \(packets.count) audio packets, gaps and overlaps: \(gaps)")
 
         // A flash starts at a picture whose centre is white right after one that was dark (not a grey transition
         // such as the first, coarse key frame of a stream, nor after a gap: then the onset is not known).
@@ -162,15 +169,10 @@ import TokKitTesting
             onsets.append(flash - beep)
         }
         print("flash-and-beep \(mode): flashes at \(flashes.map { String(format: "%.3f", $0) }), beeps at \(beeps.map { String(format: "%.3f", $0) }), first white picture - beep (ms) \(onsets.map { Int(($0 * 1000).rounded()) })")
-        #expect(flashes.count >= 3 && onsets.count == flashes.count,
+        // (Every picture is measured below; the flashes' onsets are a figure for the log. Two at least: in one loaded
+        // run of 2026-11-28 the individual file's video started 2.5 s in, after its key frame came late.)
+        #expect(flashes.count >= 2 && onsets.count == flashes.count,
                 "\(flashes.count) flashes, \(beeps.count) beeps, \(onsets.count) paired")
-        guard mode == .composed else {
-            for onset in onsets {
-                #expect(abs(onset) <= PictureSoundOffsets.limit, "a flash \(Int((onset * 1000).rounded())) ms after its beep")
-            }
-            return
-        }
-
         // Every picture from the first beep to the end measured: its time against its own sound's.
         let firstBeep = try #require(beeps.first, "beeps in the audio")
         var pictures: [(time: Double, phase: Int)] = []

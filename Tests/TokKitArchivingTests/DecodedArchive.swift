@@ -62,11 +62,28 @@ enum DecodedArchive {
     }
 
     /// The audio track on the file's timeline: 48 kHz mono, sample `i` at `i / 48000` s from the file's time zero
-    /// (silence where the track starts later or has a gap).
+    /// (silence where the track starts later or has a gap), the time ffprobe gives the video frames. `-copyts`: by
+    /// default ffmpeg moves every timestamp back by the file's start time (its earliest packet), so sound measured
+    /// here came that much early against the pictures' times (an individual file starts when its stream's
+    /// connection came up, 20-50 ms after the archive's start: until 2026-11-28 that was counted as A/V offset).
+    /// Every gap or overlap of more than 2 ms is filled or trimmed (`min_hard_comp`; by default aresample leaves
+    /// those under 100 ms, so each lost 20 ms packet would move all later sound 20 ms earlier on this timeline).
     static func audioTimeline(_ path: String) throws -> [Int16] {
-        let data = try run(["-nostdin", "-v", "error", "-i", path, "-vn", "-af", "aresample=async=1:first_pts=0",
+        let data = try run(["-nostdin", "-v", "error", "-copyts", "-i", path, "-vn",
+                            "-af", "aresample=async=1:min_hard_comp=0.002:first_pts=0",
                             "-f", "s16le", "-ac", "1", "-ar", "48000", "-"])
         return data.withUnsafeBytes { raw in (0..<raw.count / 2).map { raw.loadUnaligned(fromByteOffset: 2 * $0, as: Int16.self) } }
+    }
+
+    /// The time and duration in seconds of every audio packet, in file order.
+    static func audioPacketTimes(_ path: String) throws -> [(time: Double, duration: Double)] {
+        let text = String(decoding: try run(["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                             "packet=pts_time,duration_time", "-of", "csv=p=0", path],
+                                            tool: "/usr/bin/ffprobe"), as: UTF8.self)
+        return text.split(whereSeparator: \.isNewline).compactMap { line in
+            let fields = line.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            return fields.count == 2 ? (fields[0], fields[1]) : nil
+        }
     }
 
     /// The whole audio track, decoded, 48 kHz mono.
