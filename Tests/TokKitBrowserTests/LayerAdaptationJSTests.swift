@@ -138,9 +138,10 @@ import TokKitTesting
             if Int.random(in: 0..<80, using: &random) == 0 { (received, lost, decoded) = (0, 0, 0) }
             let perSecond = Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 0...20, using: &random)
                 : Int.random(in: 60...140, using: &random)
-            let lossPercent = machine.layer > carried ? Int.random(in: 10...40, using: &random)
-                : Int.random(in: 0...3, using: &random)
-            let missed = perSecond * lossPercent / 100
+            // Around the thresholds too: 2 % (clean) and 8 % (lowers) of the expected packets.
+            let lossPercent = machine.layer > carried ? Int.random(in: 6...40, using: &random)
+                : Int.random(in: 0...4, using: &random)
+            let missed = (perSecond * lossPercent + Int.random(in: 0..<100, using: &random)) / 100
             received += perSecond - missed
             lost += missed
             if Int.random(in: 0..<15, using: &random) != 0 { decoded += Int.random(in: 5...15, using: &random) }
@@ -181,6 +182,18 @@ import TokKitTesting
             .preference(layers: 2, cap: 1), .sample(received: 210, lost: 150, decoded: 12, ms: 8000), .stop,
             .sample(received: 300, lost: 400, decoded: 12, ms: 9000), .preference(layers: 3, cap: 0),
         ]))
+        // At the thresholds: 8 of 100 lost lowers, 7 does not; 2 of 100 is clean (a probe after the hold), 3 is not;
+        // 15 packets expected are judged, 14 are not.
+        var thresholds: [Step] = [.preference(layers: 3, cap: 2), .sample(received: 0, lost: 0, decoded: nil, ms: 0)]
+        var (received, lost, ms) = (0, 0, 0)
+        for (expected, missed) in [(100, 7), (100, 8), (100, 0), (100, 0), (14, 14), (15, 15), (100, 3), (100, 3)]
+            + Array(repeating: (100, 3), count: 8) + Array(repeating: (100, 2), count: 8) {
+            received += expected - missed
+            lost += missed
+            ms += 1000
+            thresholds.append(.sample(received: received, lost: lost, decoded: nil, ms: ms))
+        }
+        traces.append(("thresholds", thresholds))
         for seed in UInt64(1)...6 { traces.append(("random \(seed)", Self.randomSteps(seed: seed, count: 400))) }
 
         let browser = try await BrowserPage.withBlankPage { page in
@@ -201,7 +214,7 @@ import TokKitTesting
             }
         }
         print("layer adaptation: \(traces.count) traces, \(traces.map(\.steps.count).reduce(0, +)) steps, "
-              + "\(changes) changes, the same in the browser and in Swift")
+              + "\(changes) changes compared, browser against Swift")
         // The traces exercise the machine: they change the limit many times (an empty comparison proves nothing).
         #expect(changes >= 50, "only \(changes) changes in all traces")
 

@@ -54,6 +54,16 @@ import TokKitProtocol
                 }
                 let toLower = ContinuousClock.now - capStart
                 print("browser downlink adaptation: capped at 200 kb/s → \(describe()) after \(toLower)")
+                func steps() -> String {
+                    // The stats lines (every 200 ms) where the decoded size or the limit changed.
+                    var out: [String] = [], previous = ""
+                    for r in LabPage.reports(recorder) where r.event == "stats" {
+                        let now = "\(r.width ?? 0)/\(r.videoWidth ?? 0)/limit \(r.limitWidth ?? 0)"
+                        if now != previous { out.append("\(Int(r.t ?? 0)) ms \(now) lost \(r.packetsLost ?? 0)") }
+                        previous = now
+                    }
+                    return out.joined(separator: "; ")
+                }
                 #expect(lowered, "still the full size 30 s after the cap: \(describe())")
                 guard lowered else { return }
                 // It keeps decoding at the lower layer.
@@ -76,6 +86,7 @@ import TokKitProtocol
                 }
                 let toRecover = ContinuousClock.now - liftStart
                 print("browser downlink adaptation: cap lifted → \(describe()) after \(toRecover)")
+                print("browser downlink adaptation: decoded/video width and limit over the run: \(steps())")
                 #expect(recovered, "not back to the full size 90 s after the cap was lifted: \(describe())")
                 let after = last()?.frames ?? 0
                 #expect(await eventually(timeout: .seconds(10)) { (last()?.frames ?? 0) >= after + 20 },

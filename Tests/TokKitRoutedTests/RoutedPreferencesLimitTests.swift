@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 @testable import TokKit
 import TokKitChromiumSupport
@@ -15,16 +14,11 @@ import TokKitTesting
 /// `Subscriber` and tokkit.js's, in headless Chromium. (A retry that succeeds is checked with scripted replies:
 /// `SubscriberPreferencesRetryTests`, `BrowserSubscriberPreferencesTests`.) Run inside `unshare -n` (127.0.0.1 only).
 @Suite("Routed preferences over the server's limit", .serialized) struct RoutedPreferencesLimitTests {
-    static var logger: Logger {
-        var logger = Logger(label: "tokkit.routed.limit.tests")
-        logger.logLevel = .critical
-        return logger
-    }
-
     /// A routed session whose queue at the media router is held (for 20 s at most) by a raw stream's offer.
     static func held(_ fake: FakeJanus, staticDirectory: String? = nil) async throws
         -> (routed: FakeJanusServer, alice: Session, streamID: String) {
-        let routed = try await FakeJanusServer.start(fake, requestTimeoutMs: 20_000, logger: logger,
+        let routed = try await FakeJanusServer.start(fake, requestTimeoutMs: 20_000,
+                                                     logger: RoutedMediaLaneTests.logger,
                                                      staticDirectory: staticDirectory)
         let alice = try await routed.connect()
         let ack = try await alice.request(.publish(.init(name: "held", videoDimensions: .init(width: 640, height: 480))),
