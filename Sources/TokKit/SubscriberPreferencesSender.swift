@@ -48,19 +48,11 @@ final class SubscriberPreferencesSender: Sendable {
     private func run(session: Session, subscriber: Subscriber, id: SubscriberID) async {
         // Bounded: each pass either ends or follows a change made by a setter meanwhile.
         while true {
-            var retried = false
-            while true {
+            let refusal = await Self.request {
                 requestCount.add(1, ordering: .relaxed)
-                let result = await session.request(subscriber.preferencesMessage(id), purpose: .other)
-                guard case .failure(let error) = result else { break }
-                if error.code == 1430, !retried {
-                    retried = true
-                    try? await Task.sleep(for: Self.retryDelay)
-                    continue
-                }
-                Self.report(error, subscriber, id, session)
-                break
+                return await session.request(subscriber.preferencesMessage(id), purpose: .other)
             }
+            if let refusal { Self.report(refusal, subscriber, id, session) }
             let again = phase.withLock { p in
                 if p == .sending(changed: true) {
                     p = .sending(changed: false)
@@ -71,6 +63,19 @@ final class SubscriberPreferencesSender: Sendable {
             }
             guard again else { return }
         }
+    }
+
+    /// One request of the current preferences with the 1430 retry: `send` makes the request (reading the values as
+    /// they are then); a `limitReached` (1430) refusal waits ``retryDelay`` (with `sleep`) and sends once more. Returns
+    /// nil when accepted, else the refusal to report (a second 1430, or any other).
+    static func request(_ send: () async -> Result<ServerMessage.Ack, SessionError>,
+                        sleep: (Duration) async -> Void = { delay in try? await Task.sleep(for: delay) }) async
+        -> SessionError? {
+        guard case .failure(let error) = await send() else { return nil }
+        guard error.code == ErrorCode.limitReached.rawValue else { return error }
+        await sleep(retryDelay)
+        guard case .failure(let again) = await send() else { return nil }
+        return again
     }
 
     private static func report(_ error: SessionError, _ subscriber: Subscriber, _ id: SubscriberID, _ session: Session) {

@@ -4,8 +4,9 @@ import TokKitChromiumSupport
 /// The page a lab browser opens from the lab's session server (`--static-dir`): joins with the credentials in its
 /// query string (and `transportPolicy`), publishes the fake camera and microphone (unless `publish=0`), subscribes to every stream, and
 /// reports `TK {json}` console lines: `published`, then every `interval` ms (query, default 500) one `stats` line
-/// per subscription with decoded frames and their size, bytes, freezes, audio packets and concealment, NACKs and
-/// the selected candidate pair's ends. Publishing options in the query: `width`, `height`, `fps` (the camera),
+/// per subscription with decoded frames and their size (and the `<video>`'s), bytes, video packets lost, freezes,
+/// audio packets and concealment, NACKs, the downlink's layer limit (`bandwidthLimitedResolution`) and the selected
+/// candidate pair's ends. Publishing options in the query: `width`, `height`, `fps` (the camera),
 /// `degradation` (the video's degradationPreference), `simulcast=0` (one encoding on a routed upstream). The page
 /// keeps `window.tk = {session, publisher, subscribers}` for tests that drive it (`ChromiumPage.evaluate`).
 public enum LabPage {
@@ -58,13 +59,16 @@ public enum LabPage {
             const stats = await subscriber.getStats();
             const line = { frames: 0, audioPackets: 0, local: "", remote: "", localAddress: "", remoteAddress: "",
                            videoBytes: 0, freezeCount: 0, freezeSeconds: 0, framesSeconds: 0, audioConcealed: 0,
-                           audioSamples: 0, nacksSent: 0, width: 0, height: 0, t: performance.now() };
+                           audioSamples: 0, nacksSent: 0, width: 0, height: 0, t: performance.now(),
+                           videoWidth: subscriber.element?.videoWidth ?? 0, packetsLost: 0,
+                           limitWidth: subscriber.bandwidthLimitedResolution?.width ?? 0 };
             for (const s of stats.values()) {
               if (s.type === "inbound-rtp" && s.kind === "video") {
                 Object.assign(line, { frames: s.framesDecoded ?? 0, videoBytes: s.bytesReceived ?? 0,
                                       freezeCount: s.freezeCount ?? 0, freezeSeconds: s.totalFreezesDuration ?? 0,
                                       framesSeconds: s.totalInterFrameDelay ?? 0, nacksSent: s.nackCount ?? 0,
-                                      width: s.frameWidth ?? 0, height: s.frameHeight ?? 0 });
+                                      width: s.frameWidth ?? 0, height: s.frameHeight ?? 0,
+                                      packetsLost: s.packetsLost ?? 0 });
               }
               if (s.type === "inbound-rtp" && s.kind === "audio") {
                 Object.assign(line, { audioPackets: s.packetsReceived ?? 0, audioConcealed: s.concealedSamples ?? 0,
@@ -121,6 +125,12 @@ public enum LabPage {
         public var height: Int?
         /// The page's clock (performance.now(), ms) when the line was made.
         public var t: Double?
+        /// The subscription's `<video>` `videoWidth` (`stats`; 0 until it plays).
+        public var videoWidth: Int?
+        /// The video's packets lost (inbound-rtp `packetsLost`, `stats`).
+        public var packetsLost: Int?
+        /// The width of the subscriber's `bandwidthLimitedResolution` (`stats`; 0: not limited by its downlink).
+        public var limitWidth: Int?
         public var message: String?
 
         enum CodingKeys: String, CodingKey {
@@ -145,6 +155,9 @@ public enum LabPage {
             case width
             case height
             case t
+            case videoWidth
+            case packetsLost
+            case limitWidth
             case message
         }
     }

@@ -1,7 +1,12 @@
 import Foundation
+import Logging
 import Synchronization
+import TokKit
+import TokKitICE
+import TokKitServer
 import TokKitNetworkLab
 @testable import TokKitJanus
+import TokKitProtocol
 
 /// A fake Janus for tests of the server's routed side that need Janus to misbehave on purpose, faster and more
 /// precisely than a real one can: a small Python WebSocket server on 127.0.0.1 (a thread per connection) speaking
@@ -167,5 +172,37 @@ final class FakeJanus: Sendable {
 
     struct FakeJanusError: Error, CustomStringConvertible {
         let description: String
+    }
+}
+
+/// A session server on 127.0.0.1 whose routed sessions go to a ``FakeJanus``, with one routed session, for tests of
+/// real clients against a Janus that misbehaves on purpose. Stop it with `server.stop()`.
+struct FakeJanusServer {
+    let server: TokKitServer
+    let port: Int
+    let sessionID: String
+
+    /// `staticDirectory`: the server serves its files (and tokkit.js) to browsers.
+    static func start(_ fake: FakeJanus, requestTimeoutMs: Int, logger: Logger,
+                      staticDirectory: String? = nil) async throws -> FakeJanusServer {
+        var configuration = ServerConfiguration(apiKey: RoutedLab.apiKey, apiSecret: RoutedLab.apiSecret)
+        configuration.janus = [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: requestTimeoutMs)]
+        configuration.staticDirectory = staticDirectory
+        let server = try TokKitServer(configuration: configuration, logger: logger)
+        let port = try await server.start()
+        let sessionID = try await server.createSession(mediaMode: .routed).sessionID
+        return FakeJanusServer(server: server, port: port, sessionID: sessionID)
+    }
+
+    /// A client connected to the session (its peers on loopback).
+    func connect() async throws -> Session {
+        var settings = SessionSettings()
+        settings.logger.logLevel = .critical
+        let session = Session(apiKey: RoutedLab.apiKey, sessionID: SessionID(sessionID),
+                              serverURL: URL(string: "http://127.0.0.1:\(port)")!, settings: settings)
+        session.mediaNegotiator = WebRTCNegotiator(ice: .loopback)
+        let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "").token
+        try await session.connect(token: token)
+        return session
     }
 }

@@ -18,24 +18,16 @@ import TokKitTesting
     /// layer, the other stays at the full size and keeps decoding. Without simulcast (one encoding) the preferring
     /// subscriber would keep the size the other one has.
     @Test func chromiumPublishesSimulcastAndASwiftSubscriberPicksTheSmallLayer() async throws {
-        let pages = try LabPage.directory()
-        defer { try? FileManager.default.removeItem(atPath: pages) }
-        try await RoutedLab.run(configure: { lab, configuration in
-            configuration.host = lab.testAddress
-            configuration.staticDirectory = pages
-        }) { lab, janus, server in
-            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
-            let origin = "http://\(lab.testAddress):\(server.port ?? 0)"
+        try await RoutedLab.withPages { lab in
+            let janus = lab.janus
             // The subscribers join first (an empty session expires after 300 ms here).
             var bobs: [Session] = []
-            for _ in 0..<2 { bobs.append(try await RoutedLab.connect(server, sessionID, lab, host: lab.testAddress)) }
-            let browserHost = try await lab.addHost("chromium")
-            try await LabBrowser.run(in: lab, on: browserHost, secureOrigins: [origin]) { browser in
+            for _ in 0..<2 { bobs.append(try await lab.connect()) }
+            try await lab.withBrowser { browser, _ in
                 // 15 fps and "maintain-resolution" keep Chromium's CPU adaptation from shrinking the layers on
                 // this loaded machine (frames are dropped instead).
-                let (page, recorder) = try await RoutedLab.openLabPage(
-                    browser, server: server, sessionID: sessionID, origin: origin,
-                    query: [URLQueryItem(name: "width", value: "1280"), URLQueryItem(name: "height", value: "720"),
+                let (page, recorder) = try await lab.openPage(
+                    browser, query: [URLQueryItem(name: "width", value: "1280"), URLQueryItem(name: "height", value: "720"),
                             URLQueryItem(name: "fps", value: "15"),
                             URLQueryItem(name: "degradation", value: "maintain-resolution")])
                 let published = await recorder.first(timeout: .seconds(30)) { $0.contains("\"published\"") }
@@ -160,23 +152,15 @@ import TokKitTesting
     /// A Swift simulcast publisher (640x360: 160x90, 320x180, 640x360) and a Chromium subscriber: the page's
     /// `setPreferredResolution({width: 320, height: 180})` changes its `videoWidth` to 320, null back to 640.
     @Test func chromiumSubscriberSetsPreferredResolution() async throws {
-        let pages = try LabPage.directory()
-        defer { try? FileManager.default.removeItem(atPath: pages) }
-        try await RoutedLab.run(configure: { lab, configuration in
-            configuration.host = lab.testAddress
-            configuration.staticDirectory = pages
-        }) { lab, janus, server in
-            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
-            let origin = "http://\(lab.testAddress):\(server.port ?? 0)"
-            let alice = try await RoutedLab.connect(server, sessionID, lab, host: lab.testAddress)
+        try await RoutedLab.withPages { lab in
+            let janus = lab.janus
+            let alice = try await lab.connect()
             let publisher = Publisher(name: "simulcast", videoCapture: PatternCapturer(width: 640, height: 360))
             try await alice.publish(publisher)
 
-            let browserHost = try await lab.addHost("chromium")
-            try await LabBrowser.run(in: lab, on: browserHost, secureOrigins: [origin]) { browser in
-                let (page, recorder) = try await RoutedLab.openLabPage(
-                    browser, server: server, sessionID: sessionID, origin: origin,
-                    query: [URLQueryItem(name: "publish", value: "0"), URLQueryItem(name: "interval", value: "200")])
+            try await lab.withBrowser { browser, _ in
+                let (page, recorder) = try await lab.openPage(
+                    browser, query: [URLQueryItem(name: "publish", value: "0"), URLQueryItem(name: "interval", value: "200")])
                 let reports = { LabPage.reports(recorder) }
                 let full = await eventually(timeout: .seconds(30)) {
                     reports().contains { $0.event == "stats" && ($0.frames ?? 0) >= 20 && $0.width == 640 }

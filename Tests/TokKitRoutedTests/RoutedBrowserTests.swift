@@ -13,32 +13,22 @@ import TokKitTesting
 /// decodes the browser's frames and the browser decodes the Swift client's, both through Janus.
 @Suite("Browser clients in routed sessions", .serialized) struct RoutedBrowserTests {
     @Test func chromiumPublishesOnceToJanusAndSubscribesThroughIt() async throws {
-        let pages = try LabPage.directory()
-        defer { try? FileManager.default.removeItem(atPath: pages) }
-        try await RoutedLab.run(configure: { lab, configuration in
-            // Reachable from the browser's lab host; the page and tokkit.js come from this server.
-            configuration.host = lab.testAddress
-            configuration.staticDirectory = pages
-        }) { lab, janus, server in
-            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
-            let origin = "http://\(lab.testAddress):\(server.port ?? 0)"
-
+        try await RoutedLab.withPages { lab in
+            let janus = lab.janus
             // A Swift publisher first: the page subscribes to every stream it hears of.
-            let alice = try await RoutedLab.connect(server, sessionID, lab, host: lab.testAddress)
+            let alice = try await lab.connect()
             let swiftPublisher = Publisher(name: "swift", videoCapture: PatternCapturer(width: 320, height: 240))
             try await alice.publish(swiftPublisher)
 
-            let browserHost = try await lab.addHost("chromium")
-            try await LabBrowser.run(in: lab, on: browserHost, secureOrigins: [origin]) { browser in
-                let (page, recorder) = try await RoutedLab.openLabPage(browser, server: server, sessionID: sessionID,
-                                                                        origin: origin)
+            try await lab.withBrowser { browser, browserHost in
+                let (page, recorder) = try await lab.openPage(browser)
                 let published = await recorder.first(timeout: .seconds(30)) { $0.contains("\"published\"") }
                 let reports = { LabPage.reports(recorder) }
                 #expect(published != nil, "the page did not publish; console: \(recorder.texts.suffix(15))")
                 let browserStreamID = try #require(reports().first { $0.event == "published" }?.streamID)
 
                 // Browser → Janus → Swift: the browser's upstream carries media, a Swift subscriber decodes it.
-                let bob = try await RoutedLab.connect(server, sessionID, lab, host: lab.testAddress)
+                let bob = try await lab.connect()
                 #expect(await eventually { bob.streams[StreamID(browserStreamID)] != nil })
                 let renderer = CountingRenderer()
                 let subscriber = Subscriber(stream: try #require(bob.streams[StreamID(browserStreamID)]),
@@ -72,7 +62,7 @@ import TokKitTesting
                 #expect(encodings == "1", "outbound video streams: \(encodings)")
 
                 // At Janus: two publishers (one upstream each, the browser's included) and two subscribers.
-                let status = try #require(await server.routedMediaStatus())
+                let status = try #require(await lab.server.routedMediaStatus())
                 #expect(status.publishers == 2 && status.subscribers == 2, "\(status)")
                 await recorder.stop()
                 await bob.disconnect()

@@ -104,23 +104,10 @@ import TokKitTesting
     @Test func aStreamWhoseUpstreamJanusRefusesIsUnpublished() async throws {
         let fake = try await FakeJanus.start(.refuseEveryOffer)
         defer { fake.stop() }
-        var configuration = ServerConfiguration(apiKey: "lane-key", apiSecret: "lane-secret-0123456789")
-        configuration.janus = [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)]
-        let server = try TokKitServer(configuration: configuration, logger: Self.logger)
-        let port = try await server.start()
-        let sessionID = try await server.createSession(mediaMode: .routed).sessionID
-        func connect() async throws -> Session {
-            var settings = SessionSettings()
-            settings.logger.logLevel = .critical
-            let session = Session(apiKey: "lane-key", sessionID: SessionID(sessionID),
-                                  serverURL: URL(string: "http://127.0.0.1:\(port)")!, settings: settings)
-            session.mediaNegotiator = WebRTCNegotiator(ice: .loopback)
-            let token = try await server.issueToken(sessionID: sessionID, role: .publisher, connectionData: "").token
-            try await session.connect(token: token)
-            return session
-        }
-        let alice = try await connect()
-        let bob = try await connect()
+        let routed = try await FakeJanusServer.start(fake, requestTimeoutMs: 3_000, logger: Self.logger)
+        let server = routed.server
+        let alice = try await routed.connect()
+        let bob = try await routed.connect()
         let publisher = Publisher(name: "refused", videoCapture: PatternCapturer(width: 160, height: 120))
         let failure = RoutedLab.firstFailure(publisher.events)
         try await alice.publish(publisher)

@@ -29,15 +29,10 @@ import TokKitTesting
     /// of the same session with one subscriber, measured before the other five join, and 6 × that as the estimate of a
     /// relayed session of the same size (not measured).
     @Test func sixSubscribersOnOtherHostsDecodeWhileThePublisherUploadsOnce() async throws {
-        let pages = try LabPage.directory()
-        defer { try? FileManager.default.removeItem(atPath: pages) }
-        try await RoutedLab.run(configure: { lab, configuration in
-            configuration.host = lab.testAddress
-            configuration.staticDirectory = pages
-        }) { lab, janus, server in
-            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
-            let origin = "http://\(lab.testAddress):\(server.port ?? 0)"
-            let alice = try await RoutedLab.connect(server, sessionID, lab, host: lab.testAddress)
+        try await RoutedLab.withPages { pageLab in
+            let (lab, janus, server, sessionID, origin) = (pageLab.lab, pageLab.janus, pageLab.server, pageLab.sessionID,
+                                                           pageLab.origin)
+            let alice = try await pageLab.connect()
             // Camera-like content (640x480, three simulcast layers): the upload figures mean something. 15 fps, not
             // 30: at 30 fps, on the 2-core machine under load (load average 24), the four debug-built lab peers (each
             // also computing a full-frame PSNR per frame in CountingRenderer) fell to 60-65 % decoded while Chromium
@@ -88,14 +83,14 @@ import TokKitTesting
 
             // Five more: three Swift, two Chromium.
             for i in 1..<4 { try await addSwiftSubscriber(i) }
-            let browserHosts = [try await lab.addHost("chromium0"), try await lab.addHost("chromium1")]
-            try await LabBrowser.run(in: lab, on: browserHosts[0], secureOrigins: [origin]) { browser0 in
-                try await LabBrowser.run(in: lab, on: browserHosts[1], secureOrigins: [origin]) { browser1 in
+            try await pageLab.withBrowser("chromium0") { browser0, _ in
+                try await pageLab.withBrowser("chromium1") { browser1, _ in
                     var recorders: [ConsoleRecorder] = []
                     for browser in [browser0, browser1] {
-                        recorders.append(try await RoutedLab.openPage(
-                            browser, server: server, sessionID: sessionID, origin: origin, role: .subscriber,
-                            query: [URLQueryItem(name: "publish", value: "0"), URLQueryItem(name: "interval", value: "200")]))
+                        recorders.append(try await pageLab.openPage(
+                            browser, role: .subscriber,
+                            query: [URLQueryItem(name: "publish", value: "0"), URLQueryItem(name: "interval", value: "200")])
+                            .recorder)
                     }
                     func browserFrames(_ recorder: ConsoleRecorder) -> Int {
                         LabPage.reports(recorder).last { $0.event == "stats" }?.frames ?? 0

@@ -15,7 +15,9 @@
 // exactly as they answer a publisher's. An `error` 1570 naming a `subscriberId` ends that subscription or upstream.
 // A routed upstream sends VP8 simulcast (rids h, m, l: full, half and quarter size, `simulcastEncodings`); a
 // subscriber's setPreferredResolution / setPreferredFrameRate send `subscriberPreferences` (Protocol.md 6.3), with
-// which the server picks the layer the media router forwards to it.
+// which the server picks the layer the media router forwards to it. A routed subscriber whose downlink loses packets
+// sends its preferences lowered to a smaller layer, and probes back up once the link is clean (`LayerAdaptation`,
+// `bandwidthLimitedResolution`).
 
 const PROTOCOL_VERSION = 1;
 const PC_CONFIG = { bundlePolicy: "max-bundle", rtcpMuxPolicy: "require", iceServers: [] };
@@ -89,6 +91,137 @@ export function simulcastEncodings(width, height) {
     const maxBitrate = Math.round(Math.min(2_000_000, Math.max(100_000, pixels * 1.6)));
     return { rid, active: true, scaleResolutionDownBy: scale, maxBitrate };
   });
+}
+
+/**
+ * The layer sizes a TokKit publisher sends for a `width` x `height` stream, smallest first (the server's
+ * `SimulcastSubstream.layerSizes`, TokKit's `SimulcastLayout`): W/4 x H/4, W/2 x H/2, W x H, each rounded down to
+ * even, leaving out layers under 160 x 90. Janus numbers them 0 (smallest) to n − 1.
+ */
+export function simulcastLayerSizes(width, height) {
+  let count = 3;
+  while (count > 1 && (((width >> (count - 1)) & ~1) < 160 || ((height >> (count - 1)) & ~1) < 90)) count -= 1;
+  return Array.from({ length: count }, (_, k) => k === count - 1
+    ? { width, height }
+    : { width: (width >> (count - 1 - k)) & ~1, height: (height >> (count - 1 - k)) & ~1 });
+}
+
+/** The largest of `sizes` inside `preferred` ({width, height}; the smallest when none fits, the largest for null). */
+function layerCap(preferred, sizes) {
+  if (!preferred) return Math.max(sizes.length - 1, 0);
+  return Math.max(sizes.findLastIndex((s) => s.width <= preferred.width && s.height <= preferred.height), 0);
+}
+
+/**
+ * Which simulcast layer a routed subscriber's downlink can carry: the browser's copy of TokKit's
+ * `SubscriberLayerAdaptation`, with the same rules and thresholds (Docs/Routing.md, "Simulcast: the downlink lowers
+ * the layer"). Pure: counters and times in (`now` in milliseconds, e.g. `performance.now()`), "the link's ceiling is
+ * now layer k / no limit" out; no clock, no I/O.
+ *
+ * Layers are numbered 0 (the smallest) to `layers − 1` (the full size), as Janus's substreams. The preference allows
+ * up to `cap`, the link up to `ceiling` (null: no limit found); the subscriber gets `layer`, the smaller.
+ * - Lowering: a sample (the video's cumulative RTP packets received and lost, about once a second) in which at least
+ *   `lossToLower` (8 %) of the packets expected were lost, with at least `minimumPackets` (15) expected, sets the
+ *   ceiling one layer below the current one; so does a stalled sample (those packets arrived, not one frame was
+ *   decoded after frames had been). Samples within `settleMs` (2 s) of a change are ignored.
+ * - Raising (probing): after `hold` of clean samples (at most `lossClean`, 2 %, lost; 6 s at first) and as long since
+ *   the last change, the ceiling goes up one layer; one at or above the top lifts the limit. A probe that loses
+ *   packets within `probeWindowMs` (5 s) goes back down and doubles `hold` (up to 60 s); one that stays clean that
+ *   long resets it.
+ * - Never above the cap; a lower cap wins at once. Counters that decrease (a new peer connection) start a new
+ *   baseline; after `stop()` every input returns null.
+ * `preference()` and `sample()` return `{ limit }` (a layer, or null: no limit) when the ceiling changed, else null.
+ */
+export class LayerAdaptation {
+  static defaults = Object.freeze({ lossToLower: 0.08, lossClean: 0.02, minimumPackets: 15, settleMs: 2000,
+                                    initialHoldMs: 6000, maximumHoldMs: 60000, probeWindowMs: 5000 });
+  layers = 1;
+  cap = 0;
+  ceiling = null;
+  stopped = false;
+  #last = null; // the previous sample's {received, lost, decoded}
+  #changed = null; // when the ceiling last changed
+  #cleanSince = null; // since when every sample was clean
+  #probing = null; // when the current probe started
+
+  constructor(settings = {}) {
+    this.settings = { ...LayerAdaptation.defaults, ...settings };
+    this.hold = this.settings.initialHoldMs;
+  }
+
+  /** The layer the subscriber gets: the preference's cap, lowered to the link's ceiling. */
+  get layer() { return Math.min(this.cap, this.ceiling ?? this.layers - 1); }
+
+  /** The stream has `layers` layers (1...3) and the preference allows up to `cap`. */
+  preference(layers, cap) {
+    if (this.stopped) return null;
+    this.layers = Math.min(Math.max(layers, 1), 3);
+    this.cap = Math.min(Math.max(cap, 0), this.layers - 1);
+    if (this.ceiling === null || this.ceiling < this.layers - 1) return null;
+    this.ceiling = null;
+    return { limit: null };
+  }
+
+  /** A sample of the video's cumulative `received` and `lost` packets and `decoded` frames (null: unknown) at `now`. */
+  sample({ received, lost, decoded = null }, now) {
+    if (this.stopped) return null;
+    const previous = this.#last;
+    this.#last = { received, lost, decoded };
+    if (previous === null || received < previous.received) {
+      this.#cleanSince = null; // first sample, or new counters (a new peer connection): a new baseline
+      return null;
+    }
+    const gotten = received - previous.received;
+    const missed = Math.max(lost - previous.lost, 0);
+    if (this.#changed !== null && now - this.#changed < this.settings.settleMs) return null;
+    const expected = gotten + missed;
+    if (expected < this.settings.minimumPackets) return null;
+    const share = missed / expected;
+    const stalled = decoded !== null && decoded === previous.decoded && (previous.decoded ?? 0) > 0;
+    if (share >= this.settings.lossToLower || stalled) return this.#lower(now);
+    if (share > this.settings.lossClean) {
+      this.#cleanSince = null;
+      return null;
+    }
+    if (this.#cleanSince === null) this.#cleanSince = now;
+    if (this.#probing !== null && now - this.#probing >= this.settings.probeWindowMs) {
+      this.#probing = null; // the probe held
+      this.hold = this.settings.initialHoldMs;
+    }
+    return this.#raiseIfDue(now);
+  }
+
+  /** The subscriber left: nothing more is decided. */
+  stop() {
+    this.stopped = true;
+    this.#probing = null;
+    this.#cleanSince = null;
+  }
+
+  #lower(now) {
+    this.#cleanSince = null;
+    if (this.#probing !== null && now - this.#probing < this.settings.probeWindowMs) {
+      this.hold = Math.min(this.hold * 2, this.settings.maximumHoldMs); // the probe failed: wait longer
+    }
+    this.#probing = null;
+    const current = this.layer;
+    if (current <= 0) return null;
+    this.ceiling = current - 1;
+    this.#changed = now;
+    return { limit: this.ceiling };
+  }
+
+  #raiseIfDue(now) {
+    if (this.ceiling === null || this.ceiling >= this.cap || this.#cleanSince === null) return null;
+    if (now - this.#cleanSince < this.hold) return null;
+    if (this.#changed !== null && now - this.#changed < this.hold) return null;
+    const next = this.ceiling + 1;
+    this.ceiling = next >= this.layers - 1 ? null : next;
+    this.#changed = now;
+    this.#probing = now;
+    this.#cleanSince = null;
+    return { limit: this.ceiling };
+  }
 }
 
 /** One RTCPeerConnection for one subscription, with trickle ICE over the session's relay. */
@@ -303,6 +436,10 @@ class Subscriber extends Emitter {
   /** The preferred frame rate or null (OpenTok's `setPreferredFrameRate`). */
   preferredFrameRate = null;
   #preferences = "idle"; // "idle" | "sending" | "changed" (sending, and set again since the request was made)
+  #adaptation = new LayerAdaptation(); // the downlink's layer limit (routed subscriptions)
+  #layerSizes = []; // the stream's layer sizes, smallest first (empty: unknown size, no adaptation)
+  #sampling = null; // the downlink sampling interval, from the media router's first offer until _destroy
+  #sampleBusy = false;
 
   constructor(session, stream, subscriberId, element) {
     super();
@@ -345,12 +482,71 @@ class Subscriber extends Emitter {
   getStats() { return this.peer.pc.getStats(); }
 
   /**
+   * The size ({width, height}) this routed subscription's downlink limits it to, below its preferred resolution;
+   * null when not limited (the Swift SDK's `Subscriber.bandwidthLimitedResolution`). A subscriber whose video loses
+   * packets (or stops decoding while packets arrive) asks the server for the next smaller simulcast layer, and after
+   * a clean period (6 s, doubling after each attempt that lost packets again, up to 60 s) tries the next larger one,
+   * never above `preferredResolution` (`LayerAdaptation`; Docs/Routing.md, "Simulcast: the downlink lowers the layer").
+   */
+  get bandwidthLimitedResolution() {
+    const ceiling = this.#adaptation.ceiling;
+    if (ceiling === null || ceiling >= this.#adaptation.cap || ceiling >= this.#layerSizes.length) return null;
+    return { ...this.#layerSizes[ceiling] };
+  }
+
+  /** The resolution asked of the server: the preference, lowered to the downlink's limit when it is smaller. */
+  #effectiveResolution() {
+    const ceiling = this.#adaptation.ceiling;
+    if (ceiling === null || ceiling >= this.#layerSizes.length
+        || ceiling >= layerCap(this.preferredResolution, this.#layerSizes)) return this.preferredResolution;
+    return { ...this.#layerSizes[ceiling] };
+  }
+
+  /** Hands the stream's layer sizes and the preference to the machine; true when that lifted the link's limit. */
+  #updateAdaptation() {
+    const size = this.stream.videoDimensions;
+    this.#layerSizes = size ? simulcastLayerSizes(size.width, size.height) : [];
+    return this.#adaptation.preference(Math.max(this.#layerSizes.length, 1),
+                                       layerCap(this.preferredResolution, this.#layerSizes)) !== null;
+  }
+
+  /** The media router's first offer: a routed subscription, whose layer follows its downlink from now on. */
+  #startAdapting() {
+    if (this.#sampling !== null || this.#adaptation.stopped) return;
+    this.#updateAdaptation();
+    this.#sampling = setInterval(() => this.#sampleDownlink(), 1000);
+  }
+
+  /** One sample of the video's receive counters (getStats inbound-rtp); sends the preferences when the limit moved. */
+  async #sampleDownlink() {
+    if (this.#sampleBusy) return;
+    this.#sampleBusy = true;
+    try {
+      let video = null;
+      for (const s of (await this.peer.pc.getStats()).values()) {
+        if (s.type === "inbound-rtp" && s.kind === "video") video = s;
+      }
+      if (video === null || this.#adaptation.stopped) return;
+      const lifted = this.#updateAdaptation(); // the stream's announced size may have changed
+      const action = this.#adaptation.sample({ received: video.packetsReceived ?? 0, lost: video.packetsLost ?? 0,
+                                               decoded: video.framesDecoded ?? null }, performance.now());
+      if (action !== null) this.#session._log("downlink limit", this.subscriberId, action.limit);
+      if (action !== null || lifted) this.#sendPreferences();
+    } catch {
+      // A closed peer connection: the next sample (or _destroy) decides.
+    } finally {
+      this.#sampleBusy = false;
+    }
+  }
+
+  /**
    * Asks for the simulcast layer that fits `resolution` ({width, height}; null: the full size). In a routed
    * session the media router then forwards that layer to this subscription only; in a relayed one nothing changes.
    * Resolves once the server has the latest preferences; a refusal is emitted as `error` ({error}), never thrown.
    */
   setPreferredResolution(resolution) {
     this.preferredResolution = resolution ? { width: resolution.width, height: resolution.height } : null;
+    this.#updateAdaptation();
     return this.#sendPreferences();
   }
 
@@ -363,7 +559,9 @@ class Subscriber extends Emitter {
   /**
    * Sends `subscriberPreferences` one request at a time, as TokKit's SubscriberPreferencesSender: while one is out
    * a setter only marks the values changed, and they are sent again (as they are then) after its reply, so the
-   * server ends with the latest. A 1430 (too many routed messages) is retried once after 250 ms.
+   * server ends with the latest. `preferredResolution` goes lowered to the downlink's limit, if any. A 1430 (too
+   * many routed messages waiting, Protocol.md 6.7) is retried once after 250 ms; a second 1430 or any other refusal
+   * is emitted as `error`.
    */
   async #sendPreferences() {
     if (this.#preferences !== "idle") { this.#preferences = "changed"; return this.#preferencesSent; }
@@ -376,7 +574,7 @@ class Subscriber extends Emitter {
         for (let retried = false; ;) {
           try {
             await this.#session._request({ type: "subscriberPreferences", subscriberId: this.subscriberId,
-                                           preferredResolution: this.preferredResolution,
+                                           preferredResolution: this.#effectiveResolution(),
                                            preferredFrameRate: this.preferredFrameRate });
           } catch (error) {
             if (error.code === 1430 && !retried) {
@@ -397,8 +595,9 @@ class Subscriber extends Emitter {
   }
   #preferencesSent = Promise.resolve();
 
-  async _negotiation({ kind, payload }) {
+  async _negotiation({ kind, payload, from }) {
     if (kind !== "offer") return this.peer.receive(kind, payload);
+    if (from === "") this.#startAdapting(); // the media router offers: a routed subscription
     if (this.peer.pc.remoteDescription) {
       // A new offer on a negotiated subscription: the publisher restarts it. Answer with a new peer connection.
       this.peer.close();
@@ -415,6 +614,8 @@ class Subscriber extends Emitter {
   }
 
   _destroy() {
+    clearInterval(this.#sampling);
+    this.#adaptation.stop();
     this.peer.close();
     if (this.element) this.element.srcObject = null;
   }

@@ -56,3 +56,26 @@ final class BrowserPage: Sendable {
         await recorder.first(timeout: timeout, where: predicate)
     }
 }
+
+extension BrowserPage {
+    /// Runs `body` with a blank page of a fresh test server (``TestPages/blank``: tests import `/tokkit.js` into it
+    /// and drive its exports with `page.evaluate`), then closes the browser and stops the server, whatever happens.
+    static func withBlankPage<T: Sendable>(_ body: (BrowserPage) async throws -> T) async throws -> T {
+        let server = try await BrowserTestServer.start()
+        do {
+            let page = try await open(server.pageURL("/blank.html", tokens: [:]))
+            do {
+                let result = try await body(page)
+                await page.close()
+                await server.stop()
+                return result
+            } catch {
+                await page.close()
+                throw error
+            }
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+}

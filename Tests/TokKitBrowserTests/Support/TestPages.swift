@@ -3,7 +3,14 @@
 enum TestPages {
     static let all: [(name: String, text: String)] = [
         ("echo.html", echo), ("media.html", media), ("publish.html", publish), ("subscribe.html", subscribe),
+        ("blank.html", blank),
     ]
+
+    /// Nothing but the server's origin: tests import `/tokkit.js` into it and drive its exports through
+    /// `ChromiumPage.evaluate`.
+    static let blank = """
+        <!doctype html><meta charset="utf-8"><title>blank</title>
+        """
 
     static let prelude = """
         import * as TokKit from "/tokkit.js";
