@@ -100,7 +100,7 @@ import TokKitTesting
                       for (const s of (await pc.getStats()).values()) {
                         if (s.type === "outbound-rtp" && s.kind === "video") {
                           out.push(`${s.rid}:${s.frameWidth}x${s.frameHeight}@${s.framesPerSecond ?? 0}fps,`
-                                   + `${s.framesEncoded} frames,${s.qualityLimitationReason}`);
+                                   + `${s.framesEncoded} frames,${s.qualityLimitationReason},${s.scalabilityMode}`);
                         }
                       }
                       return out.sort().join(" ");
@@ -109,6 +109,29 @@ import TokKitTesting
                 print("browser simulcast: Chromium's layers \(layers)")
                 #expect(layers.contains("h:1280x720") && layers.contains("m:640x360") && layers.contains("l:320x180"),
                         "\(layers)")
+
+                // preferredFrameRate (point 4 of issue 15's temporal layers): Chromium encodes its VP8 simulcast with
+                // three temporal layers (L1T3), so 7.5 (layer 0 for the server's assumed 30 fps) gives this subscriber
+                // a quarter of the frames the other one decodes; nil all of them again.
+                func rates(over seconds: Double) async throws -> (Double, Double) {
+                    let before = subscribers.map { $0.2.frames }, since = ContinuousClock.now
+                    try await Task.sleep(for: .seconds(seconds))
+                    let elapsed = Double((ContinuousClock.now - since).components.seconds)
+                        + Double((ContinuousClock.now - since).components.attoseconds) / 1e18
+                    return (Double(subscribers[0].2.frames - before[0]) / elapsed,
+                            Double(subscribers[1].2.frames - before[1]) / elapsed)
+                }
+                subscribers[0].1.preferredFrameRate = 7.5
+                try await Task.sleep(for: .seconds(1.5))
+                let quarter = try await rates(over: 4)
+                subscribers[0].1.preferredFrameRate = nil
+                try await Task.sleep(for: .seconds(1.5))
+                let all = try await rates(over: 4)
+                print(String(format: "browser temporal layers: preferredFrameRate 7.5 → %.1f fps (the other %.1f, "
+                             + "ratio %.2f); nil → %.1f fps (the other %.1f)", quarter.0, quarter.1,
+                             quarter.0 / max(quarter.1, 0.001), all.0, all.1))
+                #expect(quarter.1 > 0 && quarter.0 / quarter.1 < 0.45, "7.5 fps: \(quarter)")
+                #expect(all.1 > 0 && all.0 / all.1 > 0.75, "nil: \(all)")
                 await recorder.stop()
             }
             for bob in bobs { await bob.disconnect() }
