@@ -16,7 +16,8 @@ import TokKitTesting
 @Suite("Browser simulcast in routed sessions", .serialized) struct RoutedBrowserSimulcastTests {
     /// Chromium publishes simulcast; two Swift subscribers get 1280x720; one prefers 320x180 and decodes the small
     /// layer, the other stays at the full size and keeps decoding. Without simulcast (one encoding) the preferring
-    /// subscriber would keep the size the other one has.
+    /// subscriber would keep the size the other one has. Last, its `preferredFrameRate` 7.5 keeps only Chromium's
+    /// temporal layer 0 (Chromium encodes each rid as L1T3): its rate falls under 0.45 of the other's, nil restores it.
     @Test func chromiumPublishesSimulcastAndASwiftSubscriberPicksTheSmallLayer() async throws {
         let pages = try LabPage.directory()
         defer { try? FileManager.default.removeItem(atPath: pages) }
