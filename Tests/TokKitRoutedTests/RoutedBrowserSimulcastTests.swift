@@ -182,7 +182,8 @@ import TokKitTesting
     }
 
     /// A Swift simulcast publisher (640x360: 160x90, 320x180, 640x360) and a Chromium subscriber: the page's
-    /// `setPreferredResolution({width: 320, height: 180})` changes its `videoWidth` to 320, null back to 640.
+    /// `setPreferredResolution({width: 320, height: 180})` changes its `videoWidth` to 320, null back to 640; its
+    /// `setPreferredFrameRate(7.5)` brings its decoded rate under 0.4 of what it was, null back.
     @Test func chromiumSubscriberSetsPreferredResolution() async throws {
         let pages = try LabPage.directory()
         defer { try? FileManager.default.removeItem(atPath: pages) }
@@ -223,6 +224,44 @@ import TokKitTesting
                     Self.preferScript(width: 0, height: 0, expected: 640), timeout: .seconds(15)).utf8))
                 print("browser simulcast: setPreferredResolution(null) → \(back.videoWidth) after \(back.ms) ms")
                 #expect(back.ms >= 0 && back.videoWidth == 640, "\(back)")
+
+                // setPreferredFrameRate: Janus drops the Swift publisher's upper temporal layers for the page, whose
+                // Chromium decoder takes the stream with frames missing (no freeze, no keyframe-request storm).
+                let rates = try await page.evaluate("""
+                    (async () => {
+                      const s = tk.subscribers[0];
+                      const read = async () => {
+                        for (const r of (await s.getStats()).values()) {
+                          if (r.type === "inbound-rtp" && r.kind === "video")
+                            return { decoded: r.framesDecoded ?? 0, plis: r.pliCount ?? 0, nacks: r.nackCount ?? 0,
+                                     lost: r.packetsLost ?? 0 };
+                        }
+                        return { decoded: 0, plis: 0, nacks: 0, lost: 0 };
+                      };
+                      const rate = async () => {
+                        const a = await read(), t0 = performance.now();
+                        await new Promise((r) => setTimeout(r, 3000));
+                        const b = await read();
+                        return { fps: (b.decoded - a.decoded) * 1000 / (performance.now() - t0),
+                                 plis: b.plis - a.plis, nacks: b.nacks - a.nacks, lost: b.lost - a.lost };
+                      };
+                      const full = await rate();
+                      s.setPreferredFrameRate(7.5);
+                      await new Promise((r) => setTimeout(r, 1500));
+                      const quarter = await rate();
+                      s.setPreferredFrameRate(null);
+                      await new Promise((r) => setTimeout(r, 1500));
+                      const again = await rate();
+                      return JSON.stringify({ full, quarter, again });
+                    })()
+                    """, timeout: .seconds(20))
+                print("browser temporal layers: a Chromium subscriber's setPreferredFrameRate 7.5 / null: \(rates)")
+                struct Rate: Decodable { var fps: Double; var plis: Int; var nacks: Int; var lost: Int }
+                struct Rates: Decodable { var full: Rate; var quarter: Rate; var again: Rate }
+                let measured = try decoder.decode(Rates.self, from: Data(rates.utf8))
+                #expect(measured.full.fps > 0 && measured.quarter.fps / measured.full.fps < 0.4
+                        && measured.again.fps / measured.full.fps > 0.75, "\(rates)")
+                #expect(measured.quarter.plis <= 2 && measured.quarter.nacks <= 5, "\(rates)")
 
                 // Values a server refuses (1011) reach the subscriber's `error` event, nothing throws.
                 let refused = try await page.evaluate("""
