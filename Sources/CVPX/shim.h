@@ -39,5 +39,13 @@ static inline vpx_codec_err_t tokkit_vpx_control_get_int(vpx_codec_ctx_t *ctx, i
 static const vpx_enc_frame_flags_t TOKKIT_VPX_EFLAG_FORCE_KF = VPX_EFLAG_FORCE_KF;
 static const vpx_codec_frame_flags_t TOKKIT_VPX_FRAME_IS_KEY = VPX_FRAME_IS_KEY;
 static const unsigned long TOKKIT_VPX_DL_REALTIME = VPX_DL_REALTIME;
+// Per-frame reference and update flags for temporal layers (vp8cx.h macros).
+static const vpx_enc_frame_flags_t TOKKIT_VP8_EFLAG_NO_REF_LAST = VP8_EFLAG_NO_REF_LAST;
+static const vpx_enc_frame_flags_t TOKKIT_VP8_EFLAG_NO_REF_GF = VP8_EFLAG_NO_REF_GF;
+static const vpx_enc_frame_flags_t TOKKIT_VP8_EFLAG_NO_REF_ARF = VP8_EFLAG_NO_REF_ARF;
+static const vpx_enc_frame_flags_t TOKKIT_VP8_EFLAG_NO_UPD_LAST = VP8_EFLAG_NO_UPD_LAST;
+static const vpx_enc_frame_flags_t TOKKIT_VP8_EFLAG_NO_UPD_GF = VP8_EFLAG_NO_UPD_GF;
+static const vpx_enc_frame_flags_t TOKKIT_VP8_EFLAG_NO_UPD_ARF = VP8_EFLAG_NO_UPD_ARF;
+static const vpx_enc_frame_flags_t TOKKIT_VP8_EFLAG_NO_UPD_ENTROPY = VP8_EFLAG_NO_UPD_ENTROPY;
 
 #endif

@@ -177,7 +177,8 @@ final class PublisherMedia: Sendable {
         pipelines.1?.detach(peer)
     }
 
-    /// Routed streams: encodes video in up to three simulcast layers from now on (``SimulcastLayout``); returns
+    /// Routed streams: encodes video in up to three simulcast layers, each with three temporal layers
+    /// (``VideoEncodeSettings/temporalLayers``), from now on (``SimulcastLayout``); returns
     /// how many the encode size allows (1 when there is no video pipeline), the number of SSRCs the upstream
     /// peer must offer. That count then stays for the life of the pipeline whatever size a new capturer brings
     /// (``VideoEncodeSettings/simulcastLayersExact``). A peer with fewer layers gets the top ones.
@@ -185,6 +186,8 @@ final class PublisherMedia: Sendable {
         guard let video = state.withLock({ $0.video }) else { return 1 }
         var count = 1
         try? video.modifySettings { settings in
+            // Each layer with three temporal layers, as browsers send (`preferredFrameRate` through the router).
+            settings.temporalLayers = 3
             guard !settings.simulcastLayersExact else {  // already announced: keep that count
                 count = settings.simulcastLayers
                 return

@@ -14,8 +14,16 @@ public struct EncodedVideoFrame {
     /// Capture time of the source frame on the monotonic clock (``TokKitMedia/MonotonicClock``).
     public let timestamp: Duration
 
-    public init(bytes: UnsafeRawBufferPointer, isKeyframe: Bool, width: Int, height: Int, timestamp: Duration) {
+    /// The frame's temporal layer (TID) when the encoder makes temporal layers, else nil.
+    public let temporalLayer: UInt8?
+    /// The frame reads only layer-0 frames since the last layer-0 frame (the VP8 descriptor's Y bit).
+    public let layerSync: Bool
+
+    public init(bytes: UnsafeRawBufferPointer, isKeyframe: Bool, width: Int, height: Int, timestamp: Duration,
+                temporalLayer: UInt8? = nil, layerSync: Bool = false) {
         self.bytes = bytes
+        self.temporalLayer = temporalLayer
+        self.layerSync = layerSync
         self.isKeyframe = isKeyframe
         self.width = width
         self.height = height

@@ -20,6 +20,12 @@ public final class VP8Encoder {
     private var keyframeRequested = false
     private var firstTimestamp: Duration?
     private var lastPTS: vpx_codec_pts_t = -1
+    /// Temporal layering (one layer: nothing per frame).
+    private let pattern: VP8TemporalPattern
+    /// The next frame's position in ``pattern``.
+    private var patternIndex = 0
+    /// Frames since the last keyframe (temporal layers: keyframes are placed by the encoder itself, at a TL0 frame).
+    private var framesSinceKeyframe = 0
 
     /// RTP's video clock: timestamps reach libvpx in 90 kHz ticks.
     private static let clockRate: Int64 = 90_000
@@ -31,6 +37,7 @@ public final class VP8Encoder {
     public init(settings: VP8EncoderSettings) throws(CodecError) {
         try settings.validate()
         self.settings = settings
+        pattern = VP8TemporalPattern(layers: settings.temporalLayers)
         context = .allocate(capacity: 1)
         context.initialize(to: vpx_codec_ctx_t())
         config = .allocate(capacity: 1)
@@ -71,7 +78,23 @@ public final class VP8Encoder {
         }
         let pts = nextPTS(for: frame.timestamp)
         let duration = UInt(Self.clockRate) / UInt(settings.framesPerSecond)
-        let flags: vpx_enc_frame_flags_t = (forceKeyframe || keyframeRequested) ? TOKKIT_VPX_EFLAG_FORCE_KF : 0
+        var flags: vpx_enc_frame_flags_t = (forceKeyframe || keyframeRequested) ? TOKKIT_VPX_EFLAG_FORCE_KF : 0
+        var layer: VP8TemporalPattern.Frame?
+        if pattern.layers > 1 {
+            // A keyframe restarts the pattern; a periodic one comes at the first TL0 position at least
+            // `keyframeMaxInterval` frames after the last keyframe (at most `periodicity - 1` frames late).
+            if flags == 0 && patternIndex == 0 && framesSinceKeyframe + 1 >= settings.keyframeMaxInterval {
+                flags = TOKKIT_VPX_EFLAG_FORCE_KF
+            }
+            if flags != 0 { patternIndex = 0 }
+            let frame = pattern.frames[patternIndex]
+            if flags == 0 { flags = frame.flags }
+            // Called directly: `control` builds its operation name eagerly (a string per frame).
+            let status = tokkit_vpx_control_int(context, Int32(VP8E_SET_TEMPORAL_LAYER_ID.rawValue), Int32(frame.layer))
+            if status != VPX_CODEC_OK { try Self.check("VP8E_SET_TEMPORAL_LAYER_ID", status, context) }
+            patternIndex = (patternIndex + 1) % pattern.periodicity
+            layer = frame
+        }
         try frame.withPlanes(ifExpired: CodecError.expiredFrame) { (planes) throws(CodecError) in
             let img = image
             let y = UnsafeMutablePointer(mutating: planes[0].baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -89,10 +112,12 @@ public final class VP8Encoder {
         while let packet = vpx_codec_get_cx_data(context, &iterator) {
             guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
             let data = packet.pointee.data.frame
+            let isKeyframe = data.flags & TOKKIT_VPX_FRAME_IS_KEY != 0
+            framesSinceKeyframe = isKeyframe ? 0 : framesSinceKeyframe + 1
             body(EncodedVideoFrame(
-                bytes: UnsafeRawBufferPointer(start: data.buf, count: data.sz),
-                isKeyframe: data.flags & TOKKIT_VPX_FRAME_IS_KEY != 0,
-                width: settings.width, height: settings.height, timestamp: frame.timestamp))
+                bytes: UnsafeRawBufferPointer(start: data.buf, count: data.sz), isKeyframe: isKeyframe,
+                width: settings.width, height: settings.height, timestamp: frame.timestamp,
+                temporalLayer: layer.map { isKeyframe ? 0 : $0.layer }, layerSync: !isKeyframe && layer?.layerSync == true))
         }
     }
 
@@ -109,12 +134,12 @@ public final class VP8Encoder {
         var updated = settings
         updated.bitrate = bitsPerSecond
         try updated.validate()
-        let previous = config.pointee.rc_target_bitrate
-        config.pointee.rc_target_bitrate = UInt32(bitsPerSecond / 1000)
+        let previous = (config.pointee.rc_target_bitrate, config.pointee.ts_target_bitrate)
+        Self.setTargetBitrate(config, bitsPerSecond, pattern)
         do throws(CodecError) {
             try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
         } catch {
-            config.pointee.rc_target_bitrate = previous
+            (config.pointee.rc_target_bitrate, config.pointee.ts_target_bitrate) = previous
             throw error
         }
         settings = updated
@@ -132,7 +157,7 @@ public final class VP8Encoder {
         c.pointee.g_pass = VPX_RC_ONE_PASS
         c.pointee.g_error_resilient = s.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
         c.pointee.rc_end_usage = VPX_CBR
-        c.pointee.rc_target_bitrate = UInt32(s.bitrate / 1000)
+        c.pointee.rc_target_bitrate = UInt32(max(1, s.bitrate / 1000))
         c.pointee.rc_resize_allowed = 0
         c.pointee.rc_dropframe_thresh = s.isScreenContent ? 30 : 0
         c.pointee.rc_min_quantizer = s.isScreenContent ? 12 : 2
@@ -145,6 +170,40 @@ public final class VP8Encoder {
         c.pointee.kf_mode = VPX_KF_AUTO
         c.pointee.kf_min_dist = 0
         c.pointee.kf_max_dist = UInt32(s.keyframeMaxInterval)
+        let pattern = VP8TemporalPattern(layers: s.temporalLayers)
+        guard pattern.layers > 1 else { return }
+        // Temporal layers (libvpx's ts_* fields, as Chromium's libvpx VP8 encoder sets them): the pattern's layer
+        // ids, each layer's rate decimator and cumulative bitrate; the layer id and reference flags are also given
+        // per frame. Keyframes are forced by `encode` at a TL0 position, so libvpx places none of its own.
+        c.pointee.kf_mode = VPX_KF_DISABLED
+        c.pointee.ts_number_layers = UInt32(pattern.layers)
+        c.pointee.ts_periodicity = UInt32(pattern.periodicity)
+        withUnsafeMutableBytes(of: &c.pointee.ts_layer_id) { raw in
+            let ids = raw.bindMemory(to: UInt32.self)
+            for (k, frame) in pattern.frames.enumerated() { ids[k] = UInt32(frame.layer) }
+        }
+        withUnsafeMutableBytes(of: &c.pointee.ts_rate_decimator) { raw in
+            let decimators = raw.bindMemory(to: UInt32.self)
+            for k in 0..<pattern.layers { decimators[k] = UInt32(pattern.rateDecimator(layer: k)) }
+        }
+        setTargetBitrate(c, s.bitrate, pattern)
+    }
+
+    /// The total bitrate (kbit/s in libvpx) and, with temporal layers, each layer's cumulative share of it.
+    private static func setTargetBitrate(
+        _ c: UnsafeMutablePointer<vpx_codec_enc_cfg_t>, _ bitsPerSecond: Int, _ pattern: VP8TemporalPattern
+    ) {
+        let kbps = max(1, bitsPerSecond / 1000)
+        c.pointee.rc_target_bitrate = UInt32(kbps)
+        guard pattern.layers > 1 else { return }
+        withUnsafeMutableBytes(of: &c.pointee.ts_target_bitrate) { raw in
+            let targets = raw.bindMemory(to: UInt32.self)
+            var cumulative = 0.0
+            for (k, share) in pattern.bitrateShares.enumerated() {
+                cumulative += share
+                targets[k] = k == pattern.layers - 1 ? UInt32(kbps) : max(1, UInt32(Double(kbps) * cumulative))
+            }
+        }
     }
 
     private func applyControls() throws(CodecError) {

@@ -21,13 +21,17 @@ public struct VP8EncoderSettings: Hashable, Sendable {
     /// libvpx speed: a NEGATIVE value -16...-1 selects a fixed speed (WebRTC uses -6); a positive one switches on
     /// automatic speed selection, which was 1.5-2x slower here.
     public var cpuUsed: Int
-    /// The most frames between two keyframes (libvpx inserts one when reached).
+    /// The most frames between two keyframes (libvpx inserts one when reached). With temporal layers the encoder
+    /// places it itself, at the first layer-0 frame at least this many frames after the last keyframe.
     public var keyframeMaxInterval: Int
     /// Error-resilient mode: frames do not depend on probability context from earlier frames, so a lost packet
     /// hurts less. On by default, as in WebRTC.
     public var errorResilient: Bool
     /// Encoder threads (1 keeps the call's CPU budget predictable on small machines).
     public var threads: Int
+    /// Temporal layers (1...3): 1 is a single layer; 3 the L1T3 pattern 0, 2, 1, 2 browsers send in simulcast
+    /// (``VP8TemporalPattern``), so that an SFU can forward a quarter, half or all of the frames.
+    public var temporalLayers: Int = 1
 
     public init(
         width: Int, height: Int, framesPerSecond: Int = 30, bitrate: Int = 1_000_000,
@@ -61,5 +65,8 @@ public struct VP8EncoderSettings: Hashable, Sendable {
         guard (-16...16).contains(cpuUsed) else { throw .invalidSettings("cpuUsed \(cpuUsed) (-16...16)") }
         guard keyframeMaxInterval >= 1 else { throw .invalidSettings("keyframeMaxInterval \(keyframeMaxInterval) (>= 1)") }
         guard (1...16).contains(threads) else { throw .invalidSettings("threads \(threads) (1...16)") }
+        guard (1...3).contains(temporalLayers) else {
+            throw .invalidSettings("temporalLayers \(temporalLayers) (1...3)")
+        }
     }
 }

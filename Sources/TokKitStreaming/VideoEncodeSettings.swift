@@ -23,6 +23,10 @@ public struct VideoEncodeSettings: Hashable, Sendable {
     /// layer SSRCs were announced (a routed upstream's `a=ssrc-group:SIM`), so that a later smaller size (a new
     /// capturer) still sends a layer on every SSRC, however small.
     public var simulcastLayersExact = false
+    /// Temporal layers each layer's encoder makes (1...3; ``TokKitCodecs/VP8TemporalPattern``): 3 for a routed
+    /// upstream, so that the media router can forward a quarter, half or all of the frames to a subscriber
+    /// (`preferredFrameRate`); 1 (a single layer) otherwise.
+    public var temporalLayers = 1
 
     public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, bitrate: Int? = nil,
                 contentHint: VideoContentHint = .none) {
@@ -62,6 +66,9 @@ public struct VideoEncodeSettings: Hashable, Sendable {
         }
         guard (1...SimulcastLayout.maximumLayers).contains(simulcastLayers) else {
             throw .invalidSettings("simulcast layers \(simulcastLayers) must be 1...\(SimulcastLayout.maximumLayers)")
+        }
+        guard (1...3).contains(temporalLayers) else {
+            throw .invalidSettings("temporal layers \(temporalLayers) must be 1...3")
         }
     }
 }

@@ -108,7 +108,8 @@ struct VideoEncodeStage {
         let paced = cap != Int.max
         if paced { pacer.beginFrame(bytes: encoded.bytes.count, targetBitrate: cap) }
         let packetizer = layers[layer].packetizer
-        packetizer.packetize(encoded.bytes) { payload, marker in
+        packetizer.packetize(encoded.bytes, temporalLayer: encoded.temporalLayer,
+                             layerSync: encoded.layerSync) { payload, marker in
             guard !closing else { return }
             if paced {
                 // The size on the wire: payload, RTP header and extensions, SRTP tag, UDP/IP.
@@ -149,16 +150,18 @@ struct VideoEncodeStage {
         let layout = layout(settings)
         if !layers.isEmpty, let old = encoderSettings, old.width == settings.width, old.height == settings.height,
            old.contentHint == settings.contentHint, old.framesPerSecond == settings.framesPerSecond,
-           layout.count == layers.count {
+           old.temporalLayers == settings.temporalLayers, layout.count == layers.count {
             encoderSettings = settings
             applyBitrate(settings)
             return
         }
         layers = []
         for layer in layout.layers {
-            guard let encoder = try? VP8Encoder(settings: VP8EncoderSettings(
+            var vp8 = VP8EncoderSettings(
                 width: layer.width, height: layer.height, framesPerSecond: settings.framesPerSecond,
-                bitrate: layer.bitrate, contentHint: settings.contentHint)),
+                bitrate: layer.bitrate, contentHint: settings.contentHint)
+            vp8.temporalLayers = settings.temporalLayers
+            guard let encoder = try? VP8Encoder(settings: vp8),
                 let packetizer = try? VP8Packetizer()
             else {
                 layers = []

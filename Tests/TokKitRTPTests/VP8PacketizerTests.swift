@@ -82,6 +82,38 @@ func packetize(_ frames: [[UInt8]], with packetizer: VP8Packetizer, firstSequenc
         }
     }
 
+    /// A temporal layer's frame: every payload carries the 6-byte descriptor (X; I, L, T; the 15-bit picture ID;
+    /// TL0PICIDX, increased at each layer-0 frame and wrapping at 256; TID and Y), which the parser reads back.
+    @Test func temporalLayerFramesCarryTL0PicIdxTidAndSyncOnEveryPacket() throws {
+        let packetizer = try VP8Packetizer(maximumPayloadSize: 10, pictureID: 0x1234, tl0PictureIndex: 0xFE)
+        var out: [[UInt8]] = []
+        func send(_ size: Int, tid: UInt8, sync: Bool) {
+            _ = [UInt8](repeating: 0x11, count: size).withUnsafeBytes { bytes in
+                packetizer.packetize(bytes, temporalLayer: tid, layerSync: sync) { payload, _ in out.append(Array(payload)) }
+            }
+        }
+        send(8, tid: 0, sync: false)  // 4 bytes of frame per payload: 2 payloads
+        #expect(out.count == 2)
+        #expect(out[0] == hex("90 e0 92 34 ff 00 11 11 11 11"))
+        #expect(out[1] == hex("80 e0 92 34 ff 00 11 11 11 11"))
+        send(3, tid: 2, sync: true)
+        #expect(out[2] == hex("90 e0 92 35 ff a0 11 11 11"))
+        send(3, tid: 1, sync: true)
+        #expect(out[3] == hex("90 e0 92 36 ff 60 11 11 11"))
+        send(3, tid: 2, sync: false)
+        #expect(out[4] == hex("90 e0 92 37 ff 80 11 11 11"))
+        send(3, tid: 0, sync: false)  // TL0PICIDX wraps
+        #expect(out[5] == hex("90 e0 92 38 00 00 11 11 11"))
+        #expect(packetizer.tl0PictureIndex == 0)
+        // The parser reads every field back.
+        let parsed = try out[2].withUnsafeBytes { try VP8PayloadDescriptor(parsing: $0) }
+        #expect(parsed.pictureID == .long(0x1235) && parsed.tl0PictureIndex == 0xFF && parsed.temporalLayer == 2
+            && parsed.layerSync && parsed.keyIndex == nil && parsed.startsFrame && parsed.serializedLength == 6)
+        #expect(packetizer.packetCount(frameLength: 8, temporal: true) == 2
+            && packetizer.packetCount(frameLength: 8) == 2 && packetizer.packetCount(frameLength: 13) == 3
+            && packetizer.packetCount(frameLength: 13, temporal: true) == 4)
+    }
+
     @Test func emitErrorsPropagateTyped() throws {
         struct Stop: Error {}
         let packetizer = try VP8Packetizer(maximumPayloadSize: 10)

@@ -20,7 +20,10 @@ import TokKitProtocol
 /// offer is refused.
 ///
 /// ``seen`` lists the VideoRoom requests the fake received, in order (`join publisher`, `join subscriber`,
-/// `configure`, `start`, `create`, `destroy`), so that a test can wait until Janus got what it expects.
+/// `configure`, `start`, `create`, `destroy`), so that a test can wait until Janus got what it expects; a
+/// subscriber's `configure` of its streams (no offer) adds one line per stream, its fields sorted
+/// (`configure stream mid=1 substream=2 temporal=0`). Janus's offer to a subscriber has an audio (`0`) and a
+/// video (`1`) stream.
 final class FakeJanus: Sendable {
     enum Mode: String {
         case byOffer = "by-offer"
@@ -94,7 +97,9 @@ final class FakeJanus: Sendable {
                     elif request == "join" and body.get("ptype") == "publisher":
                         reply({"videoroom": "joined", "room": body.get("room"), "id": next_id(), "publishers": []})
                     elif request == "join":
-                        reply({"videoroom": "attached", "room": body.get("room")},
+                        reply({"videoroom": "attached", "room": body.get("room"),
+                               "streams": [{"mindex": 0, "mid": "0", "type": "audio"},
+                                           {"mindex": 1, "mid": "1", "type": "video"}]},
                               {"type": "offer", "sdp": "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=fake\r\nt=0 0\r\n"})
                     elif request == "configure" and jsep is not None:
                         sdp = jsep.get("sdp", "")
@@ -105,6 +110,10 @@ final class FakeJanus: Sendable {
                             reply({"videoroom": "event", "configured": "ok"},
                                   {"type": "answer", "sdp": "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=fake\r\nt=0 0\r\n"})
                             send({"janus": "webrtcup", "session_id": sid, "sender": hid})
+                    elif request == "configure" and "streams" in body:
+                        for stream in body["streams"]:
+                            seen("configure stream " + " ".join("%s=%s" % (k, stream[k]) for k in sorted(stream)))
+                        reply({"videoroom": "event", "configured": "ok"})
                     elif request == "start": reply({"videoroom": "event", "started": "ok"})
                     else: reply({"videoroom": "event", "error_code": 423, "error": "fake: unknown request"})
                 else:

@@ -16,7 +16,8 @@ import TokKitTesting
 @Suite("Browser simulcast in routed sessions", .serialized) struct RoutedBrowserSimulcastTests {
     /// Chromium publishes simulcast; two Swift subscribers get 1280x720; one prefers 320x180 and decodes the small
     /// layer, the other stays at the full size and keeps decoding. Without simulcast (one encoding) the preferring
-    /// subscriber would keep the size the other one has.
+    /// subscriber would keep the size the other one has. Last, its `preferredFrameRate` 7.5 keeps only Chromium's
+    /// temporal layer 0 (Chromium encodes each rid as L1T3): its rate falls under 0.45 of the other's, nil restores it.
     @Test func chromiumPublishesSimulcastAndASwiftSubscriberPicksTheSmallLayer() async throws {
         try await RoutedLab.withPages { lab in
             let janus = lab.janus
@@ -92,7 +93,7 @@ import TokKitTesting
                       for (const s of (await pc.getStats()).values()) {
                         if (s.type === "outbound-rtp" && s.kind === "video") {
                           out.push(`${s.rid}:${s.frameWidth}x${s.frameHeight}@${s.framesPerSecond ?? 0}fps,`
-                                   + `${s.framesEncoded} frames,${s.qualityLimitationReason}`);
+                                   + `${s.framesEncoded} frames,${s.qualityLimitationReason},${s.scalabilityMode}`);
                         }
                       }
                       return out.sort().join(" ");
@@ -101,6 +102,29 @@ import TokKitTesting
                 print("browser simulcast: Chromium's layers \(layers)")
                 #expect(layers.contains("h:1280x720") && layers.contains("m:640x360") && layers.contains("l:320x180"),
                         "\(layers)")
+
+                // preferredFrameRate (point 4 of issue 15's temporal layers): Chromium encodes its VP8 simulcast with
+                // three temporal layers (L1T3), so 7.5 (layer 0 for the server's assumed 30 fps) gives this subscriber
+                // a quarter of the frames the other one decodes; nil all of them again.
+                func rates(over seconds: Double) async throws -> (Double, Double) {
+                    let before = subscribers.map { $0.2.frames }, since = ContinuousClock.now
+                    try await Task.sleep(for: .seconds(seconds))
+                    let elapsed = Double((ContinuousClock.now - since).components.seconds)
+                        + Double((ContinuousClock.now - since).components.attoseconds) / 1e18
+                    return (Double(subscribers[0].2.frames - before[0]) / elapsed,
+                            Double(subscribers[1].2.frames - before[1]) / elapsed)
+                }
+                subscribers[0].1.preferredFrameRate = 7.5
+                try await Task.sleep(for: .seconds(1.5))
+                let quarter = try await rates(over: 4)
+                subscribers[0].1.preferredFrameRate = nil
+                try await Task.sleep(for: .seconds(1.5))
+                let all = try await rates(over: 4)
+                print(String(format: "browser temporal layers: preferredFrameRate 7.5 → %.1f fps (the other %.1f, "
+                             + "ratio %.2f); nil → %.1f fps (the other %.1f)", quarter.0, quarter.1,
+                             quarter.0 / max(quarter.1, 0.001), all.0, all.1))
+                #expect(quarter.1 > 0 && quarter.0 / quarter.1 < 0.45, "7.5 fps: \(quarter)")
+                #expect(all.1 > 0 && all.0 / all.1 > 0.75, "nil: \(all)")
                 await recorder.stop()
             }
             for bob in bobs { await bob.disconnect() }
@@ -150,7 +174,8 @@ import TokKitTesting
     }
 
     /// A Swift simulcast publisher (640x360: 160x90, 320x180, 640x360) and a Chromium subscriber: the page's
-    /// `setPreferredResolution({width: 320, height: 180})` changes its `videoWidth` to 320, null back to 640.
+    /// `setPreferredResolution({width: 320, height: 180})` changes its `videoWidth` to 320, null back to 640; its
+    /// `setPreferredFrameRate(7.5)` brings its decoded rate under 0.4 of what it was, null back.
     @Test func chromiumSubscriberSetsPreferredResolution() async throws {
         try await RoutedLab.withPages { lab in
             let janus = lab.janus
@@ -183,6 +208,44 @@ import TokKitTesting
                     Self.preferScript(width: 0, height: 0, expected: 640), timeout: .seconds(15)).utf8))
                 print("browser simulcast: setPreferredResolution(null) → \(back.videoWidth) after \(back.ms) ms")
                 #expect(back.ms >= 0 && back.videoWidth == 640, "\(back)")
+
+                // setPreferredFrameRate: Janus drops the Swift publisher's upper temporal layers for the page, whose
+                // Chromium decoder takes the stream with frames missing (no freeze, no keyframe-request storm).
+                let rates = try await page.evaluate("""
+                    (async () => {
+                      const s = tk.subscribers[0];
+                      const read = async () => {
+                        for (const r of (await s.getStats()).values()) {
+                          if (r.type === "inbound-rtp" && r.kind === "video")
+                            return { decoded: r.framesDecoded ?? 0, plis: r.pliCount ?? 0, nacks: r.nackCount ?? 0,
+                                     lost: r.packetsLost ?? 0 };
+                        }
+                        return { decoded: 0, plis: 0, nacks: 0, lost: 0 };
+                      };
+                      const rate = async () => {
+                        const a = await read(), t0 = performance.now();
+                        await new Promise((r) => setTimeout(r, 3000));
+                        const b = await read();
+                        return { fps: (b.decoded - a.decoded) * 1000 / (performance.now() - t0),
+                                 plis: b.plis - a.plis, nacks: b.nacks - a.nacks, lost: b.lost - a.lost };
+                      };
+                      const full = await rate();
+                      s.setPreferredFrameRate(7.5);
+                      await new Promise((r) => setTimeout(r, 1500));
+                      const quarter = await rate();
+                      s.setPreferredFrameRate(null);
+                      await new Promise((r) => setTimeout(r, 1500));
+                      const again = await rate();
+                      return JSON.stringify({ full, quarter, again });
+                    })()
+                    """, timeout: .seconds(20))
+                print("browser temporal layers: a Chromium subscriber's setPreferredFrameRate 7.5 / null: \(rates)")
+                struct Rate: Decodable { var fps: Double; var plis: Int; var nacks: Int; var lost: Int }
+                struct Rates: Decodable { var full: Rate; var quarter: Rate; var again: Rate }
+                let measured = try decoder.decode(Rates.self, from: Data(rates.utf8))
+                #expect(measured.full.fps > 0 && measured.quarter.fps / measured.full.fps < 0.4
+                        && measured.again.fps / measured.full.fps > 0.75, "\(rates)")
+                #expect(measured.quarter.plis <= 2 && measured.quarter.nacks <= 5, "\(rates)")
 
                 // Values a server refuses (1011) reach the subscriber's `error` event, nothing throws.
                 let refused = try await page.evaluate("""

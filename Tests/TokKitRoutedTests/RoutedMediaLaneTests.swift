@@ -165,6 +165,44 @@ import TokKitTesting
         await stop(routing, runner, reader)
     }
 
+    /// A subscriber's preferences reach Janus as one `configure` of its video stream with both the simulcast
+    /// `substream` and the `temporal` layer, sent again at each change (preferredFrameRate, issue 15).
+    @Test func preferencesConfigureTheSubstreamAndTheTemporalLayer() async throws {
+        let fake = try await FakeJanus.start()
+        defer { fake.stop() }
+        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
+                                  logger: Self.logger)
+        let deliveries = Deliveries()
+        let reader = deliveries.start(routing)
+        let runner = Task { await routing.run() }
+        routing.submit(Self.offer(1, sdp: "v=0 fine"), session: "session-1", from: "connection-1")
+        routing.submit(.subscribe(sessionID: "session-1", streamID: "stream-1", subscriberID: "sub-1",
+                                  connectionID: "connection-2"), session: "session-1")
+        let offered = await eventually {
+            deliveries.all.contains {
+                if case let .negotiation(_, _, id, kind, _) = $0 { id == "sub-1" && kind == .offer } else { false }
+            }
+        }
+        #expect(offered, "\(deliveries.all)")
+        routing.submit(.subscriberAnswer(subscriberID: "sub-1", sdp: "v=0 answer"), session: "session-1",
+                       from: "connection-2")
+        #expect(await eventually { fake.seen.contains("start") }, "Janus saw: \(fake.seen)")
+        func configures() -> [String] { fake.seen.filter { $0.hasPrefix("configure stream") } }
+
+        routing.submit(.subscriberPreferences(subscriberID: "sub-1", substream: 2, temporal: 0), session: "session-1",
+                       from: "connection-2")
+        routing.submit(.subscriberPreferences(subscriberID: "sub-1", substream: 1, temporal: 1), session: "session-1",
+                       from: "connection-2")
+        routing.submit(.subscriberPreferences(subscriberID: "sub-1", substream: 1, temporal: 2), session: "session-1",
+                       from: "connection-2")
+        #expect(await eventually(timeout: .seconds(10)) { configures().count == 3 }, "Janus saw: \(fake.seen)")
+        #expect(configures() == ["configure stream mid=1 substream=2 temporal=0",
+                                 "configure stream mid=1 substream=1 temporal=1",
+                                 "configure stream mid=1 substream=1 temporal=2"])
+        #expect(!deliveries.all.contains { if case .failure = $0 { true } else { false } }, "\(deliveries.all)")
+        await stop(routing, runner, reader)
+    }
+
     private func stop(_ routing: RoutedMedia, _ runner: Task<Void, Never>, _ reader: Task<Void, Never>) async {
         routing.finish()
         await runner.value

@@ -82,6 +82,8 @@ actor RoutedMedia {
         var videoMid: String?
         /// The simulcast layer asked for (nil: Janus's default, the full size); applied once started.
         var substream: Int?
+        /// The temporal layer asked for (nil: Janus's default, every layer); applied with ``substream``.
+        var temporal: Int?
     }
 
     /// The Janus instances, in configuration order (an instance's index is its identity).
@@ -237,9 +239,10 @@ actor RoutedMedia {
                 downstream.pending.append(candidate)
                 downstreams[subscriberID] = downstream
             }
-        case let .subscriberPreferences(subscriberID, substream):
+        case let .subscriberPreferences(subscriberID, substream, temporal):
             guard downstreams[subscriberID] != nil else { return }
             downstreams[subscriberID]?.substream = substream
+            downstreams[subscriberID]?.temporal = temporal
             await applySubstream(subscriberID)
         case let .unsubscribe(subscriberID):
             await endDownstream(subscriberID)
@@ -427,18 +430,19 @@ actor RoutedMedia {
         }
     }
 
-    /// Asks Janus to forward the subscription's chosen simulcast layer, once it is started. A refusal is logged
-    /// and changes nothing else (the subscription keeps the layer it had).
+    /// Asks Janus to forward the subscription's chosen simulcast and temporal layers, once it is started. A refusal
+    /// is logged and changes nothing else (the subscription keeps the layers it had).
     private func applySubstream(_ subscriberID: String) async {
         guard let downstream = downstreams[subscriberID], downstream.phase == .started,
               let substream = downstream.substream, let mid = downstream.videoMid,
               let subscriber = downstream.subscriber
         else { return }
         do throws(JanusError) {
-            try await subscriber.configure(mid: mid, substream: substream)
+            try await subscriber.configure(mid: mid, substream: substream, temporal: downstream.temporal)
         } catch {
             logger.notice("the media router refused a simulcast layer", metadata: [
-                "subscriber_id": "\(subscriberID)", "substream": "\(substream)", "error": "\(error)"])
+                "subscriber_id": "\(subscriberID)", "substream": "\(substream)",
+                "temporal": "\(downstream.temporal.map(String.init) ?? "-")", "error": "\(error)"])
         }
     }
 

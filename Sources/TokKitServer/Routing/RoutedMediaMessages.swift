@@ -12,8 +12,9 @@ enum RoutedMediaCommand: Sendable {
     case subscriberAnswer(subscriberID: String, sdp: String)
     /// A subscriber's trickled candidate; nil: end of candidates.
     case subscriberCandidate(subscriberID: String, candidate: String?)
-    /// The subscriber's preferred resolution chose simulcast layer `substream` (Janus `configure`).
-    case subscriberPreferences(subscriberID: String, substream: Int)
+    /// The subscriber's preferred resolution chose simulcast layer `substream`, its preferred frame rate temporal
+    /// layer `temporal` (Janus `configure`).
+    case subscriberPreferences(subscriberID: String, substream: Int, temporal: Int)
     /// The subscription ended (unsubscribe, the subscriber left).
     case unsubscribe(subscriberID: String)
     /// The stream ended: its publisher handle and every subscription to it go.

@@ -74,15 +74,17 @@ extension SessionRegistry {
                          routing, session: sessionID, from: subscription.subscriber)
     }
 
-    /// A routed subscription's preferences become the simulcast layer the media router forwards to it
-    /// (``SimulcastSubstream``); relayed subscriptions accept them and nothing changes (the frame rate is best
-    /// effort: TokKit publishers send no temporal layers, so it changes nothing either).
+    /// A routed subscription's preferences become the simulcast layer (``SimulcastSubstream``, from the preferred
+    /// resolution) and the temporal layer (``SimulcastTemporalLayer``, from the preferred frame rate) the media
+    /// router forwards to it; relayed subscriptions accept them and nothing changes.
     func routeSubscriberPreferences(_ preferences: ClientMessage.SubscriberPreferences,
                                     of subscription: SubscriptionRecord) throws(ProtocolError) {
         guard let routing, let stream = streams[subscription.streamID], stream.upstreamID != nil else { return }
         let substream = SimulcastSubstream.choose(published: stream.info.videoDimensions,
                                                   preferred: preferences.preferredResolution)
-        try submitRouted(.subscriberPreferences(subscriberID: subscription.id, substream: substream), routing,
+        let temporal = SimulcastTemporalLayer.choose(preferredFrameRate: preferences.preferredFrameRate)
+        try submitRouted(.subscriberPreferences(subscriberID: subscription.id, substream: substream,
+                                                temporal: temporal), routing,
                          session: stream.sessionID, from: subscription.subscriber)
     }
 
