@@ -16,9 +16,10 @@ import TokKitProtocol
 /// (``RoutedMediaPlacement``: load is the number of sessions placed on it; an instance that cannot be reached is
 /// skipped and marked down for a while) and stays there. When an instance's Janus session ends while another
 /// instance is up, the sessions placed on it are *moved* rather than failed: their upstreams and subscriptions
-/// lose their handles and wait (at most ``feedTimeout``); the publishers' media watchdogs notice the silence and
-/// offer again on the same upstream id (a client restart, Protocol.md 6.7 step 6), that offer places the session on
-/// another instance, and once the new feed is up every waiting subscription is offered it on its `subscriberId`.
+/// lose their handles and wait (at most ``feedTimeout``); their publishers are asked to offer again at once
+/// (`mediaRestart`, ``askToRestart(_:reason:)``; their media watchdogs do so anyway after 2.5 s of silence) on the
+/// same upstream id (a client restart, Protocol.md 6.7 step 6), that offer places the session on another instance,
+/// and once the new feed is up every waiting subscription is offered it on its `subscriberId`.
 /// With no other instance up, the streams and subscriptions fail as below.
 ///
 /// ## Order and state
@@ -61,6 +62,8 @@ actor RoutedMedia {
         /// The `mid` of the offer's audio, and whether a moderator muted it at Janus (RoutedMedia+Moderation).
         var audioMid: String?
         var audioMuted = false
+        /// The `a=ice-ufrag` of the offer Janus answered: names the publisher's peer in a `mediaRestart`.
+        var iceUfrag: String?
         var watcher: Task<Void, Never>?
         /// Its instance was lost and the session is moving: the publisher's next offer places it on another
         /// instance; this task fails the stream if that offer does not come within ``feedTimeout``.
@@ -104,7 +107,7 @@ actor RoutedMedia {
     private nonisolated let lanes: RoutedMediaLanes
     /// Janus's answers and offers and the failures, for the registry, in the order produced.
     nonisolated let deliveries: AsyncStream<RoutedMediaDelivery>
-    private let deliver: AsyncStream<RoutedMediaDelivery>.Continuation
+    let deliver: AsyncStream<RoutedMediaDelivery>.Continuation
 
     /// How long a subscription waits for its publisher's PeerConnection to come up at Janus.
     static let feedTimeout: Duration = .seconds(20)
@@ -310,6 +313,7 @@ actor RoutedMedia {
             guard upstreams[streamID]?.publisher?.handle.id == publisher.handle.id else { return }  // ended meanwhile
             upstream.feed = joined.id
             upstream.audioMid = Self.audioMid(in: answer)
+            upstream.iceUfrag = Self.iceUfrag(in: sdp)
             let handleID = publisher.handle.id
             upstream.watcher = Task { [weak self] in
                 for await event in publisher.events {
@@ -582,6 +586,7 @@ actor RoutedMedia {
         let lostDownstreams = downstreams.filter { lostSessions.contains($0.value.sessionID) }
         let following = lostDownstreams.filter { moving[$0.value.streamID] != nil }
         move(moving, following)
+        askToRestart(moving, reason: message)
         for (id, downstream) in lostDownstreams where following[id] == nil {
             downstreams[id] = nil
             downstream.deadline?.cancel()

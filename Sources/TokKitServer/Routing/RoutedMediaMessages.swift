@@ -46,6 +46,10 @@ enum RoutedMediaDelivery: Sendable, Equatable {
     /// The upstream `upstreamID` of `streamID` failed (after its ``failure(connectionID:subscriberID:_:)``): the
     /// stream can carry media to nobody, so the registry ends it (`streamDestroyed`, reason `forceUnpublished`).
     case upstreamFailed(streamID: String, upstreamID: String)
+    /// A `mediaRestart` to the publisher `connectionID` of `streamID`: the instance its upstream `upstreamID` was
+    /// answered on was lost (the session is moving); offer again now if the peer whose offer had `iceUfrag` is still
+    /// current (Protocol.md 6.7 step 5).
+    case mediaRestart(connectionID: String, streamID: String, upstreamID: String, iceUfrag: String, reason: String)
 }
 
 /// What ``RoutedMedia`` holds (monitoring and tests): Janus rooms by TokKit session, live Janus handles.
