@@ -13,7 +13,8 @@ import TokKitProtocol
 ///
 /// ## Placement and failover
 /// A TokKit session is placed, at its first routed upstream, on the least loaded reachable instance
-/// (``RoutedMediaPlacement``: load is the number of sessions placed on it; an instance that cannot be reached is
+/// (``RoutedMediaPlacement``: load is the sessions placed on it plus their streams and subscriptions; an instance
+/// that cannot be reached is
 /// skipped and marked down for a while) and stays there. When an instance's Janus session ends while another
 /// instance is up, the sessions placed on it are *moved* rather than failed: their upstreams and subscriptions
 /// lose their handles and wait (at most ``feedTimeout``); their publishers are asked to offer again at once
@@ -477,6 +478,7 @@ actor RoutedMedia {
             }
         }
         var failure = JanusError.unreachable(url: "", reason: "no media router instance configured")
+        placement.setHandles(handlesPerInstance())
         for index in placement.candidates(now: .now) {
             guard !stopped else { throw .cancelled }
             placed[sessionID] = index  // counted at once: sessions placed meanwhile see the load
@@ -498,6 +500,19 @@ actor RoutedMedia {
             }
         }
         throw failure
+    }
+
+    /// The routed streams and subscriptions of the sessions placed on each instance (their Janus handles, held or
+    /// about to be), by index: the weight ``RoutedMediaPlacement`` adds to each instance's sessions.
+    private func handlesPerInstance() -> [Int] {
+        var counts = Array(repeating: 0, count: instances.count)
+        for upstream in upstreams.values {
+            if let index = placed[upstream.sessionID] { counts[index] += 1 }
+        }
+        for downstream in downstreams.values {
+            if let index = placed[downstream.sessionID] { counts[index] += 1 }
+        }
+        return counts
     }
 
     /// `sessionID` leaves instance `index` (if it is still placed there).
