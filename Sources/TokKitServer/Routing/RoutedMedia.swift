@@ -102,6 +102,10 @@ actor RoutedMedia {
     /// The room of each placed session that has one (on its instance), by session id.
     var rooms: [String: UInt64] = [:]
     var upstreams: [String: Upstream] = [:]
+    /// Streams a moderator muted before their publisher's first offer reached ``RoutedMedia`` (no upstream yet):
+    /// muted at Janus once that offer is answered (RoutedMedia+Moderation). One entry per stream at most, removed
+    /// when the stream ends.
+    var mutedBeforeOffer: Set<String> = []
     private var downstreams: [String: Downstream] = [:]
 
     /// The commands waiting, per TokKit session (lane), and per client connection.
@@ -248,6 +252,7 @@ actor RoutedMedia {
         case let .unsubscribe(subscriberID):
             await endDownstream(subscriberID)
         case let .streamEnded(streamID):
+            mutedBeforeOffer.remove(streamID)
             for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
             await endUpstream(streamID)
         case let .sessionEnded(sessionID):
@@ -298,7 +303,7 @@ actor RoutedMedia {
                          sdp: String) async {
         if upstreams[streamID] != nil { await resubscribe(to: streamID) }
         // A moderator's mute outlives the publisher's handle: a re-offer (a restart, a failover) is muted again.
-        let muted = upstreams[streamID]?.audioMuted ?? false
+        let muted = upstreams[streamID]?.audioMuted ?? (mutedBeforeOffer.remove(streamID) != nil)
         await endUpstream(streamID)
         var upstream = Upstream(sessionID: sessionID, connectionID: connectionID, upstreamID: upstreamID)
         upstreams[streamID] = upstream
