@@ -5,8 +5,8 @@ import TokKitProtocol
 /// The session server's side of routed sessions (Docs/Routing.md): drives the VideoRoom plugin of the Janus
 /// instances it is given and translates TokKit's negotiation to it.
 ///
-/// Per routed TokKit session a VideoRoom room (created with the session's first upstream, destroyed when the
-/// session ends or the server stops); per routed stream a publisher handle (the client's one offer → Janus's
+/// Per routed TokKit session a VideoRoom room (created with the session's first upstream, destroyed when its last
+/// stream ends, the session ends or the server stops); per routed stream a publisher handle (the client's one offer → Janus's
 /// answer, its candidates trickled to Janus); per subscription a subscriber handle (Janus's offer → the client, its
 /// answer and candidates → Janus). One Janus session per instance holds every handle there, kept alive by
 /// ``JanusSession``.
@@ -251,20 +251,20 @@ actor RoutedMedia {
             await applySubstream(subscriberID)
         case let .unsubscribe(subscriberID):
             await endDownstream(subscriberID)
-        case let .streamEnded(streamID):
+        case let .streamEnded(streamID, sessionID):
             mutedBeforeOffer.remove(streamID)
             for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
             await endUpstream(streamID)
+            // The session's last stream (ended, unpublished, or failed at Janus before): its room goes now, not at
+            // the session's expiry; a later publish places the session again and makes a new room.
+            if !upstreams.values.contains(where: { $0.sessionID == sessionID }),
+               !downstreams.values.contains(where: { $0.sessionID == sessionID }) {
+                await leaveInstance(sessionID)
+            }
         case let .sessionEnded(sessionID):
             for (id, downstream) in downstreams where downstream.sessionID == sessionID { await endDownstream(id) }
             for (id, upstream) in upstreams where upstream.sessionID == sessionID { await endUpstream(id) }
-            guard let index = placed.removeValue(forKey: sessionID) else { return }
-            placement.released(from: index)
-            guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin, _) = links[index]
-            else { return }
-            do throws(JanusError) { try await admin.destroyRoom(room) } catch {
-                logger.notice("janus room not destroyed", metadata: ["room": "\(room)", "error": "\(error)"])
-            }
+            await leaveInstance(sessionID)
         case let .publisherUp(streamID, handle):
             guard upstreams[streamID]?.publisher?.handle.id == handle else { return }
             upstreams[streamID]?.up = true
@@ -518,6 +518,21 @@ actor RoutedMedia {
             if let index = placed[downstream.sessionID] { counts[index] += 1 }
         }
         return counts
+    }
+
+    /// `sessionID` holds nothing at Janus any more (its last stream ended, or it ended): it leaves its instance and
+    /// its room is destroyed there (a refusal is logged).
+    private func leaveInstance(_ sessionID: String) async {
+        guard let index = placed.removeValue(forKey: sessionID) else { return }
+        placement.released(from: index)
+        guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin, _) = links[index]
+        else { return }
+        do throws(JanusError) {
+            try await admin.destroyRoom(room)
+            logger.debug("janus room destroyed", metadata: ["session_id": "\(sessionID)", "room": "\(room)"])
+        } catch {
+            logger.notice("janus room not destroyed", metadata: ["room": "\(room)", "error": "\(error)"])
+        }
     }
 
     /// `sessionID` leaves instance `index` (if it is still placed there).

@@ -16,8 +16,9 @@ enum RoutedMediaCommand: Sendable {
     case subscriberPreferences(subscriberID: String, substream: Int)
     /// The subscription ended (unsubscribe, the subscriber left).
     case unsubscribe(subscriberID: String)
-    /// The stream ended: its publisher handle and every subscription to it go.
-    case streamEnded(streamID: String)
+    /// The stream ended: its publisher handle and every subscription to it go; when it was the last thing session
+    /// `sessionID` held at Janus, the session's room goes too (a later publish makes a new one).
+    case streamEnded(streamID: String, sessionID: String)
     /// The session ended (expired): its room goes.
     case sessionEnded(sessionID: String)
     /// A moderator force-muted the stream's audio (`mute` true), or its publisher turned audio back on (false): the
