@@ -436,6 +436,34 @@ final class MediaLink: Sendable {
         if due { restart(now: .now) }
     }
 
+    /// Publisher side (negotiation queue): the media router lost the path of the peer whose offer carried
+    /// `iceUfrag` (`mediaRestart`, Protocol.md 6.7 step 5). If that peer is still the current one, an outage begins
+    /// and the link restarts now instead of after ``silenceLimit``; otherwise (the peer was replaced already: a
+    /// duplicate or stale message, or the watchdog was first) nothing happens. Returns whether it restarted.
+    @discardableResult
+    func restartRequested(iceUfrag: String) -> Bool {
+        let due = state.withLock { s in
+            guard context.side == .publisher, s.phase == .negotiated || s.phase == .offered,
+                  let offer = s.localDescription, Self.iceUfrag(in: offer) == iceUfrag
+            else { return false }
+            if s.outageSince == nil { s.outageSince = .now }
+            return true
+        }
+        if due {
+            channel.owner?.logger.notice("media path of upstream \(context.subscriberID) lost at the media router: restarting")
+            restart(now: .now)
+        }
+        return due
+    }
+
+    /// The first `a=ice-ufrag` value of `sdp`.
+    static func iceUfrag(in sdp: String) -> String? {
+        for line in sdp.split(whereSeparator: \.isNewline) where line.hasPrefix("a=ice-ufrag:") {
+            return String(line.dropFirst(12))
+        }
+        return nil
+    }
+
     /// Publisher side: replaces the peer and sends a new offer.
     private func restart(now: ContinuousClock.Instant) {
         guard context.side == .publisher, let ice = state.withLock({ $0.ice }), replacePeer() != nil else { return }

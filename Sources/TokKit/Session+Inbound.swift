@@ -23,6 +23,7 @@ extension Session: SignalingLinkOwner {
             case .unsubscribe(let m): endPublisherSide(subscriberID: SubscriberID(m.subscriberID), &s)
             case .negotiation(let m): applyNegotiation(m, &s)
             case .muteForced(let m): applyMuteForced(streamID: StreamID(m.streamID), &s)
+            case .mediaRestart(let m): applyMediaRestart(m, &s)
             case .archiveStarted(let m): emit(.archiveStarted(id: ArchiveID(m.archiveID), name: m.name))
             case .archiveStopped(let m): emit(.archiveStopped(id: ArchiveID(m.archiveID)))
             case .ack(let m): applyAck(m, &s)
@@ -224,6 +225,16 @@ extension Session: SignalingLinkOwner {
         guard let publisher = s.publishers[streamID] else { return }
         publisher.applyForcedMute()
         emit(.muteForced(MuteForcedInfo(active: true)))
+    }
+
+    /// Routed (Protocol.md 6.7 step 5): the media router lost this client's upstream; its link restarts now if its
+    /// current peer made the offer named by `iceUfrag` (else the message is stale and nothing happens).
+    private func applyMediaRestart(_ m: ServerMessage.MediaRestart, _ s: inout SessionState) {
+        let upstreamID = SubscriberID(m.subscriberID)
+        guard s.upstreams[upstreamID]?.rawValue == m.streamID, let context = s.publisherSides[upstreamID] else { return }
+        logger.notice("the media router asks to restart upstream \(m.subscriberID): \(m.reason)")
+        let ufrag = m.iceUfrag
+        withNegotiator { ($0 as? WebRTCNegotiator)?.restartRequested(context, iceUfrag: ufrag) }
     }
 
     // MARK: - Replies

@@ -58,6 +58,11 @@ public final class WebRTCNegotiator: MediaNegotiator {
         for link in links.withLock({ Array($0.values) }) { link.reofferNow() }
     }
 
+    /// The media router asks the upstream `context` to offer again (negotiation queue; Protocol.md 6.7 step 5).
+    func restartRequested(_ context: MediaNegotiationContext, iceUfrag: String) {
+        links.withLock { $0[context] }?.restartRequested(iceUfrag: iceUfrag)
+    }
+
     /// Negotiations in progress or carrying media (tests and the network lab's peers check that none leaks).
     @_spi(Testing) public var activeNegotiations: Int { links.withLock { $0.count } }
 

@@ -40,6 +40,12 @@ public struct JanusProcessConfiguration: Sendable, Hashable {
     public var startTimeout: Duration
     /// Janus's `server_name` (in `info`).
     public var serverName: String
+    /// Whether Janus is killed (SIGKILL) when this process dies, even by SIGKILL (`PR_SET_PDEATHSIG`, set by
+    /// ``setpriv`` before Janus runs; see ``JanusProcess``): on by default, so no Janus outlives its server.
+    public var diesWithParent = true
+
+    /// util-linux's `setpriv`, which runs Janus with its parent-death signal set.
+    public static let setpriv = "/usr/bin/setpriv"
 
     /// A configuration for a Janus using `mediaAddress` (a non-loopback IPv4 address) for media; the other
     /// values as documented on each property.
@@ -272,6 +278,13 @@ public final class JanusProcess: Sendable {
     }
     private let reaper: Reaper
 
+    /// What ``ChildLauncher`` hands back: the running process and its output pipe (only this function uses them).
+    private struct Spawned: @unchecked Sendable {
+        let process: Process?
+        let pipe: Pipe
+        let error: String?
+    }
+
     /// Starts Janus and returns once it answers `info`. Throws ``JanusError/notInstalled(_:)`` (no executable,
     /// plugin or transport), ``JanusError/invalidConfiguration(_:)``, or ``JanusError/processFailed(status:log:)``
     /// (it exited, or did not answer within the start timeout: it is then killed).
@@ -297,33 +310,50 @@ public final class JanusProcess: Sendable {
         let host = configuration.listenAddress ?? configuration.mediaAddress
         let url = "ws://\(host):\(port)"
 
-        let process = Process()
-        let argv = configuration.launcher + [configuration.executable, "-C", directory + "/janus.jcfg",
+        // Dying with the parent (Docs/Routing.md, "Deployment"): setpriv sets PR_SET_PDEATHSIG (SIGKILL) and execs
+        // the launcher or Janus in its place (same pid); the spawn happens on ChildLauncher's thread, which lives as
+        // long as this process (the signal follows the spawning thread's death, not the process's).
+        var argv = configuration.launcher + [configuration.executable, "-C", directory + "/janus.jcfg",
                                              "-F", directory, "-o"]
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        let exit = ExitState()
-        process.terminationHandler = { p in exit.exited(p.terminationStatus) }
-        let launched = ContinuousClock.now
-        do {
-            // A child inherits the spawning thread's signal mask, and the threads async code runs on (libdispatch's
-            // workers) block SIGTERM and most others: Janus would never see the SIGTERM of `stop`. Unblock the
-            // signals Janus handles on this thread for the spawn only (no suspension point in between).
-            var janusSignals = sigset_t(), previous = sigset_t()
-            sigemptyset(&janusSignals)
-            for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&janusSignals, signal) }
-            pthread_sigmask(SIG_UNBLOCK, &janusSignals, &previous)
-            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-            try process.run()
-        } catch {
-            try? fm.removeItem(atPath: directory)
-            throw .processFailed(status: -1, log: "cannot launch \(argv.joined(separator: " ")): \(error)")
+        if configuration.diesWithParent {
+            guard fm.isExecutableFile(atPath: JanusProcessConfiguration.setpriv) else {
+                try? fm.removeItem(atPath: directory)
+                throw .notInstalled(JanusProcessConfiguration.setpriv + " (util-linux; needed for diesWithParent)")
+            }
+            argv = [JanusProcessConfiguration.setpriv, "--pdeathsig", "KILL", "--"] + argv
         }
+        let exit = ExitState()
+        let launched = ContinuousClock.now
+        let spawned = await ChildLauncher.shared.run { [argv] () -> Spawned in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: argv[0])
+            process.arguments = Array(argv.dropFirst())
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            process.standardInput = FileHandle.nullDevice
+            process.terminationHandler = { p in exit.exited(p.terminationStatus) }
+            do {
+                // A child inherits the spawning thread's signal mask, and threads may block SIGTERM and others
+                // (libdispatch's workers do): Janus would never see the SIGTERM of `stop`. Unblock the signals
+                // Janus handles on this thread for the spawn only.
+                var janusSignals = sigset_t(), previous = sigset_t()
+                sigemptyset(&janusSignals)
+                for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&janusSignals, signal) }
+                pthread_sigmask(SIG_UNBLOCK, &janusSignals, &previous)
+                defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+                try process.run()
+            } catch {
+                return Spawned(process: nil, pipe: pipe, error: "\(error)")
+            }
+            return Spawned(process: process, pipe: pipe, error: nil)
+        }
+        guard let process = spawned.process else {
+            try? fm.removeItem(atPath: directory)
+            throw .processFailed(status: -1, log: "cannot launch \(argv.joined(separator: " ")): \(spawned.error ?? "?")")
+        }
+        let pipe = spawned.pipe
         try? pipe.fileHandleForWriting.close()
         let output = OutputTail(reading: dup(pipe.fileHandleForReading.fileDescriptor), capacity: 400)
         try? pipe.fileHandleForReading.close()

@@ -49,6 +49,7 @@ import TokKitProtocol
             .unsubscribe(.init(streamID: "s1", subscriberID: "u1", from: "c2")),
             .negotiation(.init(streamID: "s1", subscriberID: "u1", kind: .candidate, payload: "{}", from: "c2")),
             .muteForced(.init(streamID: "s1")),
+            .mediaRestart(.init(streamID: "s1", subscriberID: "u1", iceUfrag: "abcd", reason: "lost")),
             .archiveStarted(.init(archiveID: "a", name: "n")),
             .archiveStopped(.init(archiveID: "a")),
             .ack(.init(rid: 3, streamID: "s1", subscriberID: nil)),

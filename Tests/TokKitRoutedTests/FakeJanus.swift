@@ -12,16 +12,18 @@ import TokKitProtocol
 /// precisely than a real one can: a small Python WebSocket server on 127.0.0.1 (a thread per connection) speaking
 /// enough of the Janus API and the VideoRoom plugin for ``RoutedMedia``: `info`, `create`, `attach`, `detach`,
 /// `destroy`, `keepalive`, `trickle`, and plugin messages `create`/`destroy` (rooms), `join` (publisher and
-/// subscriber), `configure` with an offer, `start`.
+/// subscriber), `configure` with an offer, `start`, `moderate`.
 ///
 /// `configure` with an offer is answered according to the offer: an SDP containing `stall` is never answered, one
 /// containing `refuse` gets a VideoRoom error (433), any other gets an answer followed by `webrtcup` (the
 /// publisher's PeerConnection "up" at once). With ``Mode/refuseEveryOffer`` every
 /// offer is refused.
 ///
+/// An offer containing `m=audio` is answered with an audio section of `mid` 0 (so that moderation can name it).
+///
 /// ``seen`` lists the VideoRoom requests the fake received, in order (`join publisher`, `join subscriber`,
-/// `configure`, `start`, `create`, `destroy`), so that a test can wait until Janus got what it expects; a
-/// subscriber's `configure` of its streams (no offer) adds one line per stream, its fields sorted
+/// `configure`, `start`, `create`, `destroy`, `moderate mute 0`), so that a test can wait until Janus got what it
+/// expects; a subscriber's `configure` of its streams (no offer) adds one line per stream, its fields sorted
 /// (`configure stream mid=1 substream=2 temporal=0`). Janus's offer to a subscriber has an audio (`0`) and a
 /// video (`1`) stream.
 final class FakeJanus: Sendable {
@@ -85,9 +87,11 @@ final class FakeJanus: Sendable {
                 elif kind == "message":
                     body, jsep = m.get("body", {}), m.get("jsep")
                     request = body.get("request")
-                    seen(request + (" " + body.get("ptype") if body.get("ptype") else ""))
+                    mute = body.get("mute")
+                    seen(request + (" " + body.get("ptype") if body.get("ptype") else "")
+                         + (" " + ("mute" if mute else "unmute") + " " + str(body.get("mid")) if request == "moderate" else ""))
                     def reply(data, answer=None):
-                        out = {"janus": "event" if request != "create" and request != "destroy" else "success",
+                        out = {"janus": "event" if request not in ("create", "destroy", "moderate") else "success",
                                "transaction": t, "session_id": sid, "sender": hid,
                                "plugindata": {"plugin": "janus.plugin.videoroom", "data": data}}
                         if answer is not None: out["jsep"] = answer
@@ -107,14 +111,16 @@ final class FakeJanus: Sendable {
                         if mode == "refuse" or "refuse" in sdp:
                             reply({"videoroom": "event", "error_code": 433, "error": "fake: offer refused"})
                         else:
-                            reply({"videoroom": "event", "configured": "ok"},
-                                  {"type": "answer", "sdp": "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=fake\r\nt=0 0\r\n"})
+                            answer = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=fake\r\nt=0 0\r\n"
+                            if "m=audio" in sdp: answer += "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\n"
+                            reply({"videoroom": "event", "configured": "ok"}, {"type": "answer", "sdp": answer})
                             send({"janus": "webrtcup", "session_id": sid, "sender": hid})
                     elif request == "configure" and "streams" in body:
                         for stream in body["streams"]:
                             seen("configure stream " + " ".join("%s=%s" % (k, stream[k]) for k in sorted(stream)))
                         reply({"videoroom": "event", "configured": "ok"})
                     elif request == "start": reply({"videoroom": "event", "started": "ok"})
+                    elif request == "moderate": reply({"videoroom": "success"})
                     else: reply({"videoroom": "event", "error_code": 423, "error": "fake: unknown request"})
                 else:
                     send({"janus": "error", "transaction": t, "error": {"code": 457, "reason": "fake: unknown"}})

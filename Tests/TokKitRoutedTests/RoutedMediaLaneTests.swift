@@ -88,7 +88,7 @@ import TokKitTesting
         // Another connection of the same session is not refused; the server's own commands never are.
         #expect(routing.submit(.publisherCandidate(streamID: "stream-1", candidate: nil), session: "session-1",
                                from: "connection-2"))
-        #expect(routing.submit(.streamEnded(streamID: "stream-9"), session: "session-1"))
+        #expect(routing.submit(.streamEnded(streamID: "stream-9", sessionID: "session-1"), session: "session-1"))
         // The stall ends at its deadline; the connection's pending work drains and it may send again.
         let drained = await eventually(timeout: .seconds(10)) {
             routing.submit(.publisherCandidate(streamID: "stream-1", candidate: nil), session: "session-1",

@@ -77,24 +77,18 @@ import TokKitTesting
                 let s = await server.routedMediaStatus()
                 return s?.publishers == 0 && s?.subscribers == 0
             })
-            // Janus drops a detached handle's participant asynchronously, right after its reply.
-            let emptied = await eventually(timeout: .seconds(5)) {
-                (try? await watcher.admin.participants(in: room).isEmpty) == true
-            }
-            #expect(emptied, "nobody left in the Janus room")
-
-            // Everyone leaves; the empty session expires and its room is destroyed.
-            await alice.disconnect()
-            for (bob, _, _) in subscribers { await bob.disconnect() }
+            // That was the session's last stream: its room is destroyed now, not when the session expires.
             #expect(await eventually(timeout: .seconds(10)) { await server.routedMediaStatus()?.rooms.isEmpty == true })
             #expect(try await watcher.admin.exists(room) == false, "the session's room is gone from Janus")
+            await alice.disconnect()
+            for (bob, _, _) in subscribers { await bob.disconnect() }
             await watcher.close()
         }
     }
 
-    /// Janus ending a stream's media path mid-session (its room destroyed behind the server's back) and then
-    /// refusing a request (the room is gone: 426) reach the clients as typed errors (1570); the server keeps no
-    /// handle for them, and the next publish gets a new room with media through it.
+    /// Janus ending a stream's media path mid-session (its room destroyed behind the server's back) reaches the
+    /// clients as typed errors (1570); the server keeps no handle for them, and the next publish gets a new room
+    /// with media through it.
     @Test func janusFaultsReachTheClientsAsTypedErrors() async throws {
         try await RoutedLab.run { lab, janus, server in
             let sessionID = try await server.createSession(mediaMode: .routed).sessionID
@@ -126,17 +120,9 @@ import TokKitTesting
             // The stream that lost its upstream is unpublished by the server, for everyone (Protocol.md 6.7).
             #expect(await eventually { bob.streams[streamID] == nil && alice.streams[streamID] == nil })
 
-            // A refusal: publishing again goes to the room Janus no longer has (426), a typed error again.
-            let again = Publisher(name: "again", videoCapture: PatternCapturer(width: 160, height: 120))
-            let refusal = RoutedLab.firstFailure(again.events)
-            try await alice.publish(again)
-            let refused = try #require(try await RoutedLab.within(.seconds(10), "refusal") { await refusal.value })
-            #expect(refused.code == ErrorCode.mediaRouterFailed.rawValue, "\(refused)")
-            #expect("\(refused)".contains("426"), "Janus's own code is in the message: \(refused)")
-            #expect(await eventually { bob.streams.values.allSatisfy { $0.name != "again" } },
-                    "the refused stream is unpublished too")
-
-            // The server forgot that room: the next publish makes a new one, and media flows through it.
+            // That was the session's last stream: the server released its room (its own destroy, refused by Janus
+            // with 426, is only logged) and the next publish makes a new one, and media flows through it.
+            #expect(await eventually { await server.routedMediaStatus()?.rooms[sessionID] == nil })
             let third = Publisher(name: "third", videoCapture: PatternCapturer(width: 160, height: 120))
             try await alice.publish(third)
             let thirdID = try #require(third.stream?.streamID)

@@ -63,6 +63,36 @@ extension LiveServer {
             await b.disconnect()
         }
 
+        /// A media router's `mediaRestart` (Protocol.md 6.7 step 5) restarts the publisher's link only while its
+        /// current peer is the one whose offer carried the named ICE ufrag: a wrong ufrag does nothing, the right
+        /// one restarts once, and the same message again (now stale: the peer was replaced) does nothing.
+        @Test func aRestartRequestIsIdempotentPerPeer() async throws {
+            try await MediaTestKit.useTone()
+            let server = try await TestServer.start()
+            defer { Task { await server.stop() } }
+            let (a, b, _, _, _, link) = try await Self.subscribed(server)
+            let offer = try #require(link.localDescription)
+            let ufrag = try #require(MediaLink.iceUfrag(in: offer))
+            let first = link.peer
+            let wrong = await withCheckedContinuation { k in
+                a.withNegotiator { _ in k.resume(returning: link.restartRequested(iceUfrag: ufrag + "x")) }
+            }
+            #expect(!wrong && link.restarts == 0 && link.peer === first)
+            let right = await withCheckedContinuation { k in
+                a.withNegotiator { _ in k.resume(returning: link.restartRequested(iceUfrag: ufrag)) }
+            }
+            #expect(right && link.restarts == 1 && link.peer !== first)
+            let newUfrag = link.localDescription.flatMap(MediaLink.iceUfrag(in:))
+            #expect(newUfrag != nil && newUfrag != ufrag, "a new peer has new ICE credentials")
+            let stale = await withCheckedContinuation { k in
+                a.withNegotiator { _ in k.resume(returning: link.restartRequested(iceUfrag: ufrag)) }
+            }
+            #expect(!stale && link.restarts == 1, "a duplicate restarts nothing")
+            #expect(await eventually { link.peer?.state == .connected && !link.isReconnecting })
+            await a.disconnect()
+            await b.disconnect()
+        }
+
         @Test func negotiatesAndConnectsTheSubscriberAtTheFirstMediaPacket() async throws {
             let server = try await TestServer.start()
             defer { Task { await server.stop() } }

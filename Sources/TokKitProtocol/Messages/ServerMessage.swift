@@ -26,6 +26,9 @@ public enum ServerMessage: Hashable, Sendable {
     case negotiation(Negotiation)
     /// To a publisher: a moderator turned this stream's audio off; stop sending audio.
     case muteForced(StreamReference)
+    /// To a routed publisher (Protocol.md 6.7 step 5): the media router lost the upstream's media path; offer again
+    /// on it now, if the peer connection that made the offer named by `iceUfrag` is still the current one.
+    case mediaRestart(MediaRestart)
     /// The session started being archived.
     case archiveStarted(ArchiveStarted)
     /// The session stopped being archived.
@@ -51,6 +54,7 @@ public enum ServerMessage: Hashable, Sendable {
         case .unsubscribe: "unsubscribe"
         case .negotiation: "negotiation"
         case .muteForced: "muteForced"
+        case .mediaRestart: "mediaRestart"
         case .archiveStarted: "archiveStarted"
         case .archiveStopped: "archiveStopped"
         case .ack: "ack"
@@ -235,6 +239,31 @@ extension ServerMessage {
         }
     }
 
+    /// `mediaRestart` (routed sessions, Protocol.md 6.7 step 5): the media router instance carrying the upstream
+    /// `subscriberId` of `streamId` was lost. The publisher offers again on that upstream at once (as its own media
+    /// watchdog would after 2.5 s of silence), but only if its current peer connection is the one whose offer
+    /// carried `iceUfrag` (`a=ice-ufrag`): a message about a peer already replaced is stale and ignored, so a
+    /// duplicate restarts nothing twice. `reason` is for logs.
+    public struct MediaRestart: Codable, Hashable, Sendable {
+        public var streamID: String
+        public var subscriberID: String
+        public var iceUfrag: String
+        public var reason: String
+        public init(streamID: String, subscriberID: String, iceUfrag: String, reason: String) {
+            self.streamID = streamID
+            self.subscriberID = subscriberID
+            self.iceUfrag = iceUfrag
+            self.reason = reason
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case streamID = "streamId"
+            case subscriberID = "subscriberId"
+            case iceUfrag
+            case reason
+        }
+    }
+
     /// `archiveStarted`.
     public struct ArchiveStarted: Codable, Hashable, Sendable {
         public var archiveID: String
@@ -326,6 +355,7 @@ extension ServerMessage: Codable {
         case "unsubscribe": self = .unsubscribe(try .init(from: decoder))
         case "negotiation": self = .negotiation(try .init(from: decoder))
         case "muteForced": self = .muteForced(try .init(from: decoder))
+        case "mediaRestart": self = .mediaRestart(try .init(from: decoder))
         case "archiveStarted": self = .archiveStarted(try .init(from: decoder))
         case "archiveStopped": self = .archiveStopped(try .init(from: decoder))
         case "ack": self = .ack(try .init(from: decoder))
@@ -350,6 +380,7 @@ extension ServerMessage: Codable {
         case let .unsubscribe(m): try m.encode(to: encoder)
         case let .negotiation(m): try m.encode(to: encoder)
         case let .muteForced(m): try m.encode(to: encoder)
+        case let .mediaRestart(m): try m.encode(to: encoder)
         case let .archiveStarted(m): try m.encode(to: encoder)
         case let .archiveStopped(m): try m.encode(to: encoder)
         case let .ack(m): try m.encode(to: encoder)

@@ -339,6 +339,7 @@ class Publisher extends Emitter {
     const { subscriberId, from, subscribeToAudio, subscribeToVideo } = subscription;
     this.#peers.get(subscriberId)?.close();
     const peer = new Peer(this.#session, this.streamId, subscriberId);
+    peer.subscription = subscription; // for a restart the server asks for (_mediaRestart)
     this.#peers.set(subscriberId, peer);
     // Only a routed upstream is simulcast: a relayed subscriber gets one encoding, as before.
     const simulcast = subscriberId === this.upstreamId && this.simulcast;
@@ -396,6 +397,20 @@ class Publisher extends Emitter {
         this.#restart(subscription, next);
       }
     }, 5000);
+  }
+
+  /**
+   * Routed (Protocol.md 6.7 step 5, `mediaRestart`): the media router lost the upstream's path. Restarts it now
+   * through the same path as a lost connection, but only if the current peer connection made the offer whose ICE
+   * ufrag is `iceUfrag` (a stale or duplicate message, about a peer already replaced, does nothing).
+   */
+  _mediaRestart({ subscriberId, iceUfrag }) {
+    const peer = this.#peers.get(subscriberId);
+    if (!peer || subscriberId !== this.upstreamId) return;
+    const ufrag = /^a=ice-ufrag:(.*)$/m.exec(peer.pc.localDescription?.sdp ?? "")?.[1]?.trim();
+    if (!ufrag || ufrag !== iceUfrag) return;
+    this.#session._log("the media router asks to restart", subscriberId);
+    this.#restart(peer.subscription, peer);
   }
 
   async _negotiation({ subscriberId, kind, payload }) {
@@ -799,6 +814,7 @@ class Session extends Emitter {
         const subscriber = this.#subscribers.get(m.subscriberId);
         return subscriber ? subscriber._negotiation(m) : this.#publisherOf(m.streamId)?._negotiation(m);
       }
+      case "mediaRestart": return this.#publisherOf(m.streamId)?._mediaRestart(m);
       case "muteForced": {
         const p = this.#publisherOf(m.streamId);
         if (p?.audioTrack) p.audioTrack.enabled = false;

@@ -295,7 +295,7 @@ actor SessionRegistry {
     /// Ends a stream: its subscriptions go away silently, members get `streamDestroyed` (except `excluded`).
     func removeStream(_ streamID: String, reason: StreamDestroyedReason, except excluded: String? = nil) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
-        if stream.upstreamID != nil { routing?.submit(.streamEnded(streamID: streamID), session: stream.sessionID) }
+        if stream.upstreamID != nil { routing?.submit(.streamEnded(streamID: streamID, sessionID: stream.sessionID), session: stream.sessionID) }
         for subscriberID in stream.subscriberIDs {
             guard let subscription = subscriptions.removeValue(forKey: subscriberID) else { continue }
             connections[subscription.subscriber]?.subscriberIDs.removeAll { $0 == subscriberID }

@@ -6,10 +6,16 @@ import TokKitJanus
 /// publisher turns its audio back on (`hasAudio` true again).
 extension RoutedMedia {
     /// Mutes or unmutes the audio of `streamID` at Janus. The wish is kept on the upstream; it is sent only when
-    /// the upstream is published (feed, room and audio `mid` known), and an unmute only after a mute. A refusal is
-    /// logged, never reported to a client (the moderator had its reply already).
+    /// the upstream is published (feed, room and audio `mid` known), and an unmute only after a mute. A stream whose
+    /// publisher has not offered yet has no upstream: a mute is kept for it (``mutedBeforeOffer``) and applied once
+    /// Janus answers its first offer; an unmute meanwhile drops it. A refusal is logged, never reported to a client
+    /// (the moderator had its reply already).
     func moderateAudio(_ streamID: String, mute: Bool) async {
-        guard let upstream = upstreams[streamID], upstream.audioMuted != mute || mute else { return }
+        guard let upstream = upstreams[streamID] else {
+            if mute { mutedBeforeOffer.insert(streamID) } else { mutedBeforeOffer.remove(streamID) }
+            return
+        }
+        guard upstream.audioMuted != mute || mute else { return }
         upstreams[streamID]?.audioMuted = mute
         guard let publisher = upstream.publisher, let feed = upstream.feed, let mid = upstream.audioMid,
               let room = rooms[upstream.sessionID]

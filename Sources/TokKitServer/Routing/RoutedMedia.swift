@@ -5,20 +5,22 @@ import TokKitProtocol
 /// The session server's side of routed sessions (Docs/Routing.md): drives the VideoRoom plugin of the Janus
 /// instances it is given and translates TokKit's negotiation to it.
 ///
-/// Per routed TokKit session a VideoRoom room (created with the session's first upstream, destroyed when the
-/// session ends or the server stops); per routed stream a publisher handle (the client's one offer → Janus's
+/// Per routed TokKit session a VideoRoom room (created with the session's first upstream, destroyed when its last
+/// stream ends, the session ends or the server stops); per routed stream a publisher handle (the client's one offer → Janus's
 /// answer, its candidates trickled to Janus); per subscription a subscriber handle (Janus's offer → the client, its
 /// answer and candidates → Janus). One Janus session per instance holds every handle there, kept alive by
 /// ``JanusSession``.
 ///
 /// ## Placement and failover
 /// A TokKit session is placed, at its first routed upstream, on the least loaded reachable instance
-/// (``RoutedMediaPlacement``: load is the number of sessions placed on it; an instance that cannot be reached is
+/// (``RoutedMediaPlacement``: load is the sessions placed on it plus their streams and subscriptions; an instance
+/// that cannot be reached is
 /// skipped and marked down for a while) and stays there. When an instance's Janus session ends while another
 /// instance is up, the sessions placed on it are *moved* rather than failed: their upstreams and subscriptions
-/// lose their handles and wait (at most ``feedTimeout``); the publishers' media watchdogs notice the silence and
-/// offer again on the same upstream id (a client restart, Protocol.md 6.7 step 6), that offer places the session on
-/// another instance, and once the new feed is up every waiting subscription is offered it on its `subscriberId`.
+/// lose their handles and wait (at most ``feedTimeout``); their publishers are asked to offer again at once
+/// (`mediaRestart`, ``askToRestart(_:reason:)``; their media watchdogs do so anyway after 2.5 s of silence) on the
+/// same upstream id (a client restart, Protocol.md 6.7 step 6), that offer places the session on another instance,
+/// and once the new feed is up every waiting subscription is offered it on its `subscriberId`.
 /// With no other instance up, the streams and subscriptions fail as below.
 ///
 /// ## Order and state
@@ -61,6 +63,8 @@ actor RoutedMedia {
         /// The `mid` of the offer's audio, and whether a moderator muted it at Janus (RoutedMedia+Moderation).
         var audioMid: String?
         var audioMuted = false
+        /// The `a=ice-ufrag` of the offer Janus answered: names the publisher's peer in a `mediaRestart`.
+        var iceUfrag: String?
         var watcher: Task<Void, Never>?
         /// Its instance was lost and the session is moving: the publisher's next offer places it on another
         /// instance; this task fails the stream if that offer does not come within ``feedTimeout``.
@@ -100,13 +104,17 @@ actor RoutedMedia {
     /// The room of each placed session that has one (on its instance), by session id.
     var rooms: [String: UInt64] = [:]
     var upstreams: [String: Upstream] = [:]
+    /// Streams a moderator muted before their publisher's first offer reached ``RoutedMedia`` (no upstream yet):
+    /// muted at Janus once that offer is answered (RoutedMedia+Moderation). One entry per stream at most, removed
+    /// when the stream ends.
+    var mutedBeforeOffer: Set<String> = []
     private var downstreams: [String: Downstream] = [:]
 
     /// The commands waiting, per TokKit session (lane), and per client connection.
     private nonisolated let lanes: RoutedMediaLanes
     /// Janus's answers and offers and the failures, for the registry, in the order produced.
     nonisolated let deliveries: AsyncStream<RoutedMediaDelivery>
-    private let deliver: AsyncStream<RoutedMediaDelivery>.Continuation
+    let deliver: AsyncStream<RoutedMediaDelivery>.Continuation
 
     /// How long a subscription waits for its publisher's PeerConnection to come up at Janus.
     static let feedTimeout: Duration = .seconds(20)
@@ -246,19 +254,20 @@ actor RoutedMedia {
             await applySubstream(subscriberID)
         case let .unsubscribe(subscriberID):
             await endDownstream(subscriberID)
-        case let .streamEnded(streamID):
+        case let .streamEnded(streamID, sessionID):
+            mutedBeforeOffer.remove(streamID)
             for (id, downstream) in downstreams where downstream.streamID == streamID { await endDownstream(id) }
             await endUpstream(streamID)
+            // The session's last stream (ended, unpublished, or failed at Janus before): its room goes now, not at
+            // the session's expiry; a later publish places the session again and makes a new room.
+            if !upstreams.values.contains(where: { $0.sessionID == sessionID }),
+               !downstreams.values.contains(where: { $0.sessionID == sessionID }) {
+                await leaveInstance(sessionID)
+            }
         case let .sessionEnded(sessionID):
             for (id, downstream) in downstreams where downstream.sessionID == sessionID { await endDownstream(id) }
             for (id, upstream) in upstreams where upstream.sessionID == sessionID { await endUpstream(id) }
-            guard let index = placed.removeValue(forKey: sessionID) else { return }
-            placement.released(from: index)
-            guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin, _) = links[index]
-            else { return }
-            do throws(JanusError) { try await admin.destroyRoom(room) } catch {
-                logger.notice("janus room not destroyed", metadata: ["room": "\(room)", "error": "\(error)"])
-            }
+            await leaveInstance(sessionID)
         case let .publisherUp(streamID, handle):
             guard upstreams[streamID]?.publisher?.handle.id == handle else { return }
             upstreams[streamID]?.up = true
@@ -297,7 +306,7 @@ actor RoutedMedia {
                          sdp: String) async {
         if upstreams[streamID] != nil { await resubscribe(to: streamID) }
         // A moderator's mute outlives the publisher's handle: a re-offer (a restart, a failover) is muted again.
-        let muted = upstreams[streamID]?.audioMuted ?? false
+        let muted = upstreams[streamID]?.audioMuted ?? (mutedBeforeOffer.remove(streamID) != nil)
         await endUpstream(streamID)
         var upstream = Upstream(sessionID: sessionID, connectionID: connectionID, upstreamID: upstreamID)
         upstreams[streamID] = upstream
@@ -313,6 +322,7 @@ actor RoutedMedia {
             guard upstreams[streamID]?.publisher?.handle.id == publisher.handle.id else { return }  // ended meanwhile
             upstream.feed = joined.id
             upstream.audioMid = Self.audioMid(in: answer)
+            upstream.iceUfrag = Self.iceUfrag(in: sdp)
             let handleID = publisher.handle.id
             upstream.watcher = Task { [weak self] in
                 for await event in publisher.events {
@@ -477,6 +487,7 @@ actor RoutedMedia {
             }
         }
         var failure = JanusError.unreachable(url: "", reason: "no media router instance configured")
+        placement.setHandles(handlesPerInstance())
         for index in placement.candidates(now: .now) {
             guard !stopped else { throw .cancelled }
             placed[sessionID] = index  // counted at once: sessions placed meanwhile see the load
@@ -498,6 +509,34 @@ actor RoutedMedia {
             }
         }
         throw failure
+    }
+
+    /// The routed streams and subscriptions of the sessions placed on each instance (their Janus handles, held or
+    /// about to be), by index: the weight ``RoutedMediaPlacement`` adds to each instance's sessions.
+    private func handlesPerInstance() -> [Int] {
+        var counts = Array(repeating: 0, count: instances.count)
+        for upstream in upstreams.values {
+            if let index = placed[upstream.sessionID] { counts[index] += 1 }
+        }
+        for downstream in downstreams.values {
+            if let index = placed[downstream.sessionID] { counts[index] += 1 }
+        }
+        return counts
+    }
+
+    /// `sessionID` holds nothing at Janus any more (its last stream ended, or it ended): it leaves its instance and
+    /// its room is destroyed there (a refusal is logged).
+    private func leaveInstance(_ sessionID: String) async {
+        guard let index = placed.removeValue(forKey: sessionID) else { return }
+        placement.released(from: index)
+        guard let room = rooms.removeValue(forKey: sessionID), case let .connected(_, _, admin, _) = links[index]
+        else { return }
+        do throws(JanusError) {
+            try await admin.destroyRoom(room)
+            logger.debug("janus room destroyed", metadata: ["session_id": "\(sessionID)", "room": "\(room)"])
+        } catch {
+            logger.notice("janus room not destroyed", metadata: ["room": "\(room)", "error": "\(error)"])
+        }
     }
 
     /// `sessionID` leaves instance `index` (if it is still placed there).
@@ -586,6 +625,7 @@ actor RoutedMedia {
         let lostDownstreams = downstreams.filter { lostSessions.contains($0.value.sessionID) }
         let following = lostDownstreams.filter { moving[$0.value.streamID] != nil }
         move(moving, following)
+        askToRestart(moving, reason: message)
         for (id, downstream) in lostDownstreams where following[id] == nil {
             downstreams[id] = nil
             downstream.deadline?.cancel()

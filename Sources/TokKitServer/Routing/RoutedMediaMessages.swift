@@ -17,8 +17,9 @@ enum RoutedMediaCommand: Sendable {
     case subscriberPreferences(subscriberID: String, substream: Int, temporal: Int)
     /// The subscription ended (unsubscribe, the subscriber left).
     case unsubscribe(subscriberID: String)
-    /// The stream ended: its publisher handle and every subscription to it go.
-    case streamEnded(streamID: String)
+    /// The stream ended: its publisher handle and every subscription to it go; when it was the last thing session
+    /// `sessionID` held at Janus, the session's room goes too (a later publish makes a new one).
+    case streamEnded(streamID: String, sessionID: String)
     /// The session ended (expired): its room goes.
     case sessionEnded(sessionID: String)
     /// A moderator force-muted the stream's audio (`mute` true), or its publisher turned audio back on (false): the
@@ -47,6 +48,10 @@ enum RoutedMediaDelivery: Sendable, Equatable {
     /// The upstream `upstreamID` of `streamID` failed (after its ``failure(connectionID:subscriberID:_:)``): the
     /// stream can carry media to nobody, so the registry ends it (`streamDestroyed`, reason `forceUnpublished`).
     case upstreamFailed(streamID: String, upstreamID: String)
+    /// A `mediaRestart` to the publisher `connectionID` of `streamID`: the instance its upstream `upstreamID` was
+    /// answered on was lost (the session is moving); offer again now if the peer whose offer had `iceUfrag` is still
+    /// current (Protocol.md 6.7 step 5).
+    case mediaRestart(connectionID: String, streamID: String, upstreamID: String, iceUfrag: String, reason: String)
 }
 
 /// What ``RoutedMedia`` holds (monitoring and tests): Janus rooms by TokKit session, live Janus handles.

@@ -1,7 +1,10 @@
 /// Where ``RoutedMedia`` places a routed TokKit session among its Janus instances (Docs/Routing.md, "Placement"):
 /// pure bookkeeping, no I/O, the time passed in.
 ///
-/// An instance's *load* is the number of TokKit sessions placed on it now. A new session goes to the least loaded
+/// An instance's *load* is its weight now: the TokKit sessions placed on it plus the Janus handles they hold there
+/// (one per routed stream's upstream, one per subscription: ``setHandles(_:)``), so an instance carrying one large
+/// session counts as more loaded than one carrying two calls of two. A session counts from the moment it is placed
+/// (sessions placed side by side spread before any of them has a handle). A new session goes to the least loaded
 /// instance that is *up* (not marked down), ties to the one configured first; ``RoutedMedia`` tries the
 /// ``candidates(now:)`` in order, each once (a bounded retry), and marks an instance it cannot reach
 /// ``markUnreachable(_:now:)``: down for ``firstBackoff``, doubling with each failure in a row up to ``maxBackoff``;
@@ -14,7 +17,11 @@ struct RoutedMediaPlacement: Sendable, Equatable {
     /// One instance's bookkeeping.
     struct Instance: Sendable, Equatable {
         /// TokKit sessions placed on it now.
-        var load = 0
+        var sessions = 0
+        /// Janus handles (routed streams and subscriptions) of those sessions, as last given by ``setHandles(_:)``.
+        var handles = 0
+        /// Its weight: sessions plus handles.
+        var load: Int { sessions + handles }
         /// Failures to reach it in a row (0: reachable, or never tried).
         var failures = 0
         /// Until when it is skipped, if it is marked down.
@@ -64,13 +71,21 @@ struct RoutedMediaPlacement: Sendable, Equatable {
     /// A session was placed on `index`.
     mutating func placed(on index: Int) {
         guard instances.indices.contains(index) else { return }
-        instances[index].load += 1
+        instances[index].sessions += 1
     }
 
     /// A session placed on `index` left it (ended, moved, or its placement failed).
     mutating func released(from index: Int) {
         guard instances.indices.contains(index) else { return }
-        instances[index].load = max(0, instances[index].load - 1)
+        instances[index].sessions = max(0, instances[index].sessions - 1)
+    }
+
+    /// The routed streams and subscriptions (Janus handles, held or about to be) of the sessions on each instance,
+    /// by index; missing indices count none, negative counts count as none.
+    mutating func setHandles(_ perInstance: [Int]) {
+        for index in instances.indices {
+            instances[index].handles = max(0, index < perInstance.count ? perInstance[index] : 0)
+        }
     }
 
     /// `index` answered: up, its failure count reset.

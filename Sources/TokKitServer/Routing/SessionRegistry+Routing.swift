@@ -114,6 +114,12 @@ extension SessionRegistry {
             guard let stream = streams[streamID], stream.upstreamID == upstreamID else { return }
             logger.notice("routed stream unpublished: its upstream failed", metadata: ["stream_id": "\(streamID)"])
             removeStream(streamID, reason: .forceUnpublished)
+        case let .mediaRestart(connectionID, streamID, upstreamID, iceUfrag, reason):
+            guard let stream = streams[streamID], stream.upstreamID == upstreamID,
+                  stream.info.connectionID == connectionID
+            else { return }
+            send(.mediaRestart(.init(streamID: streamID, subscriberID: upstreamID, iceUfrag: iceUfrag, reason: reason)),
+                 to: connectionID)
         }
     }
 

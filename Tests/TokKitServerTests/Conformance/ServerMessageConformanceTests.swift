@@ -37,7 +37,11 @@ import TokKitProtocol
                 #expect(messages.isEmpty, "\(type) is documented as not emitted, but was sent")
                 continue
             }
-            #expect(!messages.isEmpty, "6.4 lists \(type), but the scenario never received it (extend everyMessage)")
+            // A message sent only when a media router instance is lost (`mediaRestart`) needs two Janus instances, one
+            // killed: RoutedMediaRestartTests and RoutedFailoverTests receive it; here its fields are checked if sent.
+            let failoverOnly = fields.contains { $0.note?.contains("only in a routed failover") == true }
+            #expect(!messages.isEmpty || failoverOnly,
+                    "6.4 lists \(type), but the scenario never received it (extend everyMessage)")
             let allowed = Set(fields.map(\.name) + ["type"])
             for message in messages {
                 let keys = Set(message.keys)

@@ -26,6 +26,34 @@ import Testing
         #expect(placement.instances.map(\.load) == [1, 0, 1])
     }
 
+    /// Load is weight: sessions plus their handles (streams and subscriptions). One session of one publisher and
+    /// six subscribers outweighs two small calls; ties still go to configuration order.
+    @Test func loadCountsStreamsAndSubscriptionsNotJustSessions() {
+        var placement = RoutedMediaPlacement(count: 2)
+        placement.placed(on: 0)  // one large session: 1 stream + 6 subscriptions
+        placement.placed(on: 1)  // two calls of 1 stream + 1 subscription
+        placement.placed(on: 1)
+        placement.setHandles([7, 4])
+        #expect(placement.instances.map(\.load) == [8, 6])
+        #expect(placement.candidates(now: t0) == [1, 0], "the instance with more sessions but fewer handles first")
+        // Counted by sessions only, 0 would have come first.
+        placement.setHandles([0, 0])
+        #expect(placement.candidates(now: t0) == [0, 1])
+        // Equal weights: configuration order.
+        placement.setHandles([5, 4])
+        #expect(placement.instances.map(\.load) == [6, 6])
+        #expect(placement.candidates(now: t0) == [0, 1])
+        // Handles counted per index; missing indices and negative counts count none.
+        placement.setHandles([-3])
+        #expect(placement.instances.map(\.handles) == [0, 0])
+        #expect(placement.instances.map(\.load) == [1, 2])
+        // Releasing sessions leaves the handles as last given (the next setHandles brings them up to date).
+        placement.setHandles([2, 0])
+        placement.released(from: 0)
+        #expect(placement.instances.map(\.load) == [2, 2])
+        #expect(placement.candidates(now: t0) == [0, 1])
+    }
+
     @Test func twoSessionsSpreadOverTwoInstances() {
         var placement = RoutedMediaPlacement(count: 2)
         var chosen: [Int] = []
