@@ -39,15 +39,8 @@ struct RoutedPageLab {
     /// the recorder of its console, where the page's `TK` report lines arrive.
     func openPage(_ browser: Chromium, role: Role = .publisher, query extra: [URLQueryItem] = []) async throws
         -> (page: ChromiumPage, recorder: ConsoleRecorder) {
-        let token = try await server.issueToken(sessionID: sessionID, role: role, connectionData: "")
-        var query = URLComponents()
-        query.queryItems = [URLQueryItem(name: "apiKey", value: RoutedLab.apiKey),
-                            URLQueryItem(name: "sessionId", value: sessionID),
-                            URLQueryItem(name: "token", value: token.token)] + extra
-        let page = try await browser.newPage()
-        let recorder = ConsoleRecorder(page)
-        try await page.navigate(to: "\(origin)/\(LabPage.name)\(query.string ?? "")")
-        return (page, recorder)
+        try await RoutedLab.openLabPage(browser, server: server, sessionID: sessionID, origin: origin, role: role,
+                                        query: extra)
     }
 }
 
@@ -66,5 +59,22 @@ extension RoutedLab {
             try await body(RoutedPageLab(lab: lab, janus: janus, server: server, sessionID: sessionID,
                                          origin: "http://\(lab.testAddress):\(server.port ?? 0)"))
         }
+    }
+
+    /// Opens the lab page (``LabPage``, served by `server` at `origin`) in a new tab of `browser`, joined to
+    /// `sessionID` with a fresh token of `role`; `query` adds the page's options. For labs other than
+    /// ``RoutedPageLab`` (two Janus instances: ``runTwo(configure:_:)``).
+    static func openLabPage(_ browser: Chromium, server: TokKitServer, sessionID: String, origin: String,
+                            role: Role = .publisher, query extra: [URLQueryItem] = []) async throws
+        -> (page: ChromiumPage, recorder: ConsoleRecorder) {
+        let token = try await server.issueToken(sessionID: sessionID, role: role, connectionData: "")
+        var query = URLComponents()
+        query.queryItems = [URLQueryItem(name: "apiKey", value: apiKey),
+                            URLQueryItem(name: "sessionId", value: sessionID),
+                            URLQueryItem(name: "token", value: token.token)] + extra
+        let page = try await browser.newPage()
+        let recorder = ConsoleRecorder(page)
+        try await page.navigate(to: "\(origin)/\(LabPage.name)\(query.string ?? "")")
+        return (page, recorder)
     }
 }
