@@ -2,33 +2,59 @@
 /// bitrate measured over a T seconds window", T = 0.5 s here), from the arrival times and sizes in transport-wide
 /// feedback.
 ///
-/// Consecutive windows of ``window`` of receiver time: when a packet arrives past the end of the current window
-/// the window's bytes over its span become the rate. Lost packets do not count. A plain value, no allocation.
+/// A sliding window: arrivals are counted in ``bucketWidth`` (50 ms) buckets of receiver time, and the rate is what
+/// the last ``window`` of buckets holds over the time from the oldest one's start to the newest arrival, updated
+/// with every packet. (Consecutive 500 ms windows left R_hat up to a window stale: at a bottleneck's onset the
+/// delay-based controller decreased to β × the rate from before it, then had nothing lower to go by for another
+/// half second.) Lost packets do not count; packets older than the window are ignored. A plain value, one thread;
+/// the buckets are allocated at init.
 public struct ReceivedRateMeter: Sendable {
     /// T of §5.5 (µs).
     public static let window: Int64 = 500_000
+    /// One bucket of the window (µs).
+    public static let bucketWidth: Int64 = 50_000
+    static let bucketCount = Int(window / bucketWidth)
 
-    /// The last complete window's rate in bits per second, nil before the first.
+    /// The rate over the last window (bits per second), nil until a whole window has been seen.
     public private(set) var bitsPerSecond: Int?
-    private var start: Int64?
-    private var bytes = 0
+    private var buckets: [Int]
+    /// The number (arrival time / ``bucketWidth``) of the newest bucket.
+    private var newest: Int64?
+    private var firstArrival: Int64 = 0
 
-    public init() {}
+    public init() {
+        buckets = [Int](repeating: 0, count: Self.bucketCount)
+    }
 
     /// Counts a packet of `size` bytes that arrived at `arrivalTime` (µs, receiver clock).
     public mutating func add(arrivalTime: Int64, size: Int) {
-        guard let start, arrivalTime >= start else {
-            self.start = arrivalTime
-            bytes = size
+        let number = Self.floorDivide(arrivalTime, Self.bucketWidth)
+        guard let current = newest else {
+            newest = number
+            firstArrival = arrivalTime
+            buckets[Self.slot(number)] = size
             return
         }
-        let span = arrivalTime - start
-        if span >= Self.window {
-            bitsPerSecond = Int(Int64(bytes) * 8 * 1_000_000 / span)
-            self.start = arrivalTime
-            bytes = size
-        } else {
-            bytes += size
+        if number > current {
+            // Empty the buckets between the newest and this one (all of them after a long silence).
+            var n = current + 1
+            while n <= number && n <= current + Int64(Self.bucketCount) {
+                buckets[Self.slot(n)] = 0
+                n += 1
+            }
+            newest = number
+        } else if number <= current - Int64(Self.bucketCount) {
+            return  // older than the window
         }
+        buckets[Self.slot(number)] += size
+        let oldestStart = (newest! - Int64(Self.bucketCount) + 1) * Self.bucketWidth
+        guard arrivalTime - firstArrival >= Self.window, arrivalTime > oldestStart else { return }
+        var bytes = 0
+        for b in buckets { bytes += b }
+        bitsPerSecond = Int(Int64(bytes) * 8 * 1_000_000 / (arrivalTime - oldestStart))
     }
+
+    private static func slot(_ number: Int64) -> Int { Int(((number % Int64(bucketCount)) + Int64(bucketCount)) % Int64(bucketCount)) }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
 }
