@@ -36,6 +36,16 @@ struct ReceivedRateMeterTests {
         #expect(after >= 450_000 && after <= 550_000, "\(after)")
     }
 
+    /// A lost feedback message takes 50 ms of reports with it: that is not a pause in what the path delivered.
+    @Test func aMissingFiftyMillisecondsOfReportsIsNotAPause() {
+        var meter = ReceivedRateMeter()
+        var t = Self.feed(&meter, rate: 500_000, from: 0, for: 2_000_000)
+        t += 50_000  // no reports for 50 ms
+        t = Self.feed(&meter, rate: 500_000, from: t, for: 200_000)
+        let r = meter.bitsPerSecond ?? 0
+        #expect(r >= 450_000 && r <= 560_000, "\(r)")
+    }
+
     /// After a silence longer than the window only what came after it counts; a packet older than the window
     /// (reordered feedback) changes nothing.
     @Test func silenceEmptiesTheWindowAndOldPacketsAreIgnored() {

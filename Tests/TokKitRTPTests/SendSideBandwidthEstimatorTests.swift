@@ -166,6 +166,22 @@ import TokKitRTP
         #expect(controller.estimate == 750_000 && controller.lastLossFraction == 0.5)
     }
 
+    /// Loss known to be congestion (the caller passes its current target) cuts that target, over 10 % within the
+    /// fast window; the same loss without it only cuts this controller's own estimate, and not before 25 %.
+    @Test func congestionLossCutsTheCurrentTargetWithinTheFastWindow() {
+        var congested = LossBasedController(minimum: 50_000, start: 10_000_000, maximum: 10_000_000)
+        var random = congested
+        for step in 0 ..< 5 {
+            congested.update(lost: 3, total: 20, now: Int64(step) * 50_000, current: 800_000)
+            random.update(lost: 3, total: 20, now: Int64(step) * 50_000)
+        }
+        // 15 of 100 lost (15 %) over 200 ms: 800 kb/s × (1 − 0.075).
+        #expect(congested.estimate == 740_000 && congested.decreased)
+        #expect(random.estimate == 10_000_000 && !random.decreased)
+        congested.update(lost: 10, total: 20, now: 300_000, current: 740_000)
+        #expect(congested.estimate == 740_000 && !congested.decreased, "a new fast window has only just begun")
+    }
+
     @Test func holdsBetweenTwoAndTenPercentLoss() {
         var controller = LossBasedController(minimum: 50_000, start: 1_000_000, maximum: 2_000_000)
         for step in 0 ..< 20 { controller.update(lost: 5, total: 100, now: Int64(step) * 100_000) }

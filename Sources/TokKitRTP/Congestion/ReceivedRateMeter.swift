@@ -3,8 +3,8 @@
 /// feedback.
 ///
 /// A sliding window: arrivals are counted in ``bucketWidth`` (50 ms) buckets of receiver time, and the rate is what
-/// the last ``window`` of buckets holds over the time from the oldest one's start to the newest arrival, updated
-/// with every packet. (Consecutive 500 ms windows left R_hat up to a window stale: at a bottleneck's onset the
+/// the last ``window`` of buckets holds over the time those with reports in them cover (the newest up to the newest
+/// arrival), updated with every packet. (Consecutive 500 ms windows left R_hat up to a window stale: at a bottleneck's onset the
 /// delay-based controller decreased to β × the rate from before it, then had nothing lower to go by for another
 /// half second.) Lost packets do not count; packets older than the window are ignored. A plain value, one thread;
 /// the buckets are allocated at init.
@@ -47,11 +47,18 @@ public struct ReceivedRateMeter: Sendable {
             return  // older than the window
         }
         buckets[Self.slot(number)] += size
-        let oldestStart = (newest! - Int64(Self.bucketCount) + 1) * Self.bucketWidth
-        guard arrivalTime - firstArrival >= Self.window, arrivalTime > oldestStart else { return }
-        var bytes = 0
-        for b in buckets { bytes += b }
-        bitsPerSecond = Int(Int64(bytes) * 8 * 1_000_000 / (arrivalTime - oldestStart))
+        let newestStart = newest! * Self.bucketWidth
+        guard arrivalTime - firstArrival >= Self.window, arrivalTime > newestStart else { return }
+        // Over the buckets that hold reports only: a lost feedback message leaves its 50 ms empty, and counting
+        // that as a pause halved R_hat when the feedback crossed a congested link too (network-bench's bottleneck
+        // caps both ways), and β × R_hat cut the estimate to the floor. The newest bucket counts as far as now.
+        var bytes = 0, covered: Int64 = 0
+        for b in buckets where b > 0 {
+            bytes += b
+            covered += Self.bucketWidth
+        }
+        covered += arrivalTime - newestStart - Self.bucketWidth  // the newest bucket: only its elapsed part
+        bitsPerSecond = Int(Int64(bytes) * 8 * 1_000_000 / max(covered, 1))
     }
 
     private static func slot(_ number: Int64) -> Int { Int(((number % Int64(bucketCount)) + Int64(bucketCount)) % Int64(bucketCount)) }
