@@ -2,66 +2,73 @@
 /// bitrate measured over a T seconds window", T = 0.5 s here), from the arrival times and sizes in transport-wide
 /// feedback.
 ///
-/// A sliding window: arrivals are counted in ``bucketWidth`` (50 ms) buckets of receiver time, and the rate is what
-/// the last ``window`` of buckets holds over the time those with reports in them cover (the newest up to the newest
-/// arrival), updated with every packet. (Consecutive 500 ms windows left R_hat up to a window stale: at a bottleneck's onset the
-/// delay-based controller decreased to β × the rate from before it, then had nothing lower to go by for another
-/// half second.) Lost packets do not count; packets older than the window are ignored. A plain value, one thread;
-/// the buckets are allocated at init.
+/// Measured per feedback message and summed over the messages of the last ``window`` of receiver time: each message
+/// gives the bytes of the packets it reports received and the time they took to arrive (first to last arrival, plus
+/// one mean gap); R_hat is the bytes over the time. A lost feedback message then takes its bytes and its time out
+/// together: over arrival-time buckets, the feedback lost on a congested way back (network-bench's bottleneck
+/// caps both ways) counted as silence and halved R_hat, and β × R_hat cut the estimate to its floor. Sliding, so
+/// that a bottleneck's onset shows within the window, not at its next boundary. Lost packets do not count. A plain
+/// value, one thread; its ring is allocated at init.
 public struct ReceivedRateMeter: Sendable {
     /// T of §5.5 (µs).
     public static let window: Int64 = 500_000
-    /// One bucket of the window (µs).
-    public static let bucketWidth: Int64 = 50_000
-    static let bucketCount = Int(window / bucketWidth)
+    /// Feedback messages kept (at one every 50 ms, three windows' worth).
+    static let capacity = 32
 
     /// The rate over the last window (bits per second), nil until a whole window has been seen.
     public private(set) var bitsPerSecond: Int?
-    private var buckets: [Int]
-    /// The number (arrival time / ``bucketWidth``) of the newest bucket.
-    private var newest: Int64?
-    private var firstArrival: Int64 = 0
+    private var bytes: [Int]
+    private var spans: [Int64]
+    private var ends: [Int64]
+    private var head = 0
+    private var count = 0
+    private var firstArrival: Int64?
+    private var message = (bytes: 0, packets: 0, first: Int64.max, last: Int64.min)
 
     public init() {
-        buckets = [Int](repeating: 0, count: Self.bucketCount)
+        bytes = [Int](repeating: 0, count: Self.capacity)
+        spans = [Int64](repeating: 0, count: Self.capacity)
+        ends = [Int64](repeating: 0, count: Self.capacity)
     }
 
-    /// Counts a packet of `size` bytes that arrived at `arrivalTime` (µs, receiver clock).
+    /// Counts a packet of `size` bytes that arrived at `arrivalTime` (µs, receiver clock), reported in the
+    /// feedback message being read.
     public mutating func add(arrivalTime: Int64, size: Int) {
-        let number = Self.floorDivide(arrivalTime, Self.bucketWidth)
-        guard let current = newest else {
-            newest = number
-            firstArrival = arrivalTime
-            buckets[Self.slot(number)] = size
-            return
-        }
-        if number > current {
-            // Empty the buckets between the newest and this one (all of them after a long silence).
-            var n = current + 1
-            while n <= number && n <= current + Int64(Self.bucketCount) {
-                buckets[Self.slot(n)] = 0
-                n += 1
-            }
-            newest = number
-        } else if number <= current - Int64(Self.bucketCount) {
-            return  // older than the window
-        }
-        buckets[Self.slot(number)] += size
-        let newestStart = newest! * Self.bucketWidth
-        guard arrivalTime - firstArrival >= Self.window, arrivalTime > newestStart else { return }
-        // Over the buckets that hold reports only: a lost feedback message leaves its 50 ms empty, and counting
-        // that as a pause halved R_hat when the feedback crossed a congested link too (network-bench's bottleneck
-        // caps both ways), and β × R_hat cut the estimate to the floor. The newest bucket counts as far as now.
-        var bytes = 0, covered: Int64 = 0
-        for b in buckets where b > 0 {
-            bytes += b
-            covered += Self.bucketWidth
-        }
-        covered += arrivalTime - newestStart - Self.bucketWidth  // the newest bucket: only its elapsed part
-        bitsPerSecond = Int(Int64(bytes) * 8 * 1_000_000 / max(covered, 1))
+        message.bytes += size
+        message.packets += 1
+        message.first = min(message.first, arrivalTime)
+        message.last = max(message.last, arrivalTime)
     }
 
-    private static func slot(_ number: Int64) -> Int { Int(((number % Int64(bucketCount)) + Int64(bucketCount)) % Int64(bucketCount)) }
-
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    /// The feedback message's packets have all been added: takes it into the window and updates the rate.
+    public mutating func endFeedback() {
+        defer { message = (0, 0, .max, .min) }
+        guard message.packets >= 2, message.last > message.first else { return }
+        // A message about packets that arrived before the newest one taken (reordered, late) adds nothing new.
+        if count > 0, message.last <= ends[(head + count - 1) % Self.capacity] { return }
+        // n packets arrived over n − 1 gaps: one mean gap more is the time the message's bytes took.
+        let span = (message.last - message.first) * Int64(message.packets) / Int64(message.packets - 1)
+        if count == Self.capacity {
+            head = (head + 1) % Self.capacity
+            count -= 1
+        }
+        let slot = (head + count) % Self.capacity
+        (bytes[slot], spans[slot], ends[slot]) = (message.bytes, span, message.last)
+        count += 1
+        // Messages that ended a window before this one are out of it.
+        while count > 1, ends[head] <= message.last - Self.window {
+            head = (head + 1) % Self.capacity
+            count -= 1
+        }
+        let first = min(firstArrival ?? message.first, message.first)
+        firstArrival = first
+        guard message.last - first >= Self.window else { return }
+        var total = 0, time: Int64 = 0
+        for k in 0..<count {
+            let i = (head + k) % Self.capacity
+            total += bytes[i]
+            time += spans[i]
+        }
+        bitsPerSecond = Int(Int64(total) * 8 * 1_000_000 / max(time, 1))
+    }
 }

@@ -81,6 +81,7 @@ public struct SendSideBandwidthEstimator: Sendable {
                 overused = true
             }
         }
+        receivedRate.endFeedback()
         guard !packets.isEmpty else { return target }
         feedbackCount += 1
         packetCount += packets.count
