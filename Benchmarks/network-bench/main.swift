@@ -87,6 +87,9 @@ struct SwiftParticipant: Participant {
                          peer.host.label, delays.min()!, delays.max()!, delays.reduce(0, +) / Double(delays.count),
                          last.keyframeRequests ?? 0, last.framesDropped ?? 0))
         }
+        if let sent = peer.lines.last(where: { $0.event == "publisher" }) {
+            print("  TokKit \(peer.host.label) sent: frames encoded \(sent.framesEncoded ?? 0), skipped for the send queue \(sent.framesSkipped ?? 0)")
+        }
         // When freezes and keyframe requests happened (seconds since the peer started), to tell them apart.
         var previous: LabPeer.Line?
         var marks: [String] = []
@@ -229,11 +232,13 @@ func bottleneck(_ stack: String) async throws {
         var settledAt: Double?
         var atSettle: Sample?
         var series: [(Double, Double)] = []
+        var targets: [Double] = []
         let end = capped + Double(seconds)
         while now() < end {
             try await Task.sleep(for: .milliseconds(250))
             guard let rate = pa.sendRate(), rate.encoderBitrate > 0 else { continue }
             series.append((now(), rate.encoderBitrate))
+            targets.append(rate.target)
             if rate.encoderBitrate < 500_000 {
                 if settledAt == nil { (settledAt, atSettle) = (now(), pb.sample()) }
             } else {
@@ -242,6 +247,10 @@ func bottleneck(_ stack: String) async throws {
         }
         record("500 kb/s: a's send rate under the cap for good after (goal ≤ 5 s)", stack,
                settledAt.map { String(format: "%.1f s", $0 - capped) } ?? "never")
+        // The first 8 s after the cap, every 0.5 s: send rate / target (kb/s), to see how the transition went.
+        let transition = zip(series, targets).filter { $0.0.0 < capped + 8 }.enumerated().filter { $0.offset % 2 == 0 }
+            .map { String(format: "%.1f:%.0f/%.0f", $0.element.0.0 - capped, $0.element.0.1 / 1_000, $0.element.1 / 1_000) }
+        print("  \(stack) a after the cap (s:sent/target kb/s): \(transition.joined(separator: " "))")
         let tail = series.filter { $0.0 > end - 10 }.map(\.1)
         record("500 kb/s: a's send rate, last 10 s", stack, kbps(tail.reduce(0, +) / Double(max(tail.count, 1))))
         if let s0 = atSettle, let s1 = pb.sample() {

@@ -16,6 +16,9 @@ public struct PacketPacer: Sendable {
     public static let burst: Duration = .milliseconds(5)
     /// The longest a frame's packets are spread over.
     public static let maximumFrameSpan: Duration = .milliseconds(250)
+    /// Bytes a packet carries on the wire beside its payload: RTP header with extensions (~24), SRTP tag (10), UDP
+    /// and IPv4 headers (28).
+    public static let packetOverhead = 62
 
     /// Bits per second packets are spaced at.
     public private(set) var rate: Int

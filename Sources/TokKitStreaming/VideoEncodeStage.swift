@@ -4,8 +4,10 @@ import TokKitPeer
 import TokKitRTP
 
 /// The work of a ``VideoSendPipeline``'s encode thread for one frame: convert, scale and rotate to upright
-/// I420 at the encode size, preview, encode once, packetize once, send to every connected peer, the packets
-/// spaced by a ``PacketPacer`` (so a key frame does not leave in one burst).
+/// I420 at the encode size, preview, encode once, packetize once into the pipeline's ``PacketSendQueue``, from which
+/// its sending thread sends every packet to every connected peer at the pacer's rate (so a key frame does not leave
+/// in one burst, and pacing never holds this thread). When the queue is behind by more than
+/// ``SendBacklogGate/maximumBacklog``, the frame is not encoded (WebRTC's frame dropper).
 ///
 /// Owned by the encode thread (not `Sendable`); everything it uses per frame is preallocated.
 struct VideoEncodeStage {
@@ -28,7 +30,7 @@ struct VideoEncodeStage {
     private var meter = RateMeter()
     /// The lowest peer estimate last taken from the pipeline (`Int.max`: none), kept across encoder changes.
     private var cap = Int.max
-    private var pacer = PacketPacer(targetBitrate: 500_000)
+    private var gate = SendBacklogGate()
 
     init(pipeline: VideoSendPipeline) {
         self.pipeline = pipeline
@@ -58,6 +60,16 @@ struct VideoEncodeStage {
         }
         guard !layers.isEmpty else {
             pipeline.record { $0.framesDropped += 1 }
+            return
+        }
+        // The send queue is behind: skip this frame (a keyframe asked for waits for the next one encoded).
+        let backlog = pipeline.sendQueue.backlog
+        guard gate.admits(bytes: backlog.bytes, packets: backlog.packets, estimate: cap) else {
+            let skipped = gate.skipped
+            pipeline.record { s in
+                s.framesDropped += 1
+                s.framesSkippedForBacklog = skipped
+            }
             return
         }
         let force = pipeline.takeKeyframeRequest() || control.newlyLive
@@ -94,38 +106,27 @@ struct VideoEncodeStage {
         }
     }
 
-    /// Packetizes `encoded` (layer `layer`) once and sends every packet to every peer; records the frame
-    /// (`encodeTime`: in the encoder, before this). Frame counts are the full-size layer's; bytes are every layer's.
+    /// Packetizes `encoded` (layer `layer`) once into the send queue, for the sending thread to pace out to every
+    /// peer; records the frame (`encodeTime`: in the encoder, before this). Frame counts are the full-size layer's;
+    /// bytes are every layer's. A frame that does not fit in the queue (it is full) loses its remaining packets and
+    /// asks for a keyframe.
     private mutating func send(_ encoded: EncodedVideoFrame, layer: Int, timestamp: UInt32, to peers: [PeerConnection],
                                encodeTime: Duration) {
-        var sent = 0, failed = 0, closing = false
         let count = layers.count
         let top = layer == count - 1
-        // Paced at the path's rate as the peers' estimates have it (libwebrtc paces at the estimate, not at the
-        // encoder's target: an encoder overshooting a low configured bitrate must not be held to it on a fast path).
-        // Before the first estimate nothing is known of the path: the first keyframe goes at once (paced at the
-        // configured bitrate, it added ~30 ms to the first frame a new subscriber sees).
-        let paced = cap != Int.max
-        if paced { pacer.beginFrame(bytes: encoded.bytes.count, targetBitrate: cap) }
+        var header = PacketSendQueue.Header(timestamp: timestamp, marker: false, layer: layer, layers: count,
+                                            frameBytes: encoded.bytes.count, estimate: cap, peers: peers)
+        var overflowed = false
+        let queue = pipeline.sendQueue
         let packetizer = layers[layer].packetizer
         packetizer.packetize(encoded.bytes, temporalLayer: encoded.temporalLayer,
                              layerSync: encoded.layerSync) { payload, marker in
-            guard !closing else { return }
-            if paced {
-                // The size on the wire: payload, RTP header and extensions, SRTP tag, UDP/IP.
-                let wait = pacer.delay(sending: payload.count + Self.packetOverhead, at: MonotonicClock.now())
-                if wait > .zero && !pipeline.pace(until: MonotonicClock.now() + wait) {
-                    closing = true
-                    return
-                }
-            }
-            let result = count == 1
-                ? PeerFanOut.send(.video, payload: payload, timestamp: timestamp, marker: marker, to: peers)
-                : PeerFanOut.sendVideoLayer(layer, of: count, payload: payload, timestamp: timestamp, marker: marker,
-                                            to: peers)
-            sent += result.sent
-            failed += result.failed
+            guard !overflowed else { return }
+            header.marker = marker
+            if !queue.push(payload, header: header) { overflowed = true }
+            header.frameBytes = 0
         }
+        if overflowed { pipeline.requestKeyframe() }
         let refreshed = top ? meter.record(bytes: encoded.bytes.count, at: MonotonicClock.now()) : false
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
         pipeline.record { s in
@@ -133,17 +134,12 @@ struct VideoEncodeStage {
                 s.framesEncoded += 1
                 if encoded.isKeyframe { s.keyframesEncoded += 1 }
             }
+            if overflowed { s.sendQueueOverflows += 1 }
             s.totalEncodeTime += encodeTime
             s.bytesEncoded += UInt64(encoded.bytes.count)
-            s.packetsSent += sent
-            s.sendErrors += failed
             if refreshed { (s.framesPerSecond, s.bitrate) = (fps, bps) }
         }
     }
-
-    /// Bytes a packet carries on the wire beside its VP8 payload: RTP header with extensions (~24), SRTP tag (10),
-    /// UDP and IPv4 headers (28).
-    static let packetOverhead = 62
 
     /// (Re)creates the encoders for new settings; only a bitrate change keeps them.
     private mutating func configure(_ settings: VideoEncodeSettings) {

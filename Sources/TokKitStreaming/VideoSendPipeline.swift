@@ -10,9 +10,12 @@ import TokKitPeer
 /// pooled frame as is, or copies a borrowed one, into a one-slot mailbox (newest wins; a replaced frame is
 /// counted as dropped). A named encode thread (`tk-venc-N`) converts and scales it to I420 at the encode size
 /// with ``VideoConverter`` (pooled memory), rotates it upright, renders it to ``previewRenderer``, encodes it
-/// with VP8 and packetizes it once; each packet is sent with `sendRTP(.video, …)` to every attached peer
-/// that is connected. RTP timestamps come from the frame's capture time through ``clockMapping`` (90 kHz).
-/// Nothing is allocated per frame in steady state.
+/// with VP8 and packetizes it once into a bounded ``PacketSendQueue``; a named sending thread (`tk-vsend-N`) takes
+/// each packet out at the pacer's rate (``PacketPacer``, at the path's estimate) and sends it with
+/// `sendRTP(.video, …)` to every attached peer that is connected. Pacing never holds the encode thread: when the
+/// queue is behind by more than ``SendBacklogGate/maximumBacklog``, frames are skipped instead (WebRTC's frame
+/// dropper). RTP timestamps come from the frame's capture time through ``clockMapping`` (90 kHz). Nothing is
+/// allocated per frame or packet in steady state.
 ///
 /// ## Control
 /// ``attach(_:)`` / ``detach(_:)`` at any time, from any thread. A peer that becomes connected, a PLI or FIR
@@ -35,6 +38,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     public let clockMapping: RTPClockMapping
     /// The encode thread's name (`tk-venc-N`).
     public let threadName: String
+    /// The sending thread's name (`tk-vsend-N`).
+    public let sendThreadName: String
 
     private struct Attachment {
         let peer: PeerConnection
@@ -71,9 +76,12 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let mailbox = FrameMailbox()
     private let copyPool = VideoFramePool(capacity: 3)
     private let thread = Mutex<MediaThread?>(nil)
+    /// Packets between the encode thread and the sending thread.
+    let sendQueue = PacketSendQueue()
+    private let sendThread = Mutex<MediaThread?>(nil)
     /// Set by ``close()`` before it wakes and joins the thread.
     private let closing = Atomic<Bool>(false)
-    /// The encode thread's wait between paced packets, cut short by ``close()``.
+    /// The sending thread's wait between paced packets, cut short by ``close()``.
     private let pacingWait = InterruptibleSleep()
 
     /// Starts the encode thread. Throws ``StreamingError/invalidSettings(_:)`` for settings out of range.
@@ -83,8 +91,11 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         self.clockMapping = clockMapping
         control = Mutex(Control(settings: settings, preview: previewRenderer))
         threadName = PipelineThreadName.next("tk-venc")
+        sendThreadName = "tk-vsend" + threadName.dropFirst("tk-venc".count)  // the same number
         let t = MediaThread(name: threadName) { [self] _ in self.run() }
         thread.withLock { $0 = t }
+        let sender = MediaThread(name: sendThreadName) { [self] _ in self.runSender() }
+        sendThread.withLock { $0 = sender }
     }
 
     // MARK: - Control
@@ -256,12 +267,16 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         closing.store(true, ordering: .releasing)
         pacingWait.interrupt()
         mailbox.wakeUp()
+        sendQueue.wakeUp()
         let t = thread.withLock { t in defer { t = nil }; return t }
         t?.stop()
+        let sender = sendThread.withLock { t in defer { t = nil }; return t }
+        sender?.stop()
         mailbox.clear()
+        if sender?.isCurrent != true { sendQueue.removeAll() }
     }
 
-    /// Waits on the encode thread until `time` (``MonotonicClock``) to send the next paced packet; false when
+    /// Waits on the sending thread until `time` (``MonotonicClock``) to send the next paced packet; false when
     /// the pipeline is closing.
     func pace(until time: Duration) -> Bool { pacingWait.sleep(until: time) }
 
@@ -313,6 +328,19 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             if closing.load(ordering: .acquiring) { break }
             stage.process(frame)
         }
+    }
+
+    // MARK: - Sending thread
+
+    private func runSender() {
+        var stage = VideoPacketSendStage(pipeline: self)
+        var open = true
+        while open && !closing.load(ordering: .acquiring) {
+            sendQueue.pop { payload, header in
+                if !stage.send(payload, header) { open = false }
+            }
+        }
+        stage.flush()
     }
 
     /// One frame's worth of control state, read by the encode thread with one lock.

@@ -10,6 +10,11 @@ public struct VideoSendStatistics: Hashable, Sendable {
     public var keyframesEncoded = 0
     /// Frames not encoded: replaced in the mailbox by a newer one, pool exhausted, conversion or encoder error.
     public var framesDropped = 0
+    /// Of ``framesDropped``, frames not encoded because the send queue was behind by more than
+    /// ``SendBacklogGate/maximumBacklog`` at the pacing rate (the frame dropper).
+    public var framesSkippedForBacklog = 0
+    /// Frames that lost packets because the send queue was full (each asks for a keyframe).
+    public var sendQueueOverflows = 0
     /// Frames rendered to the preview renderer.
     public var framesPreviewed = 0
     /// Encoded bytes (VP8 payload, before packetization).

@@ -218,6 +218,7 @@ do {
                 let sent = publisher.statistics
                 report(["event": "publisher", "encoderBitrate": Int(sent.video.bitrate),
                         "targetBitrate": sent.video.targetBitrate, "videoBytesSent": Int(sent.video.bytesEncoded),
+                        "framesSkipped": sent.video.framesSkippedForBacklog, "framesEncoded": sent.video.framesEncoded,
                         "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
             }
         }

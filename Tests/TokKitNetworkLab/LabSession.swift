@@ -105,6 +105,10 @@ public struct LabPeer: Sendable {
         /// VP8 bytes encoded (and sent) so far, as the browser page's `videoBytesSent`.
         public var videoBytesSent: Int?
         public var targetBitrate: Int?
+        /// Publisher lines: frames not encoded because the send queue was behind (the frame dropper), and frames
+        /// the encoder made.
+        public var framesSkipped: Int?
+        public var framesEncoded: Int?
         public var localPort: Int?
         public var remotePort: Int?
         public var code: Int?

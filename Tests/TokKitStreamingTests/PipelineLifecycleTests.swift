@@ -23,7 +23,7 @@ import TokKitTesting
         var names: Set<String> = []
         for i in 1...50 { names.formUnion(try await cycle(peers, bus, settings, frame: i)) }
 
-        #expect(names.count == 100, "each cycle runs one encode and one decode thread")
+        #expect(names.count == 150, "each cycle runs one encode, one sending and one decode thread")
         #expect(await eventually(within: .seconds(10)) { Self.alive(names) == 0 },
                 "pipeline threads left: \(threadNames().filter(names.contains))")
         // Other suites may run concurrently and open a few descriptors or threads of their own; a leak here
@@ -61,6 +61,6 @@ import TokKitTesting
         audio.close()
         videoIn.close()
         audioIn.close()
-        return [video.threadName, videoIn.threadName]
+        return [video.threadName, video.sendThreadName, videoIn.threadName]
     }
 }

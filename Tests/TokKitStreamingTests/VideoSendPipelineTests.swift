@@ -184,6 +184,40 @@ import TokKitTesting
         #expect(try await target() == 600_000)  // the limiting peer left
     }
 
+    /// Pacing happens on the sending thread: the encode thread is never held by it. A path estimated at 10 kb/s
+    /// (paced at the pacer's floor, 50 kb/s) gets a keyframe every frame, far more than it carries: the frames the send queue cannot
+    /// take within ``SendBacklogGate/maximumBacklog`` are skipped before encoding (counted apart), the others are
+    /// sent whole and decoded, and the queue never overflows.
+    @Test func aSlowPathSkipsFramesBeforeEncodingInsteadOfHoldingTheEncodeThread() async throws {
+        let peers = try await LoopbackPeerPair.connect(transportFeedbackInterval: nil)
+        defer { peers.close() }
+        // The full 640x480: its keyframes are several kilobytes even at the lowest quality.
+        let settings = VideoEncodeSettings(width: 640, height: 480, framesPerSecond: 30, bitrate: 600_000)
+        let sender = try VideoSendPipeline(settings: settings, previewRenderer: Preview())
+        defer { sender.close() }
+        let renderer = CountingRenderer(width: 640, height: 480)
+        let receiver = VideoReceivePipeline(peer: peers.subscriber, renderer: renderer)
+        defer { receiver.close() }
+        try sender.attach(peers.publisher)
+        sender.sendSideEstimatedBitrate(10_000, from: peers.publisher)
+        let count = 30
+        for n in 0..<count {
+            sender.requestKeyframe()
+            try await Self.publish(sender, n ..< n + 1, start: .zero)
+        }
+        let settled = await eventually(within: .seconds(20)) {
+            let s = sender.statistics
+            return s.framesEncoded + s.framesSkippedForBacklog == count && s.framesEncoded == receiver.statistics.framesDecoded
+        }
+        let sent = sender.statistics, got = receiver.statistics
+        #expect(settled, "encoded \(sent.framesEncoded), skipped \(sent.framesSkippedForBacklog), decoded \(got.framesDecoded), \(sent.bytesEncoded) B")
+        #expect(sent.framesSkippedForBacklog > 0,
+                "a 10 kb/s path cannot carry a keyframe a frame: some must be skipped (\(sent.bytesEncoded) B encoded)")
+        #expect(sent.framesEncoded > 0 && sent.framesDropped == sent.framesSkippedForBacklog)
+        #expect(sent.sendQueueOverflows == 0 && sent.sendErrors == 0)
+        #expect(sent.targetBitrate == 10_000)
+    }
+
     @Test func lossTowardsATokKitSubscriberLowersTheEncoderTarget() async throws {
         // transport-cc negotiated. The send-side estimate starts at its upper bound and falls by a window's loss
         // once per window (1 s and 10 packets): from the default 10 Mb/s that took more windows than a 30 s run

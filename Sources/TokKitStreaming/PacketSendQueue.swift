@@ -1,0 +1,122 @@
+import Dispatch
+import Synchronization
+import TokKitPeer
+
+/// The bounded queue between a video send pipeline's encode thread and its sending thread: the encode thread copies
+/// each RTP payload in and goes on with the next frame at once; the sending thread takes the payloads out in order
+/// and sends them at the pacer's rate (``PacketPacer``). So pacing never holds the encoder or the capturer (WebRTC's
+/// pacer has its own queue for the same reason), and the queue's backlog, ``queuedBytes``, is what the encode thread
+/// looks at to drop frames rather than let the queue grow (``SendBacklogGate``).
+///
+/// Single producer, single consumer, preallocated slots. ``push(_:header:)`` never blocks: false when every slot is
+/// taken (the caller drops the rest of the frame). A slot's buffer grows only for a payload larger than any before
+/// it (never with the packetizer's default size); nothing else is allocated per packet (the header's peer list is
+/// the encode thread's array, shared, not copied). ``pop(_:)`` blocks until a packet or ``wakeUp()``.
+final class PacketSendQueue: Sendable {
+    /// What travels with a payload.
+    struct Header: Sendable {
+        var timestamp: UInt32 = 0
+        var marker = false
+        /// The simulcast layer (0: the smallest) and how many layers the encoder makes (1: no simulcast).
+        var layer = 0
+        var layers = 1
+        /// The encoded frame's size in bytes on its first packet, 0 on the others (the pacer begins a frame there).
+        var frameBytes = 0
+        /// The path's estimate the pacer paces at (`Int.max`: none yet, send at once).
+        var estimate = Int.max
+        /// The live peers when the frame was encoded.
+        var peers: [PeerConnection] = []
+    }
+
+    private final class Slot: @unchecked Sendable {
+        // Written only by the producer between finding the slot free and committing it, read only by the consumer
+        // between taking it and releasing it: the indices make those windows disjoint.
+        var bytes: UnsafeMutableRawBufferPointer
+        var length = 0
+        var header = Header()
+
+        init(capacity: Int) { bytes = .allocate(byteCount: capacity, alignment: 16) }
+        deinit { bytes.deallocate() }
+
+        func reserve(_ count: Int) {
+            guard count > bytes.count else { return }
+            bytes.deallocate()
+            bytes = .allocate(byteCount: max(count, bytes.count * 2), alignment: 16)
+        }
+    }
+
+    private struct Indices {
+        var head = 0
+        var count = 0
+        var bytes = 0
+    }
+
+    /// Slots (packets) the queue holds.
+    let capacity: Int
+    private let slots: [Slot]
+    private let indices = Mutex(Indices())
+    private let signal = DispatchSemaphore(value: 0)
+
+    /// 1024 slots of 1200 bytes: ~1.2 MB, seconds of video at the rates a paced path carries, several key frames.
+    init(capacity: Int = 1024, slotBytes: Int = 1200) {
+        self.capacity = capacity
+        slots = (0..<capacity).map { _ in Slot(capacity: slotBytes) }
+    }
+
+    /// Copies one payload in; false when the queue is full.
+    func push(_ payload: UnsafeRawBufferPointer, header: Header) -> Bool {
+        let index: Int? = indices.withLock { i in i.count == capacity ? nil : (i.head + i.count) % capacity }
+        guard let index else { return false }
+        let slot = slots[index]
+        slot.reserve(payload.count)
+        if let base = payload.baseAddress, !payload.isEmpty {
+            slot.bytes.baseAddress!.copyMemory(from: base, byteCount: payload.count)
+        }
+        slot.length = payload.count
+        slot.header = header
+        indices.withLock { i in
+            i.count += 1
+            i.bytes += payload.count
+        }
+        signal.signal()
+        return true
+    }
+
+    /// Waits for a packet and calls `body` with it (the payload is valid only during the call; the packet counts
+    /// in ``queuedBytes`` until `body` returns); false when woken without one.
+    @discardableResult
+    func pop(_ body: (UnsafeRawBufferPointer, Header) -> Void) -> Bool {
+        signal.wait()
+        let index: Int? = indices.withLock { i in i.count > 0 ? i.head : nil }
+        guard let index else { return false }
+        let slot = slots[index]
+        body(UnsafeRawBufferPointer(rebasing: slot.bytes[0..<slot.length]), slot.header)
+        let length = slot.length
+        slot.header.peers = []  // the peers are not kept alive by a sent packet
+        indices.withLock { i in
+            i.head = (i.head + 1) % capacity
+            i.count -= 1
+            i.bytes -= length
+        }
+        return true
+    }
+
+    /// Payload bytes and packets waiting (the packet being sent included), read together.
+    var backlog: (bytes: Int, packets: Int) { indices.withLock { ($0.bytes, $0.count) } }
+
+    /// Packets waiting (the packet being sent included).
+    var count: Int { indices.withLock { $0.count } }
+
+    /// Drops every packet (when nothing is consuming: after the sending thread ended), releasing their peers.
+    func removeAll() {
+        indices.withLock { i in
+            for k in 0..<i.count { slots[(i.head + k) % capacity].header.peers = [] }
+            i.head = (i.head + i.count) % capacity
+            i.count = 0
+            i.bytes = 0
+        }
+    }
+
+    /// Wakes the consumer without a packet (to stop it).
+    func wakeUp() { signal.signal() }
+}

@@ -1,0 +1,53 @@
+import TokKitMedia
+import TokKitPeer
+
+/// The work of a ``VideoSendPipeline``'s sending thread for one packet taken from its ``PacketSendQueue``: wait
+/// until the ``PacketPacer`` lets it go (paced at the path's estimate the frame was encoded under; at once before
+/// there is one), then send it to every peer the frame was encoded for. Send counts go to the pipeline's statistics
+/// once per frame (at its last packet, the one with the marker), not per packet.
+///
+/// Owned by the sending thread (not `Sendable`); allocates nothing.
+struct VideoPacketSendStage {
+    unowned let pipeline: VideoSendPipeline
+    private var pacer = PacketPacer(targetBitrate: 500_000)
+    private var sent = 0
+    private var failed = 0
+
+    init(pipeline: VideoSendPipeline) {
+        self.pipeline = pipeline
+    }
+
+    /// Sends one packet; false when the pipeline closed during the pacing wait (the packet is not sent).
+    mutating func send(_ payload: UnsafeRawBufferPointer, _ header: PacketSendQueue.Header) -> Bool {
+        // Paced at the path's rate as the peers' estimates have it (libwebrtc paces at the estimate, not at the
+        // encoder's target: an encoder overshooting a low configured bitrate must not be held to it on a fast path).
+        // Before the first estimate nothing is known of the path: the first keyframe goes at once (paced at the
+        // configured bitrate, it added ~30 ms to the first frame a new subscriber sees).
+        if header.estimate != Int.max {
+            if header.frameBytes > 0 { pacer.beginFrame(bytes: header.frameBytes, targetBitrate: header.estimate) }
+            let wait = pacer.delay(sending: payload.count + PacketPacer.packetOverhead, at: MonotonicClock.now())
+            if wait > .zero && !pipeline.pace(until: MonotonicClock.now() + wait) { return false }
+        }
+        let result = header.layers == 1
+            ? PeerFanOut.send(.video, payload: payload, timestamp: header.timestamp, marker: header.marker,
+                              to: header.peers)
+            : PeerFanOut.sendVideoLayer(header.layer, of: header.layers, payload: payload,
+                                        timestamp: header.timestamp, marker: header.marker, to: header.peers)
+        sent += result.sent
+        failed += result.failed
+        if header.marker { flush() }
+        return true
+    }
+
+    /// Records the counts not yet recorded.
+    mutating func flush() {
+        guard sent > 0 || failed > 0 else { return }
+        let (sent, failed) = (self.sent, self.failed)
+        pipeline.record { s in
+            s.packetsSent += sent
+            s.sendErrors += failed
+        }
+        self.sent = 0
+        self.failed = 0
+    }
+}
