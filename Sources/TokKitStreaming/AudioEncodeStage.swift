@@ -20,6 +20,11 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     private var filled = 0
     /// RTP timestamp of the next packet if it follows on from the last one (960 later), once the first is stamped.
     private var timestamp: UInt32?
+    /// What the stream's timestamps are ahead of ``clockMapping`` (RTP ticks): the sum of the backward moves of
+    /// the capture estimate that the stream did not follow (``stamp()``). The sender reports' origin is
+    /// `clockMapping.offset + originShift`.
+    private(set) var originShift: UInt32 = 0
+    private var originChanged = false
     /// When each sample handed in was captured.
     private var captureClock = AudioCaptureClock()
     /// The index of `pcm`'s first sample among all samples handed in.
@@ -103,15 +108,29 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     }
 
     /// The RTP timestamp of the packet in `pcm`: its first sample's capture instant as ``captureClock`` estimates
-    /// it. The running timestamp (960 a packet) is kept while it stays within ``tolerance`` of that, so that
-    /// consecutive packets follow on exactly; otherwise (the first handovers were late, samples were lost in an
-    /// overrun, the device paused) the packet takes the estimate.
-    private func stamp() -> UInt32 {
-        let estimate = captureClock.captureTime(ofSample: packetStart).map { clockMapping.timestamp(at: $0) }
+    /// it, plus ``originShift``. The running timestamp (960 a packet) is kept while it stays within ``tolerance``
+    /// of that, so that consecutive packets follow on exactly. Timestamps never go back: when the estimate moves
+    /// *ahead* (samples were lost in an overrun, the device paused) the packet takes it (a gap); when it moves
+    /// *behind* (the first handovers were late and a prompter one came, a sound card clock a little fast), the
+    /// stream keeps running and ``originShift`` grows instead, so that the sender reports, which map capture
+    /// time to RTP time, follow the estimate (``AudioSendPipeline`` gives the peers the new origin).
+    private mutating func stamp() -> UInt32 {
+        let estimate = captureClock.captureTime(ofSample: packetStart).map { clockMapping.timestamp(at: $0) &+ originShift }
         guard let running = timestamp else { return estimate ?? 0 }
         guard let estimate else { return running }
         let difference = Int32(bitPattern: estimate &- running)
-        return difference.magnitude > Self.tolerance ? estimate : running
+        if difference > Int32(Self.tolerance) { return estimate }
+        if difference < -Int32(Self.tolerance) {
+            originShift = originShift &+ UInt32(bitPattern: -difference)
+            originChanged = true
+        }
+        return running
+    }
+
+    /// Takes the news that ``originShift`` changed since the last call (the peers' sender-report origin must follow).
+    mutating func takeOriginChange() -> Bool {
+        defer { originChanged = false }
+        return originChanged
     }
 
     /// The loss, in percent, the encoder's in-band FEC is planned for now.

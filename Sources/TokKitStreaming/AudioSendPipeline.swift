@@ -12,8 +12,9 @@ import TokKitPeer
 /// capture instants of each packet's first sample through ``clockMapping``, the clock the sender reports map
 /// (``AudioCaptureClock``: estimated from the promptest handover of the last second, so a device handing periods
 /// over late on a loaded machine does not move them), and advance by 960 per packet, sent or not (with
-/// ``AudioEncodeSettings/dtx``, silence is mostly not sent), unless the estimate moves more than 5 ms away (an
-/// overrun lost samples, the device paused). Once a second the Opus in-band FEC is retuned
+/// ``AudioEncodeSettings/dtx``, silence is mostly not sent), unless the estimate moves more than 5 ms ahead (an
+/// overrun lost samples, the device paused: a gap). They never go back: an estimate that moves more than 5 ms
+/// behind moves the sender reports' origin instead (``PeerConnection/setSendTimestampOrigin(_:rtpTimestampAtZero:)``). Once a second the Opus in-band FEC is retuned
 /// for the worst loss the receivers report (``OpusLossTuning``). Nothing is allocated per packet.
 ///
 /// ## Control
@@ -57,7 +58,10 @@ public final class AudioSendPipeline: Sendable {
     /// ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
         guard try fanOut.attach(peer) else { return }
-        peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: clockMapping.offset)
+        // Under the encoder's lock, as ``write(_:channels:)`` moves the origin: a move racing this attach is seen.
+        encoder.withLock { stage in
+            peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: clockMapping.offset &+ stage.originShift)
+        }
     }
 
     /// Stops sending to `peer`. Unknown peers are ignored.
@@ -104,6 +108,12 @@ public final class AudioSendPipeline: Sendable {
                     s.packetsSent += sent
                     s.sendErrors += failed
                 }
+            }
+            // The capture estimate moved behind the stream: the sender reports' origin follows it (rare: a lock
+            // per peer, no allocation).
+            if stage.takeOriginChange() {
+                let origin = clockMapping.offset &+ stage.originShift
+                for peer in peers { peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: origin) }
             }
             // Once a second: the in-band FEC follows the worst loss the receivers report.
             if stage.lossCheckDue {

@@ -32,7 +32,8 @@ import TokKitMedia
 
     /// Runs `seconds` of a card through an encode stage; `lateness(k)` is how late tick `k` (due at
     /// `origin + (k + 1) × 10 ms`) comes. Returns each packet's timestamp error against its first sample's true
-    /// capture instant (ms, on the stage's mapping), and the steps between consecutive packets.
+    /// capture instant (ms, on the sender reports' mapping: the stage's mapping moved by its origin shift when the
+    /// packet went out), and the steps between consecutive packets.
     static func run(seconds: Int, lateness: (Int) -> Duration) throws -> (errors: [Double], steps: [UInt32]) {
         let origin = Duration.seconds(1_000)
         let mapping = RTPClockMapping(clockRate: 48_000, offset: 123_456_789)
@@ -41,6 +42,7 @@ import TokKitMedia
         var card = SimulatedCard(origin: origin)
         let period = [Int16](repeating: 100, count: 480)
         var timestamps: [UInt32] = []
+        var shifts: [UInt32] = []
         var lastTickTime = origin
         for k in 0..<(seconds * 100) {
             let now = max(lastTickTime, origin + .milliseconds(10 * (k + 1)) + lateness(k))
@@ -50,12 +52,13 @@ import TokKitMedia
                 period.withUnsafeBufferPointer { samples in
                     stage.write(samples, channels: 1, enabled: true) { _, timestamp, _ in timestamps.append(timestamp) }
                 }
+                while shifts.count < timestamps.count { shifts.append(stage.originShift) }
             }
         }
         var errors: [Double] = []
         for (n, timestamp) in timestamps.enumerated() {
             let truth = mapping.timestamp(at: card.periodCaptures[2 * n])
-            errors.append(Double(Int32(bitPattern: timestamp &- truth)) / 48)
+            errors.append(Double(Int32(bitPattern: timestamp &- shifts[n] &- truth)) / 48)
         }
         return (errors, zip(timestamps, timestamps.dropFirst()).map { $1 &- $0 })
     }
@@ -96,6 +99,8 @@ import TokKitMedia
         #expect(errors.count >= 490)
         #expect(settled.allSatisfy { abs($0) <= 5.1 }, "\(settled.filter { abs($0) > 5.1 })")
         #expect(steps.filter { $0 != 960 }.count <= 3, "\(steps.filter { $0 != 960 })")
+        // Never back, never overlapping (a receiver drops a repeated timestamp; the first version repeated three).
+        #expect(steps.allSatisfy { Int32(bitPattern: $0) >= 960 }, "\(steps.filter { Int32(bitPattern: $0) < 960 })")
     }
 
     /// A tick 150 ms late: the card keeps 80 ms and loses 80 ms of samples. Within the clock's window (0.25 s) the
@@ -108,6 +113,7 @@ import TokKitMedia
         // The stall ends at 2.16 s (packet 108); 0.25 s later is packet 121.
         #expect(errors.dropFirst(122).allSatisfy { abs($0) <= 5.1 }, "\(errors.dropFirst(122).filter { abs($0) > 5.1 })")
         #expect(steps.contains { $0 > 960 + 48 * 60 }, "a forward step over the lost samples")
+        #expect(steps.allSatisfy { Int32(bitPattern: $0) >= 960 }, "\(steps.filter { Int32(bitPattern: $0) < 960 })")
     }
 
     @Test func theEstimateFollowsTheLowestBoundOfTheWindow() {
