@@ -446,7 +446,11 @@ final class MediaLink: Sendable {
             guard context.side == .publisher, s.phase == .negotiated || s.phase == .offered,
                   let offer = s.localDescription, Self.iceUfrag(in: offer) == iceUfrag
             else { return false }
-            if s.outageSince == nil { s.outageSince = .now }
+            let now = ContinuousClock.now
+            if s.outageSince == nil { s.outageSince = now }
+            // Claimed now, as the watchdog's tick claims one: a tick in the gap before restart() runs must not
+            // queue a second restart (it would replace the peer this one makes).
+            s.lastRestart = now
             return true
         }
         if due {
@@ -459,7 +463,11 @@ final class MediaLink: Sendable {
     /// The first `a=ice-ufrag` value of `sdp`.
     static func iceUfrag(in sdp: String) -> String? {
         for line in sdp.split(whereSeparator: \.isNewline) where line.hasPrefix("a=ice-ufrag:") {
-            return String(line.dropFirst(12))
+            // Trimmed as the server trims it (RoutedMedia+Restart), so that `a=ice-ufrag: abc` still matches.
+            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            var value = line.dropFirst(12).drop(while: blank)
+            while let last = value.last, blank(last) { value = value.dropLast() }
+            return String(value)
         }
         return nil
     }

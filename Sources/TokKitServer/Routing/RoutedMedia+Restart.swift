@@ -1,3 +1,4 @@
+import Foundation
 /// Faster failover (Docs/Routing.md, "Failover"): when the instance carrying a session is lost, the publishers of
 /// its moving upstreams are told to offer again at once (`mediaRestart`, Protocol.md 6.7 step 5) instead of
 /// waiting for their media watchdogs (2.5 s of silence), which stay the fallback.
@@ -18,7 +19,8 @@ extension RoutedMedia {
     /// than 256 bytes (RFC 8839 allows 4...256 characters).
     static func iceUfrag(in sdp: String) -> String? {
         for line in sdp.split(whereSeparator: \.isNewline) where line.hasPrefix("a=ice-ufrag:") {
-            let ufrag = line.dropFirst(12).trimmingPrefix(" ")
+            // Trimmed at both ends, as the clients trim the ufrag of their own offer (MediaLink, tokkit.js).
+            let ufrag = line.dropFirst(12).trimmingCharacters(in: .whitespaces)
             return ufrag.isEmpty || ufrag.utf8.count > 256 ? nil : String(ufrag)
         }
         return nil
