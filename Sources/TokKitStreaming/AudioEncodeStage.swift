@@ -20,8 +20,8 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
     private var filled = 0
     /// RTP timestamp of the next packet if it follows on from the last one (960 later), once the first is stamped.
     private var timestamp: UInt32?
-    /// What the stream's timestamps are ahead of ``clockMapping`` (RTP ticks): the sum of the backward moves of
-    /// the capture estimate that the stream did not follow (``stamp()``). The sender reports' origin is
+    /// What the stream's timestamps are ahead of ``clockMapping`` (RTP ticks, never negative): the backward moves
+    /// of the capture estimate that the stream did not follow (``stamp()``). The sender reports' origin is
     /// `clockMapping.offset + originShift`.
     private(set) var originShift: UInt32 = 0
     private var originChanged = false
@@ -107,24 +107,35 @@ struct AudioEncodeStage: ~Copyable, @unchecked Sendable {
         }
     }
 
-    /// The RTP timestamp of the packet in `pcm`: its first sample's capture instant as ``captureClock`` estimates
-    /// it, plus ``originShift``. The running timestamp (960 a packet) is kept while it stays within ``tolerance``
-    /// of that, so that consecutive packets follow on exactly. Timestamps never go back: when the estimate moves
-    /// *ahead* (samples were lost in an overrun, the device paused) the packet takes it (a gap); when it moves
-    /// *behind* (the first handovers were late and a prompter one came, a sound card clock a little fast), the
-    /// stream keeps running and ``originShift`` grows instead, so that the sender reports, which map capture
-    /// time to RTP time, follow the estimate (``AudioSendPipeline`` gives the peers the new origin).
+    /// The RTP timestamp of the packet in `pcm`. Timestamps never go back, and run on by 960 a packet while they stay
+    /// within ``tolerance`` of the packet's first sample's capture instant as ``captureClock`` estimates it, plus
+    /// ``originShift``: the smallest shift (never negative) that keeps them from going back. When the estimate moves
+    /// *behind* the stream (the first handovers were late and a prompter one came, a sound card clock a little
+    /// fast), the stream runs on and the shift grows, so that the sender reports, which map capture time to RTP
+    /// time, follow the estimate (``AudioSendPipeline`` gives the peers the new origin); when it moves *ahead*
+    /// (samples were lost in an overrun, the device paused), the shift shrinks first and only what it cannot take
+    /// becomes a forward step (a gap). So a few milliseconds of back and forth under load move the reports' origin
+    /// to and fro and leave the stream continuous, and the shift stays within the estimate's largest backward move.
     private mutating func stamp() -> UInt32 {
-        let estimate = captureClock.captureTime(ofSample: packetStart).map { clockMapping.timestamp(at: $0) &+ originShift }
+        let estimate = captureClock.captureTime(ofSample: packetStart).map { clockMapping.timestamp(at: $0) }
         guard let running = timestamp else { return estimate ?? 0 }
         guard let estimate else { return running }
-        let difference = Int32(bitPattern: estimate &- running)
-        if difference > Int32(Self.tolerance) { return estimate }
-        if difference < -Int32(Self.tolerance) {
-            originShift = originShift &+ UInt32(bitPattern: -difference)
-            originChanged = true
+        // How far the running stream is ahead of the estimate itself (no shift).
+        let ahead = Int32(bitPattern: running &- estimate)
+        let tolerance = Int32(Self.tolerance)
+        if ahead < 0 {
+            // The estimate is ahead of the stream: no shift is needed any more, and past the tolerance a gap.
+            setOriginShift(0)
+            return ahead < -tolerance ? estimate : running
         }
+        if (ahead - Int32(bitPattern: originShift)).magnitude > Self.tolerance { setOriginShift(UInt32(ahead)) }
         return running
+    }
+
+    private mutating func setOriginShift(_ shift: UInt32) {
+        guard shift != originShift else { return }
+        originShift = shift
+        originChanged = true
     }
 
     /// Takes the news that ``originShift`` changed since the last call (the peers' sender-report origin must follow).

@@ -35,6 +35,13 @@ import TokKitMedia
     /// capture instant (ms, on the sender reports' mapping: the stage's mapping moved by its origin shift when the
     /// packet went out), and the steps between consecutive packets.
     static func run(seconds: Int, lateness: (Int) -> Duration) throws -> (errors: [Double], steps: [UInt32]) {
+        let (errors, steps, _) = try runWithShifts(seconds: seconds, lateness: lateness)
+        return (errors, steps)
+    }
+
+    /// ``run(seconds:lateness:)``, also returning the stage's origin shift as each packet went out.
+    static func runWithShifts(seconds: Int, lateness: (Int) -> Duration) throws
+        -> (errors: [Double], steps: [UInt32], shifts: [UInt32]) {
         let origin = Duration.seconds(1_000)
         let mapping = RTPClockMapping(clockRate: 48_000, offset: 123_456_789)
         let clock = TestClock()
@@ -60,7 +67,7 @@ import TokKitMedia
             let truth = mapping.timestamp(at: card.periodCaptures[2 * n])
             errors.append(Double(Int32(bitPattern: timestamp &- shifts[n] &- truth)) / 48)
         }
-        return (errors, zip(timestamps, timestamps.dropFirst()).map { $1 &- $0 })
+        return (errors, zip(timestamps, timestamps.dropFirst()).map { $1 &- $0 }, shifts)
     }
 
     final class TestClock: @unchecked Sendable {
@@ -114,6 +121,26 @@ import TokKitMedia
         #expect(errors.dropFirst(122).allSatisfy { abs($0) <= 5.1 }, "\(errors.dropFirst(122).filter { abs($0) > 5.1 })")
         #expect(steps.contains { $0 > 960 + 48 * 60 }, "a forward step over the lost samples")
         #expect(steps.allSatisfy { Int32(bitPattern: $0) >= 960 }, "\(steps.filter { Int32(bitPattern: $0) < 960 })")
+    }
+
+    /// Under heavy load the promptest handover of a quarter second is now and then a few ms late, so the estimate
+    /// moves back and forth by 5-8 ms: the stream stays continuous (every step 960), and the reports' origin shift
+    /// follows the estimate to and fro instead of ratcheting up (each backward move taken as a shift, each forward
+    /// one as a gap, would grow it without bound).
+    @Test func backAndForthMovesTheShiftNotTheStream() throws {
+        var random = Lateness()
+        // Half-second stretches in which every tick is 6-8 ms late (never a whole period: that would hand over the
+        // period just completed, an exact bound), between prompt ones.
+        let (errors, steps, shifts) = try Self.runWithShifts(seconds: 20) { k in
+            (k / 50) % 2 == 1 ? .milliseconds(6 + random.next(below: 3)) : .milliseconds(random.next(below: 2))
+        }
+        let settled = errors.dropFirst(50)
+        print("back and forth: steps other than 960 \(steps.filter { $0 != 960 }), errors \(settled.min()!) to \(settled.max()!) ms, shift up to \(shifts.max()! / 48) ms")
+        #expect(steps.allSatisfy { Int32(bitPattern: $0) >= 960 }, "\(steps.filter { Int32(bitPattern: $0) < 960 })")
+        #expect(steps.filter { $0 != 960 }.count <= 2, "one forward step at the first late stretch, then continuous: \(steps.filter { $0 != 960 })")
+        #expect(settled.allSatisfy { abs($0) <= 8.1 }, "\(settled.filter { abs($0) > 8.1 })")
+        #expect(shifts.contains { $0 > 0 }, "the prompt stretches moved the origin back")
+        #expect(shifts.max()! <= 48 * 9, "the shift stays within the largest backward move")
     }
 
     @Test func theEstimateFollowsTheLowestBoundOfTheWindow() {
