@@ -223,6 +223,13 @@ public final class Publisher: Sendable {
         }
     }
 
+    /// The frame rate to announce when publishing: the capturer's, as the encoder is driven at it (1...60 fps, 30
+    /// when the capturer does not know); nil without a capturer.
+    func announcedFrameRate() -> Double? {
+        guard let capture = videoCapture else { return nil }
+        return Double(PublisherMedia.encodeSettings(capture.captureSettings(), contentHint: .none).framesPerSecond)
+    }
+
     /// A moderator turned the stream's audio off (the server already updated the stream).
     func applyForcedMute() {
         state.withLock { s in

@@ -22,9 +22,11 @@ extension Session {
             publisher.detach(from: self)
             return try failPublish(publisher, error)
         }
+        // The capture rate the encoder runs at (read after the capturer initialised: its format may settle there);
+        // the server maps subscribers' preferred frame rates to temporal layers with it.
         let result = await request(
             .publish(.init(name: d.name, hasAudio: d.hasAudio, hasVideo: d.hasVideo, videoType: d.videoType.wire,
-                           videoDimensions: d.videoDimensions?.wire)),
+                           videoDimensions: d.videoDimensions?.wire, frameRate: publisher.announcedFrameRate())),
             purpose: .publish(publisher))
         if case .failure(let error) = result {
             state.withLock { s in

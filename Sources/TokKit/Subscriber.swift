@@ -130,9 +130,10 @@ public final class Subscriber: Sendable {
     /// The frame rate this subscriber would like (the SDK's `preferredFrameRate`); nil: no preference (every
     /// frame). Sent to the server like ``preferredResolution``. In a routed session the media router then forwards
     /// only the temporal layers needed for it, for this subscriber only: a TokKit publisher's routed upstream (and
-    /// Chromium's VP8 simulcast) encodes three, a quarter, a half and all of its frames; the server assumes a 30 fps
-    /// publisher (at most 7.5: a quarter; at most 15: a half; more: all). In a relayed session it is accepted and
-    /// changes nothing. Docs/Routing.md, "Temporal layers".
+    /// Chromium's VP8 simulcast) encodes three, a quarter, a half and all of its frames; the server compares the
+    /// preference with the rate the publisher announced (a TokKit publisher its capturer's, a browser its camera's;
+    /// 30 fps when it announced none): at most a quarter of it → a quarter, at most a half → a half, more → all. In a
+    /// relayed session it is accepted and changes nothing. Docs/Routing.md, "Temporal layers".
     public var preferredFrameRate: Double? {
         get { state.withLock { $0.preferredFrameRate } }
         set {

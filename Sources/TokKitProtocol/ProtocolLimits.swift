@@ -26,4 +26,8 @@ public enum ProtocolLimits {
     public static let maxAdminTokenLifetime: Int64 = 300
     /// Largest video dimension accepted in a stream description, in pixels.
     public static let maxVideoDimension = 16_384
+    /// The frame rates a stream may announce (`frameRate` of `publish`), in frames per second.
+    public static let frameRateRange: ClosedRange<Double> = 1...120
+    /// The frame rate assumed for a stream that announced none (clients older than `frameRate`).
+    public static let assumedFrameRate = 30.0
 }

@@ -69,6 +69,15 @@ public enum Validation {
         }
     }
 
+    /// A stream's announced frame rate: finite and in ``ProtocolLimits/frameRateRange`` frames per second.
+    public static func frameRate(_ rate: Double?) throws(ProtocolError) {
+        if let rate, !(rate.isFinite && ProtocolLimits.frameRateRange.contains(rate)) {
+            let range = ProtocolLimits.frameRateRange
+            throw ProtocolError(.invalidParameter,
+                                "frameRate must be a number in \(Int(range.lowerBound))...\(Int(range.upperBound))")
+        }
+    }
+
     /// Negotiation payload: at most ``ProtocolLimits/maxNegotiationPayloadBytes`` UTF-8 bytes.
     public static func negotiationPayload(_ payload: String) throws(ProtocolError) {
         guard payload.utf8.count <= ProtocolLimits.maxNegotiationPayloadBytes else {

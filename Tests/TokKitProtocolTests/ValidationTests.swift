@@ -71,6 +71,19 @@ import TokKitProtocol
         }
     }
 
+    @Test func anAnnouncedFrameRateMustBeFiniteAndInOneToOneHundredTwenty() throws {
+        try Validation.frameRate(nil)
+        for rate in [1, 7.5, 15, 29.97, 30, 60, 120] { try Validation.frameRate(rate) }
+        for rate in [0, 0.99, 120.5, 1_000, -30, .infinity, -.infinity, .nan] {
+            #expect(throws: ProtocolError.self, "\(rate)") { try Validation.frameRate(rate) }
+        }
+        do {
+            try Validation.frameRate(0)
+        } catch {
+            #expect(error.code == .invalidParameter)
+        }
+    }
+
     @Test func roleCapabilitiesMatchTheTable() {
         #expect(Role.subscriber.maySubscribe && !Role.subscriber.mayPublish && !Role.subscriber.maySignal)
         #expect(Role.publisher.maySubscribe && Role.publisher.mayPublish && Role.publisher.maySignal)

@@ -11,6 +11,7 @@ import TokKitProtocol
             .disconnect,
             .ping(.init(seq: 7)),
             .publish(.init(name: "cam", videoType: .screen, videoDimensions: .init(width: 1280, height: 720))),
+            .publish(.init(name: "cam", videoDimensions: .init(width: 640, height: 480), frameRate: 15)),
             .unpublish(.init(streamID: "s1")),
             .updateStream(.init(streamID: "s1", hasAudio: false)),
             .subscribe(.init(streamID: "s1", subscribeToVideo: false)),
@@ -91,7 +92,10 @@ import TokKitProtocol
         #expect(try decode(#"{"type":"signal","rid":3,"signalType":"bad type!"}"#)
             == ClientRequest(rid: 3, .signal(.init(type: "bad type!", data: ""))))
         #expect(try decode(#"{"type":"signal","data":"d","to":"c2"}"#).message == .signal(.init(data: "d", to: "c2")))
+        #expect(try decode(#"{"type":"publish","frameRate":24}"#).message == .publish(.init(frameRate: 24)))
+        #expect(try decode(#"{"type":"publish","frameRate":null}"#).message == .publish(defaults))
         for wrong in [#"{"type":"publish","name":5}"#, #"{"type":"publish","hasAudio":"yes"}"#,
+                      #"{"type":"publish","frameRate":"30"}"#,
                       #"{"type":"signal","signalType":[]}"#] {
             #expect(throws: WireCodec.RequestFailure.self, "\(wrong)") { try decode(wrong) }
         }
@@ -109,6 +113,23 @@ import TokKitProtocol
             #expect(failure.error.code == .invalidParameter)
             if json.contains(#""rid":"#) { #expect(failure.rid != nil, "\(json)") }
         }
+    }
+
+    /// `frameRate` (additive): a stream's info carries it when announced and leaves it out otherwise, so that an
+    /// older reader sees the same object as before; a stream info without it decodes with none.
+    @Test func aStreamsFrameRateRoundTripsAndIsAbsentWhenUnknown() throws {
+        var stream = StreamInfo(
+            id: "s1", connectionID: "c1", name: "cam", hasAudio: true, hasVideo: true, videoType: .camera,
+            videoDimensions: .init(width: 640, height: 480), frameRate: 15, creationTime: 1)
+        let announced = ServerMessage.streamCreated(.init(stream: stream))
+        #expect(text(announced).contains(#""frameRate":15"#), "\(text(announced))")
+        #expect(WireCodec.decodeServer(WireCodec.encode(announced)) == .message(announced))
+        stream.frameRate = nil
+        let unknown = ServerMessage.streamCreated(.init(stream: stream))
+        #expect(!text(unknown).contains("frameRate"), "\(text(unknown))")
+        #expect(WireCodec.decodeServer(WireCodec.encode(unknown)) == .message(unknown))
+        let publish = ClientRequest(rid: 1, .publish(.init(frameRate: nil)))
+        #expect(!text(publish).contains("frameRate"), "\(text(publish))")
     }
 
     /// Issue 17, item 4: a message the decoder refuses as a whole (too deeply nested) still has its `rid` read.

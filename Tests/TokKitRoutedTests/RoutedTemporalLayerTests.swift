@@ -140,4 +140,53 @@ import TokKitTesting
             for (bob, _, _) in subscribers { await bob.disconnect() }
         }
     }
+
+    /// A 15 fps publisher announces its rate (`publish`'s `frameRate`), so a subscriber preferring 7.5 fps gets
+    /// temporal layers 0 and 1, half of its frames (7.5 fps), not a quarter as when the server took every publisher
+    /// at 30 fps; the other subscriber keeps every frame.
+    @Test func aFifteenFpsPublishersSubscriberPreferringSevenAndAHalfGetsHalfTheFrames() async throws {
+        try await RoutedLab.run { lab, janus, server in
+            let sessionID = try await server.createSession(mediaMode: .routed).sessionID
+            let alice = try await RoutedLab.connect(server, sessionID, lab)
+            let publisher = Publisher(name: "temporal 15",
+                                      videoCapture: PatternCapturer(width: 640, height: 360, framesPerSecond: 15))
+            try await alice.publish(publisher)
+            let streamID = try #require(publisher.stream?.streamID)
+
+            var subscribers: [(Session, Subscriber, CountingRenderer)] = []
+            for _ in 0..<2 {
+                let bob = try await RoutedLab.connect(server, sessionID, lab)
+                #expect(await eventually { bob.streams[streamID] != nil })
+                let renderer = CountingRenderer()
+                let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
+                try await bob.subscribe(subscriber)
+                subscribers.append((bob, subscriber, renderer))
+            }
+            let flowing = await eventually(timeout: .seconds(20)) { subscribers.allSatisfy { $0.2.frames >= 15 } }
+            #expect(flowing, "frames \(subscribers.map { $0.2.frames }); janus:\n\(janus.logTail(20))")
+            guard flowing else { return }
+            let sampler = RateSampler(subscribers.map(\.2))
+            let sampling = sampler.run()
+            defer { sampling.cancel() }
+            try await Task.sleep(for: .seconds(2.5))
+            let fullRate = sampler.rate(1, over: .seconds(2)) ?? 0
+            let (took, half) = await Self.change(subscribers[0].1, to: 7.5, expecting: 0.38...0.65, sampler)
+            let halfRate = sampler.rate(0, over: .seconds(2)) ?? 0
+            let otherRate = sampler.rate(1, over: .seconds(2)) ?? 0
+            print(String(format: "temporal layers, 15 fps publisher: full %.1f fps; 7.5 → %.1f fps (ratio %@, after "
+                         + "%@); other %.1f fps", fullRate, halfRate, half.map { String(format: "%.2f", $0) } ?? "-",
+                         took.map { "\($0)" } ?? "never", otherRate))
+            // A quarter (the old 30 fps assumption) would be about 0.25.
+            #expect(half.map { (0.4...0.6).contains($0) } == true, "7.5 of 15 fps: ratio \(String(describing: half))")
+            #expect(took != nil, "the change not seen within 6 s; janus:\n\(janus.logTail(20))")
+            #expect(otherRate > 0, "subscriber 1 stopped decoding")
+            for (_, _, renderer) in subscribers {
+                let s = renderer.snapshot
+                #expect(s.patternFrames == s.frames, "pattern frames \(s.patternFrames) of \(s.frames)")
+            }
+
+            await alice.disconnect()
+            for (bob, _, _) in subscribers { await bob.disconnect() }
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Testing
+import TokKitTesting
 
 @testable import TokKit
 
@@ -34,5 +35,14 @@ import Testing
         p.detach(from: s1)
         #expect(p.session == nil)
         _ = try p.attach(to: s2)
+    }
+
+    /// The frame rate `publish` announces (issue 15): the capturer's, as the encoder runs it (1...60, 30 unknown).
+    @Test func theAnnouncedFrameRateIsTheCapturersEncodeRate() {
+        #expect(Publisher().announcedFrameRate() == nil, "audio only: none")
+        #expect(Publisher(videoCapture: PatternCapturer(framesPerSecond: 15)).announcedFrameRate() == 15)
+        #expect(Publisher(videoCapture: PatternCapturer(framesPerSecond: 30)).announcedFrameRate() == 30)
+        #expect(Publisher(videoCapture: PatternCapturer(framesPerSecond: 29.97)).announcedFrameRate() == 30)
+        #expect(Publisher(videoCapture: PatternCapturer(framesPerSecond: 240)).announcedFrameRate() == 60)
     }
 }

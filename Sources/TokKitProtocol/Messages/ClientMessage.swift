@@ -106,22 +106,25 @@ extension ClientMessage {
     ///
     /// Every field is optional on the wire; an absent (or null) one takes the default Docs/Protocol.md states,
     /// the same as this initializer's: `name` "", `hasAudio` true, `hasVideo` true, `videoType` camera, no
-    /// `videoDimensions`.
+    /// `videoDimensions`, no `frameRate` (the server then assumes ``ProtocolLimits/assumedFrameRate``).
     public struct Publish: Codable, Hashable, Sendable {
         public var name: String
         public var hasAudio: Bool
         public var hasVideo: Bool
         public var videoType: VideoType
         public var videoDimensions: VideoDimensions?
+        /// The video's frame rate in frames per second (``Validation/frameRate(_:)``); additive, nil when unknown.
+        public var frameRate: Double?
         public init(
             name: String = "", hasAudio: Bool = true, hasVideo: Bool = true, videoType: VideoType = .camera,
-            videoDimensions: VideoDimensions? = nil
+            videoDimensions: VideoDimensions? = nil, frameRate: Double? = nil
         ) {
             self.name = name
             self.hasAudio = hasAudio
             self.hasVideo = hasVideo
             self.videoType = videoType
             self.videoDimensions = videoDimensions
+            self.frameRate = frameRate
         }
 
         public init(from decoder: any Decoder) throws {
@@ -132,10 +135,11 @@ extension ClientMessage {
             hasVideo = try container.decodeIfPresent(Bool.self, forKey: .hasVideo) ?? defaults.hasVideo
             videoType = try container.decodeIfPresent(VideoType.self, forKey: .videoType) ?? defaults.videoType
             videoDimensions = try container.decodeIfPresent(VideoDimensions.self, forKey: .videoDimensions)
+            frameRate = try container.decodeIfPresent(Double.self, forKey: .frameRate)
         }
 
         enum CodingKeys: String, CodingKey {
-            case name, hasAudio, hasVideo, videoType, videoDimensions
+            case name, hasAudio, hasVideo, videoType, videoDimensions, frameRate
         }
     }
 

@@ -1,7 +1,9 @@
 /// A published stream as every participant sees it (OpenTok's `OTStream`).
 ///
 /// `connectionID` is the owning (publishing) connection; `creationTime` is in milliseconds since the Unix epoch;
-/// `videoDimensions` is absent for audio-only streams that never sent a size.
+/// `videoDimensions` is absent for audio-only streams that never sent a size; `frameRate` (frames per second, as the
+/// publisher announced it) is absent when the publisher announced none (``ProtocolLimits/assumedFrameRate`` is
+/// assumed then).
 public struct StreamInfo: Codable, Hashable, Sendable {
     public var id: String
     public var connectionID: String
@@ -10,11 +12,12 @@ public struct StreamInfo: Codable, Hashable, Sendable {
     public var hasVideo: Bool
     public var videoType: VideoType
     public var videoDimensions: VideoDimensions?
+    public var frameRate: Double?
     public var creationTime: Int64
 
     public init(
         id: String, connectionID: String, name: String, hasAudio: Bool, hasVideo: Bool,
-        videoType: VideoType, videoDimensions: VideoDimensions?, creationTime: Int64
+        videoType: VideoType, videoDimensions: VideoDimensions?, frameRate: Double? = nil, creationTime: Int64
     ) {
         self.id = id
         self.connectionID = connectionID
@@ -23,6 +26,7 @@ public struct StreamInfo: Codable, Hashable, Sendable {
         self.hasVideo = hasVideo
         self.videoType = videoType
         self.videoDimensions = videoDimensions
+        self.frameRate = frameRate
         self.creationTime = creationTime
     }
 
@@ -34,6 +38,7 @@ public struct StreamInfo: Codable, Hashable, Sendable {
         case hasVideo
         case videoType
         case videoDimensions
+        case frameRate
         case creationTime
     }
 }

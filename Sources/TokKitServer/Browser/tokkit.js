@@ -718,6 +718,9 @@ class Session extends Emitter {
       type: "publish", name, hasAudio: Boolean(publisher.audioTrack), hasVideo: Boolean(publisher.videoTrack),
       videoType: "camera",
       ...(settings.width ? { videoDimensions: { width: settings.width, height: settings.height } } : {}),
+      // The camera's rate, so that the server maps subscribers' preferred frame rates onto the right temporal layer.
+      ...(Number.isFinite(settings.frameRate) && settings.frameRate >= 1
+        ? { frameRate: Math.min(120, Math.round(settings.frameRate)) } : {}),
     }).catch((error) => { publisher._destroy("unpublished"); throw error; });
     // The server sends `streamCreated` right after this ack; #streamCreated completes the stream then.
     publisher.stream = { streamId: ack.streamId };
@@ -938,7 +941,8 @@ class Session extends Emitter {
       streamId: info.id,
       connection: this.connections.get(info.connectionId) ?? { connectionId: info.connectionId },
       name: info.name, hasAudio: info.hasAudio, hasVideo: info.hasVideo, videoType: info.videoType,
-      videoDimensions: info.videoDimensions ?? null, creationTime: info.creationTime,
+      videoDimensions: info.videoDimensions ?? null, frameRate: info.frameRate ?? null,
+      creationTime: info.creationTime,
     };
   }
 }

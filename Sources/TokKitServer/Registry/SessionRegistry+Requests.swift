@@ -163,10 +163,11 @@ extension SessionRegistry {
             guard role.mayPublish else { throw ProtocolError(.unableToPublish, "role \(role.rawValue) may not publish") }
             try Validation.streamName(publish.name)
             try Validation.videoDimensions(publish.videoDimensions)
+            try Validation.frameRate(publish.frameRate)
             let info = StreamInfo(
                 id: RandomID.object(), connectionID: id, name: publish.name, hasAudio: publish.hasAudio,
                 hasVideo: publish.hasVideo, videoType: publish.videoType, videoDimensions: publish.videoDimensions,
-                creationTime: WallClock.milliseconds())
+                frameRate: publish.frameRate, creationTime: WallClock.milliseconds())
             // Routed: the publisher negotiates once, with the media router, on this upstream id (6.7).
             let upstreamID = routesStreams(in: sessionID) ? RandomID.object() : nil
             streams[info.id] = StreamRecord(info: info, sessionID: sessionID, upstreamID: upstreamID)

@@ -82,7 +82,9 @@ extension SessionRegistry {
         guard let routing, let stream = streams[subscription.streamID], stream.upstreamID != nil else { return }
         let substream = SimulcastSubstream.choose(published: stream.info.videoDimensions,
                                                   preferred: preferences.preferredResolution)
-        let temporal = SimulcastTemporalLayer.choose(preferredFrameRate: preferences.preferredFrameRate)
+        let temporal = SimulcastTemporalLayer.choose(preferredFrameRate: preferences.preferredFrameRate,
+                                                     publisherFrameRate: stream.info.frameRate
+                                                         ?? SimulcastTemporalLayer.nominalPublisherFrameRate)
         try submitRouted(.subscriberPreferences(subscriberID: subscription.id, substream: substream,
                                                 temporal: temporal), routing,
                          session: stream.sessionID, from: subscription.subscriber)

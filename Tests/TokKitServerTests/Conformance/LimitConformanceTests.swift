@@ -91,6 +91,15 @@ import TokKitProtocol
                 #expect(code == (accepted ? nil : row.codes.first), "\(width)x\(height)")
             }
         },
+        "announced frame rate": { row, server in
+            // "a finite number, 1–120 frames per second"
+            let (low, high) = (Double(try #require(row.numbers.first)), Double(try #require(row.numbers.last)))
+            for (rate, accepted) in [(low, true), (high, true), (29.97, true), (low - 0.01, false), (high + 0.01, false),
+                                     (0, false), (-high, false)] {
+                let code = try await ws(server, ["type": "publish", "frameRate": rate])
+                #expect(code == (accepted ? nil : row.codes.first), "frameRate \(rate)")
+            }
+        },
         "token lifetime": { row, server in
             // "default 24 h, at most 30 days"
             let (hours, days) = (try #require(row.numbers.first), try #require(row.numbers.last))

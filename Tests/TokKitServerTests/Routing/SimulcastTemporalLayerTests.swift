@@ -20,6 +20,15 @@ import Testing
         #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 7.5, publisherFrameRate: 15) == 1)
         #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 3.75, publisherFrameRate: 15) == 0)
         #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 14, publisherFrameRate: 15) == 2)
+        // 15 fps (issue 15's case): 3.75 and less → 0, up to 7.5 → 1, above → 2.
+        #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 3.7, publisherFrameRate: 15) == 0)
+        #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 3.8, publisherFrameRate: 15) == 1)
+        #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 7.6, publisherFrameRate: 15) == 2)
+        // 30 fps stated explicitly: the same as the default.
+        #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 7.5, publisherFrameRate: 30) == 0)
+        #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 15, publisherFrameRate: 30) == 1)
+        // The tolerance: a quarter of 29.97 fps is 7.4925, yet 7.5 still means layer 0.
+        #expect(SimulcastTemporalLayer.choose(preferredFrameRate: 7.5, publisherFrameRate: 29.97) == 0)
     }
 
     @Test func nonsenseRatesMeanEveryLayerOrTheLowest() {

@@ -64,7 +64,7 @@ struct ConformanceFixture: Sendable {
         case "ping": return (peer, ["seq": 7])
         case "publish":
             return (owner, ["name": "cam", "hasAudio": false, "hasVideo": false, "videoType": "screen",
-                            "videoDimensions": ["width": 640, "height": 480]])
+                            "videoDimensions": ["width": 640, "height": 480], "frameRate": 15])
         case "unpublish": return (owner, ["streamId": streamID])
         case "updateStream":
             return (owner, ["streamId": streamID, "hasAudio": false, "hasVideo": false, "videoType": "custom",
