@@ -7,8 +7,7 @@
 ///   the ``OveruseDetector`` (§5.4, adaptive threshold) classifies; the ``AIMDRateController`` (§5.5) turns the
 ///   feedback's signal (over-use if any group over-used) into the delay-based estimate, with R_hat from the
 ///   ``ReceivedRateMeter``;
-/// - loss-based (§6): ``LossBasedController`` on the fraction of packets reported not received; loss within
-///   ``congestionMemory`` of an over-use counts as congestion (see ``update(now:packets:)``);
+/// - loss-based (§6): ``LossBasedController`` on the fraction of packets reported not received;
 /// - target = min(delay-based, loss-based), within [minimum, maximum].
 ///
 /// No clock: times are passed in (µs; `now` and send times on the sender's clock, arrivals on the receiver's),
@@ -43,11 +42,6 @@ public struct SendSideBandwidthEstimator: Sendable {
     public private(set) var feedbackCount = 0
     public private(set) var packetCount = 0
     public private(set) var lostCount = 0
-    /// When the detector last signalled over-use (µs).
-    public private(set) var lastOveruse: Int64?
-
-    /// How long after the detector's over-use loss counts as congestion (µs; see ``update(now:packets:)``).
-    public static let congestionMemory: Int64 = 2_000_000
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -81,28 +75,13 @@ public struct SendSideBandwidthEstimator: Sendable {
                 overused = true
             }
         }
-        receivedRate.endFeedback()
         guard !packets.isEmpty else { return target }
         feedbackCount += 1
         packetCount += packets.count
         lostCount += lost
         usage = overused ? .overusing : detector.state
-        if usage == .overusing { lastOveruse = now }
-        // A drop-tail bottleneck (a router's queue of limited length, `tc tbf … latency`) shows the delay growing
-        // only until its queue is full; past that the excess is lost and the delay stays flat, so the detector
-        // signals over-use once and then normal, and the estimate would hover above the bottleneck, losing packets.
-        // Loss that follows an over-use, while the target is above the received rate, is taken as that congestion:
-        // the loss-based cut applies to the current
-        // target, and it is an over-use for the delay-based controller too (down to β × R_hat, the rate the path
-        // delivered). Random loss without a queue building is left to the loss-based controller alone.
-        // Only while the target is above what the path delivers: below it, loss that goes on is the encoder still
-        // catching up with a cut already made (network-bench: cutting again for it took the target from 460 kb/s
-        // to the 50 kb/s floor within a second, behind a 500 kb/s bottleneck).
-        let overshooting = receivedRate.bitsPerSecond.map { target > $0 } ?? true
-        let congested = overshooting && (lastOveruse.map { now - $0 < Self.congestionMemory } ?? false)
-        lossBased.update(lost: lost, total: packets.count, now: now, current: congested ? target : nil)
-        let signal: BandwidthUsage = congested && lossBased.decreased ? .overusing : usage
-        delayBased.update(signal, receivedRate: receivedRate.bitsPerSecond, now: now)
+        delayBased.update(usage, receivedRate: receivedRate.bitsPerSecond, now: now)
+        lossBased.update(lost: lost, total: packets.count, now: now)
         return target
     }
 }
