@@ -58,7 +58,8 @@ public final class AudioSendPipeline: Sendable {
     /// ``StreamingError/closed``.
     public func attach(_ peer: PeerConnection) throws(StreamingError) {
         guard try fanOut.attach(peer) else { return }
-        // Under the encoder's lock, as ``write(_:channels:)`` moves the origin: a move racing this attach is seen.
+        // Under the encoder's lock, as ``write(_:channels:)`` moves the origin (to every attached peer, this one
+        // included once it is in the fan-out): whichever runs second leaves the current origin.
         encoder.withLock { stage in
             peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: clockMapping.offset &+ stage.originShift)
         }
@@ -111,9 +112,11 @@ public final class AudioSendPipeline: Sendable {
             }
             // The capture estimate moved behind the stream: the sender reports' origin follows it (rare: a lock
             // per peer, no allocation).
+            // Every attached peer, connected or not yet (the change is taken once); fanOut.peers allocates, but
+            // this is rare.
             if stage.takeOriginChange() {
                 let origin = clockMapping.offset &+ stage.originShift
-                for peer in peers { peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: origin) }
+                for peer in fanOut.peers { peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: origin) }
             }
             // Once a second: the in-band FEC follows the worst loss the receivers report.
             if stage.lossCheckDue {

@@ -62,9 +62,14 @@ struct VideoEncodeStage {
             pipeline.record { $0.framesDropped += 1 }
             return
         }
-        // The send queue is behind: skip this frame (a keyframe asked for waits for the next one encoded).
-        let backlog = pipeline.sendQueue.backlog
-        guard gate.admits(bytes: backlog.bytes, packets: backlog.packets, estimate: cap) else {
+        // A peer that just became live needs a keyframe even if this frame is skipped (the request waits).
+        if control.newlyLive { pipeline.requestKeyframe() }
+        // The send queue is behind, or more than half full: skip this frame (a keyframe asked for waits for the
+        // next one encoded).
+        let queue = pipeline.sendQueue
+        let backlog = queue.backlog
+        guard backlog.packets <= queue.capacity / 2,
+              gate.admits(bytes: backlog.bytes, packets: backlog.packets, estimate: cap) else {
             let skipped = gate.skipped
             pipeline.record { s in
                 s.framesDropped += 1
@@ -108,17 +113,20 @@ struct VideoEncodeStage {
 
     /// Packetizes `encoded` (layer `layer`) once into the send queue, for the sending thread to pace out to every
     /// peer; records the frame (`encodeTime`: in the encoder, before this). Frame counts are the full-size layer's;
-    /// bytes are every layer's. A frame that does not fit in the queue (it is full) loses its remaining packets and
-    /// asks for a keyframe.
+    /// bytes are every layer's. A frame goes into the queue whole or not at all: one that does not fit (the slots
+    /// left are fewer than its packets) is not queued and asks for a keyframe (a frame cut short would follow on in
+    /// sequence numbers, and a receiver taking the next frame's start as its end would decode it truncated).
     private mutating func send(_ encoded: EncodedVideoFrame, layer: Int, timestamp: UInt32, to peers: [PeerConnection],
                                encodeTime: Duration) {
         let count = layers.count
         let top = layer == count - 1
         var header = PacketSendQueue.Header(timestamp: timestamp, marker: false, layer: layer, layers: count,
                                             frameBytes: encoded.bytes.count, estimate: cap, peers: peers)
-        var overflowed = false
         let queue = pipeline.sendQueue
         let packetizer = layers[layer].packetizer
+        // Only this thread pushes, so the free slots can only grow until the frame is in.
+        let packets = encoded.bytes.count / max(1, packetizer.maximumPayloadSize - 8) + 2  // 8: the longest descriptor and more
+        var overflowed = queue.capacity - queue.count < packets
         packetizer.packetize(encoded.bytes, temporalLayer: encoded.temporalLayer,
                              layerSync: encoded.layerSync) { payload, marker in
             guard !overflowed else { return }
