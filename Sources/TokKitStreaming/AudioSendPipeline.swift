@@ -110,10 +110,8 @@ public final class AudioSendPipeline: Sendable {
                     s.sendErrors += failed
                 }
             }
-            // The capture estimate moved behind the stream: the sender reports' origin follows it (rare: a lock
-            // per peer, no allocation).
-            // Every attached peer, connected or not yet (the change is taken once); fanOut.peers allocates, but
-            // this is rare.
+            // The capture estimate moved: the sender reports' origin follows it, at every attached peer, connected
+            // or not yet (the change is taken once). Rare, so fanOut.peers' array is allowed here.
             if stage.takeOriginChange() {
                 let origin = clockMapping.offset &+ stage.originShift
                 for peer in fanOut.peers { peer.setSendTimestampOrigin(.audio, rtpTimestampAtZero: origin) }

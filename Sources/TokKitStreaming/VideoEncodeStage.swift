@@ -62,14 +62,13 @@ struct VideoEncodeStage {
             pipeline.record { $0.framesDropped += 1 }
             return
         }
-        // A peer that just became live needs a keyframe even if this frame is skipped (the request waits).
-        if control.newlyLive { pipeline.requestKeyframe() }
         // The send queue is behind, or more than half full: skip this frame (a keyframe asked for waits for the
-        // next one encoded).
+        // next one encoded; so does the one a peer that just became live needs).
         let queue = pipeline.sendQueue
         let backlog = queue.backlog
         guard backlog.packets <= queue.capacity / 2,
               gate.admits(bytes: backlog.bytes, packets: backlog.packets, estimate: cap) else {
+            if control.newlyLive { pipeline.requestKeyframe() }
             let skipped = gate.skipped
             pipeline.record { s in
                 s.framesDropped += 1
