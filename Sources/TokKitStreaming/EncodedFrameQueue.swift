@@ -16,22 +16,7 @@ final class EncodedFrameQueue: Sendable {
         var isKeyframe = false
     }
 
-    private final class Slot: @unchecked Sendable {
-        // Written only by the producer between reserve and commit, read only by the consumer between
-        // pop and release: the queue's indices make those windows disjoint.
-        var bytes: UnsafeMutableRawBufferPointer
-        var length = 0
-        var header = Header()
-
-        init(capacity: Int) { bytes = .allocate(byteCount: capacity, alignment: 16) }
-        deinit { bytes.deallocate() }
-
-        func reserve(_ count: Int) {
-            guard count > bytes.count else { return }
-            bytes.deallocate()
-            bytes = .allocate(byteCount: max(count, bytes.count * 2), alignment: 16)
-        }
-    }
+    private typealias Slot = QueueSlot<Header>
 
     private struct Indices {
         var head = 0
@@ -47,7 +32,7 @@ final class EncodedFrameQueue: Sendable {
 
     init(capacity: Int = 3, slotBytes: Int = 256 * 1024) {
         self.capacity = capacity
-        slots = (0..<capacity).map { _ in Slot(capacity: slotBytes) }
+        slots = (0..<capacity).map { _ in Slot(capacity: slotBytes, header: Header()) }
     }
 
     /// Copies one frame in: `fill` writes `length` bytes into the buffer it gets. False when full.

@@ -28,22 +28,7 @@ final class PacketSendQueue: Sendable {
         var peers: [PeerConnection] = []
     }
 
-    private final class Slot: @unchecked Sendable {
-        // Written only by the producer between finding the slot free and committing it, read only by the consumer
-        // between taking it and releasing it: the indices make those windows disjoint.
-        var bytes: UnsafeMutableRawBufferPointer
-        var length = 0
-        var header = Header()
-
-        init(capacity: Int) { bytes = .allocate(byteCount: capacity, alignment: 16) }
-        deinit { bytes.deallocate() }
-
-        func reserve(_ count: Int) {
-            guard count > bytes.count else { return }
-            bytes.deallocate()
-            bytes = .allocate(byteCount: max(count, bytes.count * 2), alignment: 16)
-        }
-    }
+    private typealias Slot = QueueSlot<Header>
 
     private struct Indices {
         var head = 0
@@ -60,7 +45,7 @@ final class PacketSendQueue: Sendable {
     /// 1024 slots of 1200 bytes: ~1.2 MB, seconds of video at the rates a paced path carries, several key frames.
     init(capacity: Int = 1024, slotBytes: Int = 1200) {
         self.capacity = capacity
-        slots = (0..<capacity).map { _ in Slot(capacity: slotBytes) }
+        slots = (0..<capacity).map { _ in Slot(capacity: slotBytes, header: Header()) }
     }
 
     /// Copies one payload in; false when the queue is full.
