@@ -26,15 +26,7 @@ import TokKitTesting
             try await alice.publish(publisher)
             let streamID = try #require(publisher.stream?.streamID)
 
-            var subscribers: [(Session, Subscriber, CountingRenderer)] = []
-            for _ in 0..<2 {
-                let bob = try await RoutedLab.connect(server, sessionID, lab)
-                #expect(await eventually { bob.streams[streamID] != nil })
-                let renderer = CountingRenderer()
-                let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
-                try await bob.subscribe(subscriber)
-                subscribers.append((bob, subscriber, renderer))
-            }
+            let subscribers = try await RoutedLab.subscribers(2, to: streamID, server, sessionID, lab)
             let flowing = await eventually(timeout: .seconds(20)) {
                 subscribers.allSatisfy { $0.2.frames >= 10 }
             }
@@ -266,6 +258,22 @@ enum RoutedLab {
 
     /// A client connected to `sessionID` (through the server's address `host`), its peers gathering on the test
     /// process's lab address only.
+    /// `count` new clients of `sessionID`, each subscribed to `streamID` (once it reached them) with a
+    /// ``CountingRenderer``, in order: (session, subscriber, renderer).
+    static func subscribers(_ count: Int, to streamID: StreamID, _ server: TokKitServer, _ sessionID: String,
+                            _ lab: NetworkLab) async throws -> [(Session, Subscriber, CountingRenderer)] {
+        var subscribers: [(Session, Subscriber, CountingRenderer)] = []
+        for _ in 0..<count {
+            let bob = try await connect(server, sessionID, lab)
+            #expect(await eventually { bob.streams[streamID] != nil })
+            let renderer = CountingRenderer()
+            let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
+            try await bob.subscribe(subscriber)
+            subscribers.append((bob, subscriber, renderer))
+        }
+        return subscribers
+    }
+
     static func connect(_ server: TokKitServer, _ sessionID: String, _ lab: NetworkLab,
                         host: String = "127.0.0.1", role: Role = .publisher) async throws -> Session {
         var settings = SessionSettings()

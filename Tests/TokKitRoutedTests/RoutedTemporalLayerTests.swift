@@ -76,15 +76,7 @@ import TokKitTesting
             try await alice.publish(publisher)
             let streamID = try #require(publisher.stream?.streamID)
 
-            var subscribers: [(Session, Subscriber, CountingRenderer)] = []
-            for _ in 0..<2 {
-                let bob = try await RoutedLab.connect(server, sessionID, lab)
-                #expect(await eventually { bob.streams[streamID] != nil })
-                let renderer = CountingRenderer()
-                let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
-                try await bob.subscribe(subscriber)
-                subscribers.append((bob, subscriber, renderer))
-            }
+            let subscribers = try await RoutedLab.subscribers(2, to: streamID, server, sessionID, lab)
             let flowing = await eventually(timeout: .seconds(20)) { subscribers.allSatisfy { $0.2.frames >= 30 } }
             #expect(flowing, "frames \(subscribers.map { $0.2.frames }); janus:\n\(janus.logTail(20))")
             guard flowing else { return }
@@ -153,15 +145,7 @@ import TokKitTesting
             try await alice.publish(publisher)
             let streamID = try #require(publisher.stream?.streamID)
 
-            var subscribers: [(Session, Subscriber, CountingRenderer)] = []
-            for _ in 0..<2 {
-                let bob = try await RoutedLab.connect(server, sessionID, lab)
-                #expect(await eventually { bob.streams[streamID] != nil })
-                let renderer = CountingRenderer()
-                let subscriber = Subscriber(stream: try #require(bob.streams[streamID]), videoRender: renderer)
-                try await bob.subscribe(subscriber)
-                subscribers.append((bob, subscriber, renderer))
-            }
+            let subscribers = try await RoutedLab.subscribers(2, to: streamID, server, sessionID, lab)
             let flowing = await eventually(timeout: .seconds(20)) { subscribers.allSatisfy { $0.2.frames >= 15 } }
             #expect(flowing, "frames \(subscribers.map { $0.2.frames }); janus:\n\(janus.logTail(20))")
             guard flowing else { return }
