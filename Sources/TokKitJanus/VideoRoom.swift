@@ -207,6 +207,10 @@ public enum VideoRoomEvent: Sendable, Hashable {
     /// A subscription changed (a subscribed publisher left, with `autoupdate`): its streams now, and Janus's new
     /// offer if it renegotiates (answer it with ``VideoRoomSubscriber/start(answer:)``).
     case updated(streams: [VideoRoomSubscribedStream], offer: String?)
+    /// Janus now forwards simulcast layer `substream` (0 the smallest) on the subscription's m-line `mid`: after a
+    /// ``VideoRoomSubscriber/configure(mid:substream:temporal:send:)`` once a key frame of that layer came (at once
+    /// when it was forwarded already), or when it fell back from a layer that stopped arriving (subscriber handles).
+    case substream(mid: String?, substream: Int)
     /// The handle's PeerConnection is up.
     case webrtcUp
     /// A medium started or stopped arriving at Janus.
@@ -246,6 +250,9 @@ public enum VideoRoomEvent: Sendable, Hashable {
             if data["publishers"] != nil { return .publishers(try VideoRoomFeed.list(data["publishers"])) }
             if let feed = data["unpublished"]?.id { return .unpublished(feed: feed) }
             if let feed = data["leaving"]?.id { return .leaving(feed: feed) }
+            if let layer = data["substream"]?.integer, (0...2).contains(layer) {
+                return .substream(mid: data["mid"]?.string, substream: Int(layer))
+            }
             return nil
         default:
             return nil

@@ -85,6 +85,22 @@ import Testing
         guard case .other = VideoRoomEvent(badFeeds) else { Issue.record("\(VideoRoomEvent(badFeeds))"); return }
     }
 
+    @Test func aSimulcastLayerChangeIsTyped() throws {
+        func event(_ data: String) throws -> VideoRoomEvent {
+            VideoRoomEvent(try JanusIncoming(parsing: """
+                {"janus":"event","sender":1,"plugindata":{"plugin":"janus.plugin.videoroom","data":\(data)}}
+                """).event())
+        }
+        #expect(try event("{\"videoroom\":\"event\",\"room\":7,\"mid\":\"1\",\"substream\":0}")
+                == .substream(mid: "1", substream: 0))
+        #expect(try event("{\"videoroom\":\"event\",\"room\":7,\"substream\":2}") == .substream(mid: nil, substream: 2))
+        // A layer Janus does not have, or not a number: whole.
+        for odd in ["{\"videoroom\":\"event\",\"mid\":\"1\",\"substream\":3}",
+                    "{\"videoroom\":\"event\",\"mid\":\"1\",\"substream\":\"0\"}"] {
+            guard case .other = try event(odd) else { Issue.record("\(try event(odd))"); continue }
+        }
+    }
+
     @Test func jsonTextEscapesAndRoundTrips() throws {
         let value: JanusJSON = [
             "sdp": "v=0\r\no=- 1 1 IN IP4 1.2.3.4\r\n", "quote": "a\"b\\c", "control": .string("\u{01}"),

@@ -24,18 +24,25 @@ import TokKitProtocol
 /// ``seen`` lists the VideoRoom requests the fake received, in order (`join publisher`, `join subscriber`,
 /// `configure`, `start`, `create`, `destroy`, `moderate mute 0`), so that a test can wait until Janus got what it
 /// expects; a subscriber's `configure` of its streams (no offer) adds one line per stream, its fields sorted
-/// (`configure stream mid=1 substream=2 temporal=0`). Janus's offer to a subscriber has an audio (`0`) and a
+/// (`configure stream mid=1 substream=2 temporal=0`), and is followed by Janus's event that it forwards that
+/// `substream` (as Janus does once the layer's next key frame came). Janus's offer to a subscriber has an audio (`0`) and a
 /// video (`1`) stream.
 final class FakeJanus: Sendable {
     enum Mode: String {
         case byOffer = "by-offer"
         case refuseEveryOffer = "refuse"
+        /// As ``byOffer``, except that a subscriber is switched to a simulcast layer only the third time in a row
+        /// it is asked for (as if the publisher ignored the first two key frame requests).
+        case lateLayerSwitch = "late-layer-switch"
+        /// As ``byOffer``, except that a subscriber is never switched to another simulcast layer.
+        case noLayerSwitch = "no-layer-switch"
     }
 
     static let script = #"""
         import base64, hashlib, json, socket, struct, sys, threading, itertools
         mode = sys.argv[2]
         ids = itertools.count(1000)
+        asks = {}  # subscriber handle -> (the substream last asked for, how many times in a row)
         lock = threading.Lock()
         def next_id():
             with lock: return next(ids)
@@ -119,6 +126,18 @@ final class FakeJanus: Sendable {
                         for stream in body["streams"]:
                             seen("configure stream " + " ".join("%s=%s" % (k, stream[k]) for k in sorted(stream)))
                         reply({"videoroom": "event", "configured": "ok"})
+                        for stream in body["streams"]:
+                            if "substream" not in stream: continue
+                            asked = stream["substream"]
+                            with lock:
+                                last, count = asks.get(hid, (None, 0))
+                                count = count + 1 if last == asked else 1
+                                asks[hid] = (asked, count)
+                            if mode == "late-layer-switch" and count < 3 or mode == "no-layer-switch": continue
+                            send({"janus": "event", "session_id": sid, "sender": hid,
+                                  "plugindata": {"plugin": "janus.plugin.videoroom",
+                                                 "data": {"videoroom": "event", "room": 1, "mid": stream.get("mid"),
+                                                          "substream": asked}}})
                     elif request == "start": reply({"videoroom": "event", "started": "ok"})
                     elif request == "moderate": reply({"videoroom": "success"})
                     else: reply({"videoroom": "event", "error_code": 423, "error": "fake: unknown request"})

@@ -203,6 +203,46 @@ import TokKitTesting
         await stop(routing, runner, reader)
     }
 
+    /// Janus switches a subscription to the simulcast layer asked for on that layer's next key frame, which the
+    /// publisher may not send (Chromium drops a key frame request within 300 ms of the last one it honoured): until
+    /// Janus says it forwards the layer, the server asks again every `layerSwitchWait` (each `configure` makes
+    /// Janus request a key frame again), at most `maxLayerSwitchRetries` times.
+    @Test(arguments: [FakeJanus.Mode.lateLayerSwitch, .noLayerSwitch])
+    func aLayerJanusDidNotSwitchToIsAskedForAgain(_ mode: FakeJanus.Mode) async throws {
+        let fake = try await FakeJanus.start(mode)
+        defer { fake.stop() }
+        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
+                                  logger: Self.logger)
+        let deliveries = Deliveries()
+        let reader = deliveries.start(routing)
+        let runner = Task { await routing.run() }
+        routing.submit(Self.offer(1, sdp: "v=0 fine"), session: "session-1", from: "connection-1")
+        routing.submit(.subscribe(sessionID: "session-1", streamID: "stream-1", subscriberID: "sub-1",
+                                  connectionID: "connection-2"), session: "session-1")
+        #expect(await eventually {
+            deliveries.all.contains {
+                if case let .negotiation(_, _, id, kind, _) = $0 { id == "sub-1" && kind == .offer } else { false }
+            }
+        }, "\(deliveries.all)")
+        routing.submit(.subscriberAnswer(subscriberID: "sub-1", sdp: "v=0 answer"), session: "session-1",
+                       from: "connection-2")
+        #expect(await eventually { fake.seen.contains("start") }, "Janus saw: \(fake.seen)")
+        func configures() -> [String] { fake.seen.filter { $0.hasPrefix("configure stream") } }
+
+        routing.submit(.subscriberPreferences(subscriberID: "sub-1", substream: 0, temporal: 2), session: "session-1",
+                       from: "connection-2")
+        // Switched at the third ask (late), or never: then asked 1 + maxLayerSwitchRetries times in all.
+        let expected = mode == .lateLayerSwitch ? 3 : 1 + RoutedMedia.maxLayerSwitchRetries
+        let asking = RoutedMedia.layerSwitchWait * expected
+        #expect(await eventually(timeout: asking + .seconds(5)) { configures().count >= expected },
+                "Janus saw: \(fake.seen)")
+        // No more after that: Janus switched, or the server gave up.
+        try await Task.sleep(for: RoutedMedia.layerSwitchWait * 3)
+        #expect(configures() == Array(repeating: "configure stream mid=1 substream=0 temporal=2", count: expected))
+        #expect(!deliveries.all.contains { if case .failure = $0 { true } else { false } }, "\(deliveries.all)")
+        await stop(routing, runner, reader)
+    }
+
     private func stop(_ routing: RoutedMedia, _ runner: Task<Void, Never>, _ reader: Task<Void, Never>) async {
         routing.finish()
         await runner.value

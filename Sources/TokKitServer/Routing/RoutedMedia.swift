@@ -88,6 +88,19 @@ actor RoutedMedia {
         var substream: Int?
         /// The temporal layer asked for (nil: Janus's default, every layer); applied with ``substream``.
         var temporal: Int?
+        /// The simulcast layer Janus last said it forwards (its `substream` events; nil: none said yet).
+        var relayed: Int?
+        /// Reads the subscriber handle's events (the layer Janus forwards).
+        var watcher: Task<Void, Never>?
+        /// Asks again for ``substream`` if Janus has not switched to it after ``layerSwitchWait``.
+        var layerCheck: Task<Void, Never>?
+
+        /// Stops its tasks (the deadline, the event watcher, the layer check): it ended or lost its handle.
+        func cancelTasks() {
+            deadline?.cancel()
+            watcher?.cancel()
+            layerCheck?.cancel()
+        }
     }
 
     /// The Janus instances, in configuration order (an instance's index is its identity).
@@ -118,6 +131,13 @@ actor RoutedMedia {
 
     /// How long a subscription waits for its publisher's PeerConnection to come up at Janus.
     static let feedTimeout: Duration = .seconds(20)
+    /// How long Janus gets to switch a subscription to the simulcast layer asked for before it is asked again.
+    /// Janus switches on the layer's next key frame and requests one (a PLI) only when asked; a publisher may drop
+    /// that request (Chromium ignores one within 300 ms of the last it honoured, and Janus sends many while a layer
+    /// comes and goes), and then the switch would wait for a key frame nobody asks for.
+    static let layerSwitchWait: Duration = .milliseconds(500)
+    /// Most times a layer is asked for again (then the subscription keeps what Janus forwards; logged).
+    static let maxLayerSwitchRetries = 6
     /// Most candidates kept for a subscription before its handle exists.
     static let maxPending = 64
     /// Most commands of one client connection waiting or running at once, by default (an offer and its
@@ -252,6 +272,20 @@ actor RoutedMedia {
             downstreams[subscriberID]?.substream = substream
             downstreams[subscriberID]?.temporal = temporal
             await applySubstream(subscriberID)
+        case let .substreamRelayed(subscriberID, handle, substream):
+            guard let downstream = downstreams[subscriberID], downstream.subscriber?.handle.id == handle else { return }
+            downstreams[subscriberID]?.relayed = substream
+            if substream == downstream.substream { downstreams[subscriberID]?.layerCheck?.cancel() }
+        case let .layerSwitchCheck(subscriberID, attempt):
+            guard let downstream = downstreams[subscriberID], downstream.phase == .started,
+                  let substream = downstream.substream, downstream.relayed != substream
+            else { return }
+            guard attempt <= Self.maxLayerSwitchRetries else {
+                return logger.notice("the media router did not switch a subscription's simulcast layer", metadata: [
+                    "subscriber_id": "\(subscriberID)", "substream": "\(substream)",
+                    "relayed": "\(downstream.relayed.map(String.init) ?? "-")"])
+            }
+            await applySubstream(subscriberID, attempt: attempt)
         case let .unsubscribe(subscriberID):
             await endDownstream(subscriberID)
         case let .streamEnded(streamID, sessionID):
@@ -376,7 +410,7 @@ actor RoutedMedia {
             guard let current = downstreams[id], current.phase != .waiting,
                   current.subscriber?.handle.id == downstream.subscriber?.handle.id
             else { continue }
-            current.deadline?.cancel()
+            current.cancelTasks()
             var reset = current
             reset.phase = .waiting
             reset.subscriber = nil
@@ -406,6 +440,14 @@ actor RoutedMedia {
             let subscriber = try await VideoRoomSubscriber.attach(to: session)
             guard downstreams[subscriberID] != nil else { return try await subscriber.detach() }
             downstreams[subscriberID]?.subscriber = subscriber
+            downstreams[subscriberID]?.relayed = nil
+            let handleID = subscriber.handle.id, sessionID = downstream.sessionID
+            downstreams[subscriberID]?.watcher = Task { [weak self] in
+                for await case let .substream(_, substream) in subscriber.events {
+                    self?.submit(.substreamRelayed(subscriberID: subscriberID, handle: handleID, substream: substream),
+                                 session: sessionID)
+                }
+            }
             let subscription = try await subscriber.join(room: room, streams: [VideoRoomStreamRequest(feed: feed)],
                                                          timeout: timeout(downstream.sessionID))
             guard downstreams[subscriberID] != nil else { return }
@@ -441,15 +483,25 @@ actor RoutedMedia {
     }
 
     /// Asks Janus to forward the subscription's chosen simulcast and temporal layers, once it is started. A refusal
-    /// is logged and changes nothing else (the subscription keeps the layers it had).
-    private func applySubstream(_ subscriberID: String) async {
+    /// is logged and changes nothing else (the subscription keeps the layers it had). Until Janus says it forwards
+    /// the layer, it is asked again every ``layerSwitchWait`` (`attempt` counts those), each time with a new key
+    /// frame request to the publisher.
+    private func applySubstream(_ subscriberID: String, attempt: Int = 0) async {
         guard let downstream = downstreams[subscriberID], downstream.phase == .started,
               let substream = downstream.substream, let mid = downstream.videoMid,
               let subscriber = downstream.subscriber
         else { return }
+        downstream.layerCheck?.cancel()
+        let sessionID = downstream.sessionID
+        downstreams[subscriberID]?.layerCheck = Task { [weak self] in
+            try? await Task.sleep(for: Self.layerSwitchWait)
+            guard !Task.isCancelled else { return }
+            self?.submit(.layerSwitchCheck(subscriberID: subscriberID, attempt: attempt + 1), session: sessionID)
+        }
         do throws(JanusError) {
             try await subscriber.configure(mid: mid, substream: substream, temporal: downstream.temporal)
         } catch {
+            downstreams[subscriberID]?.layerCheck?.cancel()
             logger.notice("the media router refused a simulcast layer", metadata: [
                 "subscriber_id": "\(subscriberID)", "substream": "\(substream)",
                 "temporal": "\(downstream.temporal.map(String.init) ?? "-")", "error": "\(error)"])
@@ -628,7 +680,7 @@ actor RoutedMedia {
         askToRestart(moving, reason: message)
         for (id, downstream) in lostDownstreams where following[id] == nil {
             downstreams[id] = nil
-            downstream.deadline?.cancel()
+            downstream.cancelTasks()
             fail(id, connectionID: downstream.connectionID, message)
         }
         for (streamID, upstream) in failing {
@@ -670,7 +722,7 @@ actor RoutedMedia {
             upstreams[streamID] = upstream
         }
         for (id, var downstream) in lostDownstreams {
-            downstream.deadline?.cancel()
+            downstream.cancelTasks()
             downstream.phase = .waiting
             downstream.subscriber = nil
             downstream.pending = []
@@ -717,7 +769,7 @@ actor RoutedMedia {
 
     private func endDownstream(_ subscriberID: String) async {
         guard let downstream = downstreams.removeValue(forKey: subscriberID) else { return }
-        downstream.deadline?.cancel()
+        downstream.cancelTasks()
         if let subscriber = downstream.subscriber { try? await subscriber.detach() }
     }
 

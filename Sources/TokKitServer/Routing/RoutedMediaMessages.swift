@@ -30,6 +30,11 @@ enum RoutedMediaCommand: Sendable {
     /// Internal: the publisher handle `handle` of `streamID` lost its media path at Janus (hung up, its room
     /// destroyed, or its event stream ended because Janus went away).
     case upstreamLost(streamID: String, handle: UInt64, reason: String)
+    /// Internal: Janus says it forwards simulcast layer `substream` to the subscriber handle `handle`.
+    case substreamRelayed(subscriberID: String, handle: UInt64, substream: Int)
+    /// Internal: ``RoutedMedia/layerSwitchWait`` after asking Janus for a subscription's layer (the `attempt`-th time): asked
+    /// again if Janus has not switched.
+    case layerSwitchCheck(subscriberID: String, attempt: Int)
     /// Internal: a subscription still waiting for its feed at its deadline fails.
     case subscriptionDeadline(subscriberID: String)
     /// Internal: the upstream of `streamID`, moving since its instance was lost, still has no new offer at its
