@@ -295,13 +295,20 @@ func joinTime() async throws {
             let server = try await LabSessionServer.start(lab, on: serverHost, stun: [turn.stunURL],
                                                           turn: [turn.udpURL], turnSecret: turn.secret)
             let options = ["--stats-interval", "10"] + (relay ? ["--relay"] : [])
+                + (option("--join-log").map { ["--log-level", $0] } ?? [])
             let pa = try await LabPeer.join(lab, on: a, server: server, name: "a", options: options + ["--no-subscribe"])
             _ = try await pa.process.waitForLine(timeout: .seconds(20), "a published") { $0.contains("\"published\"") }
             let pb = try await LabPeer.join(lab, on: b, server: server, name: "b", options: options)
             _ = try await pb.waitForMedia(frames: 1, pattern: false, timeout: .seconds(30))
             let connected = pb.lines.first { $0.event == "connected" }?.t ?? 0
+            let subscribing = pb.lines.first { $0.event == "subscribing" }?.t ?? 0
+            let media = pb.lines.first { $0.event == "subscriberConnected" }?.t ?? 0
             let first = pb.lines.first { $0.event == "stats" && ($0.frames ?? 0) > 0 }?.t ?? 0
             times.append(first - connected)
+            print(String(format: "  TokKit join%@: connected %.0f ms after start, subscribing +%.0f, media connected "
+                         + "+%.0f, first frame +%.0f ms", relay ? " (TURN)" : "", connected, subscribing - connected,
+                         media - subscribing, first - media))
+            if option("--join-log") != nil { print("a:\n" + pa.process.stderrTail + "\nb:\n" + pb.process.stderrTail) }
             _ = await pa.leave()
             _ = await pb.leave()
         } }

@@ -152,6 +152,7 @@ final class MediaLink: Sendable {
 
     /// Applies one message from the other end.
     func receive(_ message: NegotiationMessage, ice: ICEConfiguration) {
+        debug("received \(message.kind)")
         state.withLock { $0.ice = ice }
         switch message.kind {
         case .offer: answer(message.payload, ice: ice)
@@ -305,9 +306,12 @@ final class MediaLink: Sendable {
                         self.fail(.connectionFailed("the media connection failed (\(failure.map { "\($0)" } ?? "ICE or DTLS"))",
                                                     cause: failure.map(SessionError.Cause.init)))
                     }
-                case .firstMediaPacket where self.context.side == .subscriber: self.mediaFlowed()
-                case .stateChanged(.connected) where self.context.side == .publisher: self.mediaFlowed()
-                case .stateChanged, .firstMediaPacket: break
+                case .stateChanged(let state):
+                    self.debug("peer \(state)")
+                    if state == .connected && self.context.side == .publisher { self.mediaFlowed() }
+                case .firstMediaPacket(let kind):
+                    self.debug("first \(kind) packet")
+                    if self.context.side == .subscriber { self.mediaFlowed() }
                 }
             }
         }
@@ -499,8 +503,14 @@ final class MediaLink: Sendable {
     }
 
     private func send(_ kind: NegotiationMessage.Kind, _ payload: String) {
+        debug("sending \(kind)")
         // Fails only when the session or the negotiation is gone, which ends this link too.
         try? channel.send(NegotiationMessage(kind: kind, payload: payload))
+    }
+
+    /// A negotiation step, logged at debug level (the timeline of a connection).
+    private func debug(_ what: @autoclosure () -> String) {
+        channel.owner?.logger.debug("\(context.side) \(context.subscriberID): \(what())")
     }
 
     private func fail(_ error: SessionError) {

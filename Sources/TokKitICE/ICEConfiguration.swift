@@ -12,10 +12,11 @@ public struct ICEConfiguration: Sendable, Hashable {
     public var localAddresses: [String]
     /// Interface names (`eth0`) whose IPv4 address is added to ``localAddresses``.
     public var interfaces: [String]
-    /// When gathering on every usable interface (no ``localAddresses``, no ``interfaces``), also gather on
-    /// `127.0.0.1`, so that two peers on one machine connect even when it has no other interface. Browsers
-    /// leave loopback out; two TokKit peers on different machines never pair with it (the check fails fast and
-    /// another pair wins).
+    /// When gathering on every usable interface (no ``localAddresses``, no ``interfaces``), gather on `127.0.0.1`
+    /// if no other interface is up, so that two peers on one machine connect even when it has no other
+    /// interface. A machine with other interfaces leaves loopback out, as browsers do: its peers meet on those,
+    /// and loopback candidates would only slow down connecting to peers on other machines (their pairs are
+    /// checked first and delay the nomination).
     public var includesLoopback: Bool
     /// Local ports to bind, or `nil` for any.
     public var portRange: ClosedRange<UInt16>?
@@ -43,8 +44,8 @@ public struct ICEConfiguration: Sendable, Hashable {
         self.consentFreshness = consentFreshness
     }
 
-    /// Host candidates on every usable interface (IPv4, and global IPv6) and on 127.0.0.1, no servers: what
-    /// works between machines and on one. The default of every ``WebRTCNegotiator``.
+    /// Host candidates on every usable interface (IPv4, and global IPv6), or on 127.0.0.1 when no other is up; no
+    /// servers: what works between machines and on one. The default of every ``WebRTCNegotiator``.
     public static var allInterfaces: ICEConfiguration { ICEConfiguration() }
 
     /// Host candidates on 127.0.0.1 only: what tests and same-machine peers use.

@@ -64,6 +64,24 @@ watchdog.schedule(deadline: .now() + .seconds(seconds + 30))
 watchdog.setEventHandler { report(["event": "error", "code": 0, "message": "watchdog"]); exit(3) }
 watchdog.resume()
 
+/// Log lines on stderr stamped with the milliseconds since the program started (as the report lines' "t"), so
+/// that a timeline can be read off them (`--log-level debug`: each media connection's negotiation steps).
+struct ElapsedLogHandler: LogHandler {
+    var logLevel: Logger.Level = .error
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        let t = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000
+        let fields = metadata.merging(event.metadata ?? [:]) { $1 }
+        let text = fields.sorted { $0.key < $1.key }.map { " \($0)=\($1)" }.joined()
+        FileHandle.standardError.write(Data(String(format: "t=%.1f %@ %@%@\n", t, "\(event.level)",
+                                                   "\(event.message)", text).utf8))
+    }
+}
+
 /// Set once stdin reaches its end (the test closed it: time to leave).
 let stdinClosed = Atomic<Bool>(false)
 // Raw read(2), not readLine: readLine holds stdin's FILE lock while it blocks, and fflush(nil) would wait for it.
@@ -96,7 +114,8 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
         guard subscribes else { return }
         let w = Watched(stream, delegate: self)
         watched.withLock { $0[stream.streamID] = w }
-        report(["event": "subscribing", "stream": stream.streamID, "name": stream.name])
+        report(["event": "subscribing", "stream": stream.streamID, "name": stream.name,
+                "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
         Task {
             do throws(SessionError) { try await session.subscribe(w.subscriber) } catch {
                 report(["event": "subscriberFailed", "stream": stream.streamID, "code": error.code,
@@ -181,6 +200,7 @@ do {
         if peak > heardPeak.load(ordering: .relaxed) { heardPeak.store(peak, ordering: .relaxed) }
     }))
     var settings = SessionSettings()
+    settings.logger = Logger(label: "tokkit-lab-peer") { _ in ElapsedLogHandler() }
     settings.logger.logLevel = Logger.Level(rawValue: option("--log-level") ?? "error") ?? .error
     if flag("--relay") { settings.ice.transportPolicy = .relay }
     if flag("--custom-servers-only") { settings.ice.includeServers = .custom }
