@@ -209,6 +209,24 @@ struct FakeJanusServer {
         return FakeJanusServer(server: server, port: port, sessionID: sessionID)
     }
 
+    /// Runs `body` with a new ``FakeJanus`` (in `mode`) and a server using it; stops both whatever happens (a
+    /// failing `#require` or request included), as ``RoutedLab/run(sessionTimeout:configure:_:)`` does for Janus.
+    static func run<T>(_ mode: FakeJanus.Mode = .byOffer, requestTimeoutMs: Int, logger: Logger,
+                       _ body: (FakeJanus, FakeJanusServer) async throws -> T) async throws -> T {
+        let fake = try await FakeJanus.start(mode)
+        defer { fake.stop() }
+        let routed = try await start(fake, requestTimeoutMs: requestTimeoutMs, logger: logger)
+        do {
+            let result = try await body(fake, routed)
+            await routed.server.stop()
+            return result
+        } catch {
+            print("fake Janus saw: \(fake.seen)")
+            await routed.server.stop()
+            throw error
+        }
+    }
+
     /// A client connected to the session (its peers on loopback).
     func connect() async throws -> Session {
         var settings = SessionSettings()
