@@ -77,7 +77,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let copyPool = VideoFramePool(capacity: 3)
     private let thread = Mutex<MediaThread?>(nil)
     /// Packets between the encode thread and the sending thread.
-    let sendQueue = PacketSendQueue()
+    let sendQueue: PacketSendQueue
     private let sendThread = Mutex<MediaThread?>(nil)
     /// Set by ``close()`` before it wakes and joins the thread.
     private let closing = Atomic<Bool>(false)
@@ -85,9 +85,19 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let pacingWait = InterruptibleSleep()
 
     /// Starts the encode thread. Throws ``StreamingError/invalidSettings(_:)`` for settings out of range.
-    public init(settings: VideoEncodeSettings = VideoEncodeSettings(), previewRenderer: (any VideoRender)? = nil,
-                clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 90_000)) throws(StreamingError) {
+    public convenience init(settings: VideoEncodeSettings = VideoEncodeSettings(),
+                            previewRenderer: (any VideoRender)? = nil,
+                            clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 90_000)) throws(StreamingError) {
+        try self.init(settings: settings, previewRenderer: previewRenderer, clockMapping: clockMapping,
+                      sendQueueCapacity: PacketSendQueue.defaultCapacity)
+    }
+
+    /// As the public initialiser, with a send queue of `sendQueueCapacity` packets (at least 1; tests fill a small
+    /// one).
+    init(settings: VideoEncodeSettings, previewRenderer: (any VideoRender)?, clockMapping: RTPClockMapping,
+         sendQueueCapacity: Int) throws(StreamingError) {
         try settings.validate()
+        sendQueue = PacketSendQueue(capacity: sendQueueCapacity)
         self.clockMapping = clockMapping
         control = Mutex(Control(settings: settings, preview: previewRenderer))
         threadName = PipelineThreadName.next("tk-venc")
@@ -361,6 +371,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
                          preview: c.preview, peers: live.peers, newlyLive: live.newlyLive)
         }
     }
+
 
     /// The new bitrate cap (`Int.max` for none) when it changed since the last call.
     func takeBitrateCap() -> Int? {
