@@ -27,6 +27,9 @@ final class PacketSendQueue: Sendable {
         /// How long the pacer takes to send this packet, in nanoseconds: its wire size at the rate its frame is
         /// paced at (``PacketPacer/frameRate(bytes:targetBitrate:)``; 0 when not paced). Summed in ``backlog``.
         var pacedNanoseconds: Int64 = 0
+        /// ``PeerFanOut/detachments`` when the frame was encoded: a packet whose count differs from the current one
+        /// may name peers detached since, which the sending thread leaves out.
+        var detachments = 0
         /// The live peers when the frame was encoded.
         var peers: [PeerConnection] = []
     }

@@ -100,7 +100,8 @@ struct VideoEncodeStage {
                     // configuration never makes, would otherwise count the first one's sending).
                     let encodeTime = produced ? .zero : MonotonicClock.now() - started
                     produced = true
-                    send(encoded, layer: k, timestamp: timestamp, to: control.peers, encodeTime: encodeTime)
+                    send(encoded, layer: k, timestamp: timestamp, to: control.peers, detachments: control.detachments,
+                         encodeTime: encodeTime)
                 }
             } catch {
                 if top { pipeline.record { $0.framesDropped += 1 } }
@@ -117,11 +118,12 @@ struct VideoEncodeStage {
     /// left are fewer than its packets) is not queued and asks for a keyframe (a frame cut short would follow on in
     /// sequence numbers, and a receiver taking the next frame's start as its end would decode it truncated).
     private mutating func send(_ encoded: EncodedVideoFrame, layer: Int, timestamp: UInt32, to peers: [PeerConnection],
-                               encodeTime: Duration) {
+                               detachments: Int, encodeTime: Duration) {
         let count = layers.count
         let top = layer == count - 1
         var header = PacketSendQueue.Header(timestamp: timestamp, marker: false, layer: layer, layers: count,
-                                            frameBytes: encoded.bytes.count, estimate: cap, peers: peers)
+                                            frameBytes: encoded.bytes.count, estimate: cap,
+                                            detachments: detachments, peers: peers)
         let frameBytes = encoded.bytes.count, estimate = cap
         let queue = pipeline.sendQueue
         let packetizer = layers[layer].packetizer

@@ -174,7 +174,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         installFeedback(on: peer)
     }
 
-    /// Stops sending to `peer` and releases its feedback handler. Unknown peers are ignored.
+    /// Stops sending to `peer` and releases its feedback handler; packets already queued for it are not sent to it
+    /// (the sending thread leaves it out from its next packet on). Unknown peers are ignored.
     public func detach(_ peer: PeerConnection) {
         // (found, whether it had a bitrate estimate, the lowest estimate of the peers left)
         let removed: (found: Bool, hadEstimate: Bool, cap: Int?) = control.withLock { c in
@@ -361,17 +362,25 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         var preview: (any VideoRender)?
         var peers: [PeerConnection]
         var newlyLive: Bool
+        /// ``PeerFanOut/detachments`` read before `peers`.
+        var detachments: Int
     }
 
     /// Promotes attached peers that became connected, and returns what the encode thread needs for one frame.
     func frameControl() -> FrameControl {
+        let detachments = fanOut.detachments  // first: a peer detached after this is left out at send time
         let live = fanOut.live()
         return control.withLock { c in
             FrameControl(settings: c.settings, settingsGeneration: c.settingsGeneration, enabled: c.enabled,
-                         preview: c.preview, peers: live.peers, newlyLive: live.newlyLive)
+                         preview: c.preview, peers: live.peers, newlyLive: live.newlyLive, detachments: detachments)
         }
     }
 
+    /// How many detaches there have been (one atomic load; the sending thread's per-packet check).
+    var detachments: Int { fanOut.detachments }
+
+    /// The peers attached now and the detach count they go with (sending thread, after a detach).
+    func attachedPeers() -> (peers: [PeerConnection], detachments: Int) { fanOut.attached() }
 
     /// The new bitrate cap (`Int.max` for none) when it changed since the last call.
     func takeBitrateCap() -> Int? {

@@ -9,8 +9,8 @@ import TokKitTesting
 
 /// The video send pipeline's send queue (``PacketSendQueue``) at its limits, with a small queue (the capacity is an
 /// internal initialiser parameter): a frame goes in whole or not at all, frames are skipped while it is more than
-/// half full, and a peer that goes live on a skipped frame still starts with a keyframe. Publisher → subscriber
-/// over 127.0.0.1.
+/// half full, a peer that goes live on a skipped frame still starts with a keyframe, and a detached peer gets none
+/// of the packets still queued. Publisher → subscriber over 127.0.0.1.
 @Suite("VideoSendPipeline send queue", .serialized) struct VideoSendPipelineSendQueueTests {
     typealias Preview = VideoSendPipelineTests.Preview
 
@@ -179,5 +179,39 @@ import TokKitTesting
             checked = true
         }
         #expect(checked, "no attempt had its promotion frame skipped")
+    }
+
+    /// Detaching a peer drops the packets still queued for it: at 10 kb/s (paced at 50 kb/s, each key frame raised
+    /// to leave within 250 ms) 640x480 key frames of noise wait in the queue for up to 400 ms; the detached peer
+    /// gets none of them (at most the one packet being sent while `detach` ran), the peer still attached all.
+    @Test func aDetachedPeerGetsNoneOfThePacketsStillQueued() async throws {
+        let leaving = try await LoopbackPeerPair.connect(transportFeedbackInterval: nil)
+        defer { leaving.close() }
+        let staying = try await LoopbackPeerPair.connect(transportFeedbackInterval: nil)
+        defer { staying.close() }
+        let sender = try Self.pipeline(640, 480, capacity: 1024)
+        defer { sender.close() }
+        try sender.attach(leaving.publisher)
+        try sender.attach(staying.publisher)
+        sender.sendSideEstimatedBitrate(10_000, from: leaving.publisher)
+        sender.sendSideEstimatedBitrate(10_000, from: staying.publisher)
+        for n in 0..<3 {
+            sender.requestKeyframe()
+            try await Self.feed(sender, n, width: 640, height: 480, noise: true)
+        }
+        let queued = sender.sendQueue.count
+        sender.detach(leaving.publisher)
+        let atDetach = leaving.publisher.statistics(.video).packetsSent
+        let stayingAtDetach = staying.publisher.statistics(.video).packetsSent
+        try #require(queued > 5, "the queue must hold packets when the peer leaves: \(queued), \(sender.statistics)")
+        let drained = await eventually(timeout: .seconds(20)) { sender.sendQueue.count == 0 }
+        let after = leaving.publisher.statistics(.video).packetsSent
+        let stayingAfter = staying.publisher.statistics(.video).packetsSent
+        print("detached with \(queued) packets queued: the detached peer sent \(after - atDetach) after detach, "
+              + "the other \(stayingAfter - stayingAtDetach)")
+        #expect(drained)
+        #expect(after - atDetach <= 1, "queued packets went to a detached peer: \(after - atDetach)")
+        #expect(stayingAfter > stayingAtDetach, "the peer still attached gets the queued packets")
+        #expect(sender.statistics.sendErrors == 0)
     }
 }
