@@ -39,6 +39,10 @@ struct VideoPacketSendStage {
         if detachments != header.detachments {
             if detachments != attachedDetachments { (attached, attachedDetachments) = pipeline.attachedPeers() }
             only = attached
+        } else if !attached.isEmpty {
+            // The queue has caught up with the last detach: do not keep those peers alive.
+            attached = []
+            attachedDetachments = -1
         }
         let result = header.layers == 1
             ? PeerFanOut.send(.video, payload: payload, timestamp: header.timestamp, marker: header.marker,
