@@ -241,6 +241,19 @@ struct FakeJanusServer {
         }
     }
 
+    /// Runs `body`, then stops the server whatever happens (for a test that made it with
+    /// ``start(_:requestTimeoutMs:logger:staticDirectory:)``).
+    func stopping<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
     /// A client connected to the session (its peers on loopback).
     func connect() async throws -> Session {
         var settings = SessionSettings()
