@@ -38,8 +38,9 @@ public struct PacketPacer: Sendable {
         return rate
     }
 
-    /// The rate a frame of `bytes` is sent at for an encoder aiming at `targetBitrate` (``beginFrame(bytes:targetBitrate:)``):
-    /// `pacingFactor` times the target, raised so the frame takes at most ``maximumFrameSpan``.
+    /// The rate a frame of `bytes` is sent at for an encoder aiming at `targetBitrate`
+    /// (``beginFrame(bytes:targetBitrate:)``): `pacingFactor` times the target, raised so the frame takes at most
+    /// ``maximumFrameSpan``.
     public static func frameRate(bytes: Int, targetBitrate: Int) -> Int {
         let floor = Int((Double(bytes * 8) / (maximumFrameSpan / .seconds(1))).rounded(.up))
         return max(rate(for: targetBitrate), floor)

@@ -3,8 +3,8 @@ import TokKitPeer
 
 /// The work of a ``VideoSendPipeline``'s sending thread for one packet taken from its ``PacketSendQueue``: wait
 /// until the ``PacketPacer`` lets it go (paced at the path's estimate the frame was encoded under; at once before
-/// there is one), then send it to every peer the frame was encoded for that is still attached. Send counts go to the pipeline's statistics
-/// once per frame (at its last packet, the one with the marker), not per packet.
+/// there is one), then send it to every peer the frame was encoded for that is still attached. Send counts go to the
+/// pipeline's statistics once per frame (at its last packet, the one with the marker), not per packet.
 ///
 /// Owned by the sending thread (not `Sendable`); allocates nothing per packet (the attached peers' list once per
 /// detach).

@@ -7,7 +7,8 @@ import Testing
 @Suite("Janus setpriv lookup") struct JanusSetprivTests {
     /// A folder holding an executable `setpriv` (a shell script) and a non-executable `janus`; removed by the caller.
     static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tk-setpriv-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tk-setpriv-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let tool = folder + "/setpriv"
         try "#!/bin/sh\nexit 0\n".write(toFile: tool, atomically: true, encoding: .utf8)
@@ -21,7 +22,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let empty = folder + "/empty"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
-        #expect(JanusProcessConfiguration.findExecutable("setpriv", searchPath: "\(empty)::\(folder)/") == folder + "/setpriv")
+        let found = JanusProcessConfiguration.findExecutable("setpriv", searchPath: "\(empty)::\(folder)/")
+        #expect(found == folder + "/setpriv", "an empty folder and a trailing slash are fine")
         let argv = try JanusProcess.dyingWithParent(["/usr/bin/janus", "-o"], searchPath: "\(empty):\(folder)")
         #expect(argv == [folder + "/setpriv", "--pdeathsig", "KILL", "--", "/usr/bin/janus", "-o"])
         // A file that is there but not executable is not taken.
@@ -52,7 +54,8 @@ import Testing
     /// This machine (bootstrapped) has it in PATH: the embedded Janus tests depend on it.
     @Test func thisMachineHasSetprivInPath() {
         let found = JanusProcessConfiguration.setpriv
-        #expect(found != nil, "setpriv not in PATH \(ProcessInfo.processInfo.environment["PATH"] ?? "-"): run scripts/bootstrap")
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "-"
+        #expect(found != nil, "setpriv not in PATH \(path): run scripts/bootstrap")
         if let found { #expect(found.hasSuffix("/setpriv")) }
     }
 }

@@ -5,8 +5,8 @@ import Testing
     static func push(_ q: PacketSendQueue, _ n: Int, bytes: Int, frameBytes: Int = 0, paced: Int64 = 0) -> Bool {
         let payload = [UInt8](repeating: UInt8(n), count: bytes)
         return payload.withUnsafeBytes {
-            q.push($0, header: .init(timestamp: UInt32(n), marker: n % 2 == 1, frameBytes: frameBytes, estimate: 300_000,
-                                     pacedNanoseconds: paced))
+            q.push($0, header: .init(timestamp: UInt32(n), marker: n % 2 == 1, frameBytes: frameBytes,
+                                     estimate: 300_000, pacedNanoseconds: paced))
         }
     }
 
