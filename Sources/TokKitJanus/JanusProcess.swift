@@ -44,8 +44,20 @@ public struct JanusProcessConfiguration: Sendable, Hashable {
     /// ``setpriv`` before Janus runs; see ``JanusProcess``): on by default, so no Janus outlives its server.
     public var diesWithParent = true
 
-    /// util-linux's `setpriv`, which runs Janus with its parent-death signal set.
-    public static let setpriv = "/usr/bin/setpriv"
+    /// util-linux's `setpriv`, which runs Janus with its parent-death signal set: its path in `PATH`
+    /// (`/usr/local/bin:/usr/bin:/bin` when `PATH` is unset), nil when it is not there.
+    public static var setpriv: String? { findExecutable("setpriv") }
+
+    /// The first executable file named `name` in the folders of `searchPath` (a `PATH`; nil: this process's,
+    /// `/usr/local/bin:/usr/bin:/bin` when unset); nil when none is.
+    static func findExecutable(_ name: String, searchPath: String? = nil) -> String? {
+        let path = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":", omittingEmptySubsequences: true) {
+            let candidate = folder.hasSuffix("/") ? String(folder) + name : String(folder) + "/" + name
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
 
     /// A configuration for a Janus using `mediaAddress` (a non-loopback IPv4 address) for media; the other
     /// values as documented on each property.
@@ -285,6 +297,17 @@ public final class JanusProcess: Sendable {
         let error: String?
     }
 
+    /// `argv` run through `setpriv --pdeathsig KILL --` (found in `searchPath`, a `PATH`; nil: this process's), so
+    /// the child is killed when this process dies. Throws ``JanusError/notInstalled(_:)`` naming `setpriv` and
+    /// util-linux when it is not found: Janus is never started without it silently.
+    static func dyingWithParent(_ argv: [String], searchPath: String? = nil) throws(JanusError) -> [String] {
+        guard let setpriv = JanusProcessConfiguration.findExecutable("setpriv", searchPath: searchPath) else {
+            let path = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "(no PATH)"
+            throw .notInstalled("setpriv (util-linux, not found in PATH \(path); needed for diesWithParent)")
+        }
+        return [setpriv, "--pdeathsig", "KILL", "--"] + argv
+    }
+
     /// Starts Janus and returns once it answers `info`. Throws ``JanusError/notInstalled(_:)`` (no executable,
     /// plugin or transport), ``JanusError/invalidConfiguration(_:)``, or ``JanusError/processFailed(status:log:)``
     /// (it exited, or did not answer within the start timeout: it is then killed).
@@ -316,11 +339,12 @@ public final class JanusProcess: Sendable {
         var argv = configuration.launcher + [configuration.executable, "-C", directory + "/janus.jcfg",
                                              "-F", directory, "-o"]
         if configuration.diesWithParent {
-            guard fm.isExecutableFile(atPath: JanusProcessConfiguration.setpriv) else {
+            do throws(JanusError) {
+                argv = try dyingWithParent(argv)
+            } catch {
                 try? fm.removeItem(atPath: directory)
-                throw .notInstalled(JanusProcessConfiguration.setpriv + " (util-linux; needed for diesWithParent)")
+                throw error
             }
-            argv = [JanusProcessConfiguration.setpriv, "--pdeathsig", "KILL", "--"] + argv
         }
         let exit = ExitState()
         let launched = ContinuousClock.now

@@ -34,9 +34,16 @@ public struct PacketPacer: Sendable {
     /// raised for this frame if it would otherwise take longer than ``maximumFrameSpan``. Returns the rate.
     @discardableResult
     public mutating func beginFrame(bytes: Int, targetBitrate: Int) -> Int {
-        let floor = Int((Double(bytes * 8) / (Self.maximumFrameSpan / .seconds(1))).rounded(.up))
-        rate = max(Self.rate(for: targetBitrate), floor)
+        rate = Self.frameRate(bytes: bytes, targetBitrate: targetBitrate)
         return rate
+    }
+
+    /// The rate a frame of `bytes` is sent at for an encoder aiming at `targetBitrate`
+    /// (``beginFrame(bytes:targetBitrate:)``): `pacingFactor` times the target, raised so the frame takes at most
+    /// ``maximumFrameSpan``.
+    public static func frameRate(bytes: Int, targetBitrate: Int) -> Int {
+        let floor = Int((Double(bytes * 8) / (maximumFrameSpan / .seconds(1))).rounded(.up))
+        return max(rate(for: targetBitrate), floor)
     }
 
     /// How long to wait before sending a packet of `bytes` at `now` (zero: send now); books its time on the link.

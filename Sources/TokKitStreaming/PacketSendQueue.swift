@@ -24,6 +24,12 @@ final class PacketSendQueue: Sendable {
         var frameBytes = 0
         /// The path's estimate the pacer paces at (`Int.max`: none yet, send at once).
         var estimate = Int.max
+        /// How long the pacer takes to send this packet, in nanoseconds: its wire size at the rate its frame is
+        /// paced at (``PacketPacer/frameRate(bytes:targetBitrate:)``; 0 when not paced). Summed in ``backlog``.
+        var pacedNanoseconds: Int64 = 0
+        /// ``PeerFanOut/detachments`` when the frame was encoded: a packet whose count differs from the current one
+        /// may name peers detached since, which the sending thread leaves out.
+        var detachments = 0
         /// The live peers when the frame was encoded.
         var peers: [PeerConnection] = []
     }
@@ -34,6 +40,17 @@ final class PacketSendQueue: Sendable {
         var head = 0
         var count = 0
         var bytes = 0
+        var pacedNanoseconds: Int64 = 0
+    }
+
+    /// What waits in the queue (the packet being sent included), read together.
+    struct Backlog: Sendable, Hashable {
+        /// Payload bytes.
+        var bytes = 0
+        /// Packets.
+        var packets = 0
+        /// How long the pacer takes to send them (the sum of their ``Header/pacedNanoseconds``).
+        var time: Duration = .zero
     }
 
     /// Slots (packets) the queue holds.
@@ -42,8 +59,13 @@ final class PacketSendQueue: Sendable {
     private let indices = Mutex(Indices())
     private let signal = DispatchSemaphore(value: 0)
 
+    /// The slots a video send pipeline's queue has unless told otherwise.
+    static let defaultCapacity = 1024
+
     /// 1024 slots of 1200 bytes: ~1.2 MB, seconds of video at the rates a paced path carries, several key frames.
-    init(capacity: Int = 1024, slotBytes: Int = 1200) {
+    /// At least one slot.
+    init(capacity: Int = PacketSendQueue.defaultCapacity, slotBytes: Int = 1200) {
+        let capacity = max(capacity, 1)
         self.capacity = capacity
         slots = (0..<capacity).map { _ in Slot(capacity: slotBytes, header: Header()) }
     }
@@ -62,6 +84,7 @@ final class PacketSendQueue: Sendable {
         indices.withLock { i in
             i.count += 1
             i.bytes += payload.count
+            i.pacedNanoseconds += header.pacedNanoseconds
         }
         signal.signal()
         return true
@@ -76,18 +99,21 @@ final class PacketSendQueue: Sendable {
         guard let index else { return false }
         let slot = slots[index]
         body(UnsafeRawBufferPointer(rebasing: slot.bytes[0..<slot.length]), slot.header)
-        let length = slot.length
+        let length = slot.length, paced = slot.header.pacedNanoseconds
         slot.header.peers = []  // the peers are not kept alive by a sent packet
         indices.withLock { i in
             i.head = (i.head + 1) % capacity
             i.count -= 1
             i.bytes -= length
+            i.pacedNanoseconds -= paced
         }
         return true
     }
 
-    /// Payload bytes and packets waiting (the packet being sent included), read together.
-    var backlog: (bytes: Int, packets: Int) { indices.withLock { ($0.bytes, $0.count) } }
+    /// Payload bytes, packets and their pacing time waiting (the packet being sent included), read together.
+    var backlog: Backlog {
+        indices.withLock { Backlog(bytes: $0.bytes, packets: $0.count, time: .nanoseconds($0.pacedNanoseconds)) }
+    }
 
     /// Packets waiting (the packet being sent included).
     var count: Int { indices.withLock { $0.count } }
@@ -99,6 +125,7 @@ final class PacketSendQueue: Sendable {
             i.head = (i.head + i.count) % capacity
             i.count = 0
             i.bytes = 0
+            i.pacedNanoseconds = 0
         }
     }
 

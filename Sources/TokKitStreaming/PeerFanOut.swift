@@ -31,6 +31,9 @@ final class PeerFanOut: Sendable {
     private let state = Mutex(State())
     /// A member is waiting to go live.
     private let waiting = Atomic<Bool>(false)
+    /// Bumped by every detach (under the lock, after the member is gone), so a sending thread holding peers taken
+    /// earlier sees with one atomic load whether one of them may have left since.
+    private let detachCount = Atomic<Int>(0)
 
     /// Adds `peer`; false when it is already attached. Throws ``StreamingError/closed`` after ``close()``.
     func attach(_ peer: PeerConnection) throws(StreamingError) -> Bool {
@@ -50,8 +53,17 @@ final class PeerFanOut: Sendable {
             guard let i = s.members.firstIndex(where: { $0.peer === peer }) else { return false }
             s.members.remove(at: i)
             if s.live.contains(where: { $0 === peer }) { s.live = s.members.filter(\.live).map(\.peer) }
+            detachCount.add(1, ordering: .releasing)
             return true
         }
+    }
+
+    /// How many detaches there have been.
+    var detachments: Int { detachCount.load(ordering: .acquiring) }
+
+    /// The attached peers (live or not) and ``detachments``, read together.
+    func attached() -> (peers: [PeerConnection], detachments: Int) {
+        state.withLock { s in (s.members.map(\.peer), detachCount.load(ordering: .relaxed)) }
     }
 
     /// Detaches every peer and returns them; later attaches throw. Nil when already closed.
@@ -91,10 +103,13 @@ final class PeerFanOut: Sendable {
     }
 
     /// Sends one RTP payload on `kind` to each of `peers`; returns how many sends succeeded and failed.
+    /// With `attached`, only the peers among them (identity) are sent to: the others were detached since `peers`
+    /// was taken.
     static func send(_ kind: MediaKind, payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool,
-                     to peers: [PeerConnection]) -> (sent: Int, failed: Int) {
+                     to peers: [PeerConnection], attached: [PeerConnection]? = nil) -> (sent: Int, failed: Int) {
         var sent = 0, failed = 0
         for peer in peers {
+            if let attached, !attached.contains(where: { $0 === peer }) { continue }
             do throws(PeerError) {
                 try peer.sendRTP(kind, payload: payload, timestamp: timestamp, marker: marker)
                 sent += 1
@@ -107,11 +122,14 @@ final class PeerFanOut: Sendable {
 
     /// Sends one RTP payload of simulcast video layer `layer` of `layers` (0: the smallest) to each of `peers`:
     /// a peer that negotiated fewer layers gets the top ones (its top layer is ours), and a peer without
-    /// simulcast only the full-size layer. Returns how many sends succeeded and failed. Allocates nothing.
+    /// simulcast only the full-size layer; with `attached`, only the peers among them. Returns how many sends
+    /// succeeded and failed. Allocates nothing.
     static func sendVideoLayer(_ layer: Int, of layers: Int, payload: UnsafeRawBufferPointer, timestamp: UInt32,
-                               marker: Bool, to peers: [PeerConnection]) -> (sent: Int, failed: Int) {
+                               marker: Bool, to peers: [PeerConnection],
+                               attached: [PeerConnection]? = nil) -> (sent: Int, failed: Int) {
         var sent = 0, failed = 0
         for peer in peers {
+            if let attached, !attached.contains(where: { $0 === peer }) { continue }
             let peerLayer = layer - (layers - 1 - peer.configuration.videoSimulcastSSRCs.count)
             guard peerLayer >= 0 else { continue }
             do throws(PeerError) {

@@ -7,7 +7,8 @@ import TokKitRTP
 /// I420 at the encode size, preview, encode once, packetize once into the pipeline's ``PacketSendQueue``, from which
 /// its sending thread sends every packet to every connected peer at the pacer's rate (so a key frame does not leave
 /// in one burst, and pacing never holds this thread). When the queue is behind by more than
-/// ``SendBacklogGate/maximumBacklog``, the frame is not encoded (WebRTC's frame dropper).
+/// ``SendBacklogGate/maximumBacklog`` at the pacer's rate, or more than half full, the frame is not encoded (WebRTC's
+/// frame dropper).
 ///
 /// Owned by the encode thread (not `Sendable`); everything it uses per frame is preallocated.
 struct VideoEncodeStage {
@@ -66,13 +67,13 @@ struct VideoEncodeStage {
         // next one encoded; so does the one a peer that just became live needs).
         let queue = pipeline.sendQueue
         let backlog = queue.backlog
-        guard backlog.packets <= queue.capacity / 2,
-              gate.admits(bytes: backlog.bytes, packets: backlog.packets, estimate: cap) else {
+        guard gate.admits(backlog: backlog.time, packets: backlog.packets, capacity: queue.capacity) else {
             if control.newlyLive { pipeline.requestKeyframe() }
-            let skipped = gate.skipped
+            let (skipped, forRoom) = (gate.skipped, gate.skippedForRoom)
             pipeline.record { s in
                 s.framesDropped += 1
                 s.framesSkippedForBacklog = skipped
+                s.framesSkippedForQueueRoom = forRoom
             }
             return
         }
@@ -99,7 +100,8 @@ struct VideoEncodeStage {
                     // configuration never makes, would otherwise count the first one's sending).
                     let encodeTime = produced ? .zero : MonotonicClock.now() - started
                     produced = true
-                    send(encoded, layer: k, timestamp: timestamp, to: control.peers, encodeTime: encodeTime)
+                    send(encoded, layer: k, timestamp: timestamp, to: control.peers, detachments: control.detachments,
+                         encodeTime: encodeTime)
                 }
             } catch {
                 if top { pipeline.record { $0.framesDropped += 1 } }
@@ -116,11 +118,13 @@ struct VideoEncodeStage {
     /// left are fewer than its packets) is not queued and asks for a keyframe (a frame cut short would follow on in
     /// sequence numbers, and a receiver taking the next frame's start as its end would decode it truncated).
     private mutating func send(_ encoded: EncodedVideoFrame, layer: Int, timestamp: UInt32, to peers: [PeerConnection],
-                               encodeTime: Duration) {
+                               detachments: Int, encodeTime: Duration) {
         let count = layers.count
         let top = layer == count - 1
         var header = PacketSendQueue.Header(timestamp: timestamp, marker: false, layer: layer, layers: count,
-                                            frameBytes: encoded.bytes.count, estimate: cap, peers: peers)
+                                            frameBytes: encoded.bytes.count, estimate: cap,
+                                            detachments: detachments, peers: peers)
+        let frameBytes = encoded.bytes.count, estimate = cap
         let queue = pipeline.sendQueue
         let packetizer = layers[layer].packetizer
         // Only this thread pushes, so the free slots can only grow until the frame is in.
@@ -130,6 +134,8 @@ struct VideoEncodeStage {
                              layerSync: encoded.layerSync) { payload, marker in
             guard !overflowed else { return }
             header.marker = marker
+            header.pacedNanoseconds = SendBacklogGate.pacedTime(payloadBytes: payload.count, frameBytes: frameBytes,
+                                                                estimate: estimate).nanoseconds
             if !queue.push(payload, header: header) { overflowed = true }
             header.frameBytes = 0
         }

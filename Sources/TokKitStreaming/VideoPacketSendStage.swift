@@ -3,15 +3,19 @@ import TokKitPeer
 
 /// The work of a ``VideoSendPipeline``'s sending thread for one packet taken from its ``PacketSendQueue``: wait
 /// until the ``PacketPacer`` lets it go (paced at the path's estimate the frame was encoded under; at once before
-/// there is one), then send it to every peer the frame was encoded for. Send counts go to the pipeline's statistics
-/// once per frame (at its last packet, the one with the marker), not per packet.
+/// there is one), then send it to every peer the frame was encoded for that is still attached. Send counts go to the
+/// pipeline's statistics once per frame (at its last packet, the one with the marker), not per packet.
 ///
-/// Owned by the sending thread (not `Sendable`); allocates nothing.
+/// Owned by the sending thread (not `Sendable`); allocates nothing per packet (the attached peers' list once per
+/// detach).
 struct VideoPacketSendStage {
     unowned let pipeline: VideoSendPipeline
     private var pacer = PacketPacer(targetBitrate: 500_000)
     private var sent = 0
     private var failed = 0
+    /// The attached peers as of ``attachedDetachments`` detaches, taken again only after a detach.
+    private var attached: [PeerConnection] = []
+    private var attachedDetachments = -1
 
     init(pipeline: VideoSendPipeline) {
         self.pipeline = pipeline
@@ -28,11 +32,24 @@ struct VideoPacketSendStage {
             let wait = pacer.delay(sending: payload.count + PacketPacer.packetOverhead, at: MonotonicClock.now())
             if wait > .zero && !pipeline.pace(until: MonotonicClock.now() + wait) { return false }
         }
+        // A peer detached since the frame was encoded gets none of its packets still queued (one atomic load per
+        // packet; the attached peers are taken with the lock once per detach, not per packet).
+        var only: [PeerConnection]?
+        let detachments = pipeline.detachments
+        if detachments != header.detachments {
+            if detachments != attachedDetachments { (attached, attachedDetachments) = pipeline.attachedPeers() }
+            only = attached
+        } else if !attached.isEmpty {
+            // The queue has caught up with the last detach: do not keep those peers alive.
+            attached = []
+            attachedDetachments = -1
+        }
         let result = header.layers == 1
             ? PeerFanOut.send(.video, payload: payload, timestamp: header.timestamp, marker: header.marker,
-                              to: header.peers)
+                              to: header.peers, attached: only)
             : PeerFanOut.sendVideoLayer(header.layer, of: header.layers, payload: payload,
-                                        timestamp: header.timestamp, marker: header.marker, to: header.peers)
+                                        timestamp: header.timestamp, marker: header.marker, to: header.peers,
+                                        attached: only)
         sent += result.sent
         failed += result.failed
         if header.marker { flush() }

@@ -77,7 +77,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let copyPool = VideoFramePool(capacity: 3)
     private let thread = Mutex<MediaThread?>(nil)
     /// Packets between the encode thread and the sending thread.
-    let sendQueue = PacketSendQueue()
+    let sendQueue: PacketSendQueue
     private let sendThread = Mutex<MediaThread?>(nil)
     /// Set by ``close()`` before it wakes and joins the thread.
     private let closing = Atomic<Bool>(false)
@@ -85,9 +85,19 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     private let pacingWait = InterruptibleSleep()
 
     /// Starts the encode thread. Throws ``StreamingError/invalidSettings(_:)`` for settings out of range.
-    public init(settings: VideoEncodeSettings = VideoEncodeSettings(), previewRenderer: (any VideoRender)? = nil,
-                clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 90_000)) throws(StreamingError) {
+    public convenience init(settings: VideoEncodeSettings = VideoEncodeSettings(),
+                            previewRenderer: (any VideoRender)? = nil,
+                            clockMapping: RTPClockMapping = RTPClockMapping(clockRate: 90_000)) throws(StreamingError) {
+        try self.init(settings: settings, previewRenderer: previewRenderer, clockMapping: clockMapping,
+                      sendQueueCapacity: PacketSendQueue.defaultCapacity)
+    }
+
+    /// As the public initialiser, with a send queue of `sendQueueCapacity` packets (at least 1; tests fill a small
+    /// one).
+    init(settings: VideoEncodeSettings, previewRenderer: (any VideoRender)?, clockMapping: RTPClockMapping,
+         sendQueueCapacity: Int) throws(StreamingError) {
         try settings.validate()
+        sendQueue = PacketSendQueue(capacity: sendQueueCapacity)
         self.clockMapping = clockMapping
         control = Mutex(Control(settings: settings, preview: previewRenderer))
         threadName = PipelineThreadName.next("tk-venc")
@@ -164,7 +174,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         installFeedback(on: peer)
     }
 
-    /// Stops sending to `peer` and releases its feedback handler. Unknown peers are ignored.
+    /// Stops sending to `peer` and releases its feedback handler; packets already queued for it are not sent to it
+    /// (the sending thread leaves it out from its next packet on). Unknown peers are ignored.
     public func detach(_ peer: PeerConnection) {
         // (found, whether it had a bitrate estimate, the lowest estimate of the peers left)
         let removed: (found: Bool, hadEstimate: Bool, cap: Int?) = control.withLock { c in
@@ -351,16 +362,25 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         var preview: (any VideoRender)?
         var peers: [PeerConnection]
         var newlyLive: Bool
+        /// ``PeerFanOut/detachments`` read before `peers`.
+        var detachments: Int
     }
 
     /// Promotes attached peers that became connected, and returns what the encode thread needs for one frame.
     func frameControl() -> FrameControl {
+        let detachments = fanOut.detachments  // first: a peer detached after this is left out at send time
         let live = fanOut.live()
         return control.withLock { c in
             FrameControl(settings: c.settings, settingsGeneration: c.settingsGeneration, enabled: c.enabled,
-                         preview: c.preview, peers: live.peers, newlyLive: live.newlyLive)
+                         preview: c.preview, peers: live.peers, newlyLive: live.newlyLive, detachments: detachments)
         }
     }
+
+    /// How many detaches there have been (one atomic load; the sending thread's per-packet check).
+    var detachments: Int { fanOut.detachments }
+
+    /// The peers attached now and the detach count they go with (sending thread, after a detach).
+    func attachedPeers() -> (peers: [PeerConnection], detachments: Int) { fanOut.attached() }
 
     /// The new bitrate cap (`Int.max` for none) when it changed since the last call.
     func takeBitrateCap() -> Int? {

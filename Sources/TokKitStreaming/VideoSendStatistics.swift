@@ -11,9 +11,12 @@ public struct VideoSendStatistics: Hashable, Sendable {
     /// Frames not encoded: replaced in the mailbox by a newer one, pool exhausted, conversion or encoder error.
     public var framesDropped = 0
     /// Of ``framesDropped``, frames not encoded because the send queue was behind by more than
-    /// ``SendBacklogGate/maximumBacklog`` at the pacing rate (the frame dropper).
+    /// ``SendBacklogGate/maximumBacklog`` at the pacing rate, or more than half full (the frame dropper).
     public var framesSkippedForBacklog = 0
-    /// Frames that lost packets because the send queue was full (each asks for a keyframe).
+    /// Of ``framesSkippedForBacklog``, those skipped because the send queue was more than half full.
+    public var framesSkippedForQueueRoom = 0
+    /// Frames not queued because the send queue had fewer free slots than their packets (each asks for a keyframe;
+    /// a frame goes into the queue whole or not at all).
     public var sendQueueOverflows = 0
     /// Frames rendered to the preview renderer.
     public var framesPreviewed = 0

@@ -17,7 +17,9 @@ import TokKitProtocol
 /// `configure` with an offer is answered according to the offer: an SDP containing `stall` is never answered, one
 /// containing `refuse` gets a VideoRoom error (433), any other gets an answer followed by `webrtcup` (the
 /// publisher's PeerConnection "up" at once). With ``Mode/refuseEveryOffer`` every
-/// offer is refused.
+/// offer is refused. An answered offer containing `forget-room` makes the fake forget the publisher's room
+/// afterwards, silently (no event to anyone; ``seen`` gets `forgot room`): a `join` in a room the fake does not
+/// know (never created, destroyed or forgotten) gets "No such room" (426), as a real Janus answers.
 ///
 /// An offer containing `m=audio` is answered with an audio section of `mid` 0 (so that moderation can name it).
 ///
@@ -44,6 +46,7 @@ final class FakeJanus: Sendable {
         ids = itertools.count(1000)
         asks = {}  # subscriber handle -> (the substream last asked for, how many times in a row)
         lock = threading.Lock()
+        rooms, room_of = set(), {}
         def next_id():
             with lock: return next(ids)
         def seen(what):
@@ -103,9 +106,17 @@ final class FakeJanus: Sendable {
                                "plugindata": {"plugin": "janus.plugin.videoroom", "data": data}}
                         if answer is not None: out["jsep"] = answer
                         send(out)
-                    if request == "create": reply({"videoroom": "created", "room": next_id(), "permanent": False})
-                    elif request == "destroy": reply({"videoroom": "destroyed", "room": body.get("room")})
+                    if request == "create":
+                        room = next_id()
+                        with lock: rooms.add(room)
+                        reply({"videoroom": "created", "room": room, "permanent": False})
+                    elif request == "destroy":
+                        with lock: rooms.discard(body.get("room"))
+                        reply({"videoroom": "destroyed", "room": body.get("room")})
+                    elif request == "join" and body.get("room") not in rooms:
+                        reply({"videoroom": "event", "error_code": 426, "error": "No such room (%s)" % body.get("room")})
                     elif request == "join" and body.get("ptype") == "publisher":
+                        with lock: room_of[hid] = body.get("room")
                         reply({"videoroom": "joined", "room": body.get("room"), "id": next_id(), "publishers": []})
                     elif request == "join":
                         reply({"videoroom": "attached", "room": body.get("room"),
@@ -122,6 +133,9 @@ final class FakeJanus: Sendable {
                             if "m=audio" in sdp: answer += "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\n"
                             reply({"videoroom": "event", "configured": "ok"}, {"type": "answer", "sdp": answer})
                             send({"janus": "webrtcup", "session_id": sid, "sender": hid})
+                            if "forget-room" in sdp:
+                                with lock: rooms.discard(room_of.get(hid))
+                                seen("forgot room")
                     elif request == "configure" and "streams" in body:
                         for stream in body["streams"]:
                             seen("configure stream " + " ".join("%s=%s" % (k, stream[k]) for k in sorted(stream)))
@@ -226,6 +240,37 @@ struct FakeJanusServer {
         let port = try await server.start()
         let sessionID = try await server.createSession(mediaMode: .routed).sessionID
         return FakeJanusServer(server: server, port: port, sessionID: sessionID)
+    }
+
+    /// Runs `body` with a new ``FakeJanus`` (in `mode`) and a server using it; stops both whatever happens (a
+    /// failing `#require` or request included), as ``RoutedLab/run(sessionTimeout:configure:_:)`` does for Janus.
+    static func run<T>(_ mode: FakeJanus.Mode = .byOffer, requestTimeoutMs: Int, logger: Logger,
+                       _ body: (FakeJanus, FakeJanusServer) async throws -> T) async throws -> T {
+        let fake = try await FakeJanus.start(mode)
+        defer { fake.stop() }
+        let routed = try await start(fake, requestTimeoutMs: requestTimeoutMs, logger: logger)
+        do {
+            let result = try await body(fake, routed)
+            await routed.server.stop()
+            return result
+        } catch {
+            print("fake Janus saw: \(fake.seen)")
+            await routed.server.stop()
+            throw error
+        }
+    }
+
+    /// Runs `body`, then stops the server whatever happens (for a test that made it with
+    /// ``start(_:requestTimeoutMs:logger:staticDirectory:)``).
+    func stopping<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
     }
 
     /// A client connected to the session (its peers on loopback).

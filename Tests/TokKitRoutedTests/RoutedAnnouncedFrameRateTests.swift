@@ -12,37 +12,35 @@ import TokKitTesting
 @Suite("Routed announced frame rate against a fake Janus", .serialized) struct RoutedAnnouncedFrameRateTests {
     /// The `configure stream` lines Janus saw for `preferredFrameRate` 7.5 of a stream announced at `frameRate`.
     func configures(announcing frameRate: Double?) async throws -> [String] {
-        let fake = try await FakeJanus.start()
-        defer { fake.stop() }
-        let routed = try await FakeJanusServer.start(fake, requestTimeoutMs: 3_000, logger: RoutedMediaLaneTests.logger)
-        let alice = try await routed.connect()
-        let bob = try await routed.connect()
-        let published = try await alice.request(
-            .publish(.init(name: "rate", videoDimensions: .init(width: 640, height: 480), frameRate: frameRate)),
-            purpose: .other).get()
-        let streamID = try #require(published.streamID), upstreamID = try #require(published.subscriberID)
-        #expect(alice.post(.negotiation(.init(streamID: streamID, subscriberID: upstreamID, kind: .offer,
-                                              payload: "v=0 fine"))))
-        #expect(await eventually { fake.seen.contains("configure") }, "Janus saw \(fake.seen)")
+        try await FakeJanusServer.run(requestTimeoutMs: 3_000, logger: RoutedMediaLaneTests.logger) { fake, routed in
+            let alice = try await routed.connect()
+            let bob = try await routed.connect()
+            let published = try await alice.request(
+                .publish(.init(name: "rate", videoDimensions: .init(width: 640, height: 480), frameRate: frameRate)),
+                purpose: .other).get()
+            let streamID = try #require(published.streamID), upstreamID = try #require(published.subscriberID)
+            #expect(alice.post(.negotiation(.init(streamID: streamID, subscriberID: upstreamID, kind: .offer,
+                                                  payload: "v=0 fine"))))
+            #expect(await eventually { fake.seen.contains("configure") }, "Janus saw \(fake.seen)")
 
-        #expect(await eventually { bob.streams[StreamID(streamID)] != nil })
-        let subscribed = try await bob.request(.subscribe(.init(streamID: streamID)), purpose: .other).get()
-        let subscriberID = try #require(subscribed.subscriberID)
-        #expect(await eventually { fake.seen.contains("join subscriber") }, "Janus saw \(fake.seen)")
-        #expect(bob.post(.negotiation(.init(streamID: streamID, subscriberID: subscriberID, kind: .answer,
-                                            payload: "v=0 answer"))))
-        #expect(await eventually { fake.seen.contains("start") }, "Janus saw \(fake.seen)")
-        _ = try await bob.request(.subscriberPreferences(.init(subscriberID: subscriberID, preferredFrameRate: 7.5)),
-                                  purpose: .other).get()
-        let configured = await eventually(timeout: .seconds(10)) {
-            fake.seen.contains { $0.hasPrefix("configure stream") }
+            #expect(await eventually { bob.streams[StreamID(streamID)] != nil })
+            let subscribed = try await bob.request(.subscribe(.init(streamID: streamID)), purpose: .other).get()
+            let subscriberID = try #require(subscribed.subscriberID)
+            #expect(await eventually { fake.seen.contains("join subscriber") }, "Janus saw \(fake.seen)")
+            #expect(bob.post(.negotiation(.init(streamID: streamID, subscriberID: subscriberID, kind: .answer,
+                                                payload: "v=0 answer"))))
+            #expect(await eventually { fake.seen.contains("start") }, "Janus saw \(fake.seen)")
+            _ = try await bob.request(.subscriberPreferences(.init(subscriberID: subscriberID, preferredFrameRate: 7.5)),
+                                      purpose: .other).get()
+            let configured = await eventually(timeout: .seconds(10)) {
+                fake.seen.contains { $0.hasPrefix("configure stream") }
+            }
+            #expect(configured, "Janus saw \(fake.seen)")
+            let lines = fake.seen.filter { $0.hasPrefix("configure stream") }
+            await alice.disconnect()
+            await bob.disconnect()
+            return lines
         }
-        #expect(configured, "Janus saw \(fake.seen)")
-        let lines = fake.seen.filter { $0.hasPrefix("configure stream") }
-        await alice.disconnect()
-        await bob.disconnect()
-        await routed.server.stop()
-        return lines
     }
 
     @Test func aFifteenFpsStreamsSubscriberPreferringSevenAndAHalfGetsTemporalLayerOne() async throws {
@@ -59,20 +57,18 @@ import TokKitTesting
 
     /// A publish announcing a rate out of 1...120 fps is refused (1011) and creates no stream.
     @Test func aPublishAnnouncingABadRateIsRefused() async throws {
-        let fake = try await FakeJanus.start()
-        defer { fake.stop() }
-        let routed = try await FakeJanusServer.start(fake, requestTimeoutMs: 3_000, logger: RoutedMediaLaneTests.logger)
-        let alice = try await routed.connect()
-        for rate in [0, 0.5, 121, -30] {
-            let result = await alice.request(.publish(.init(name: "bad", frameRate: rate)), purpose: .other)
-            guard case .failure(let error) = result else {
-                Issue.record("frameRate \(rate) accepted")
-                continue
+        try await FakeJanusServer.run(requestTimeoutMs: 3_000, logger: RoutedMediaLaneTests.logger) { _, routed in
+            let alice = try await routed.connect()
+            for rate in [0, 0.5, 121, -30] {
+                let result = await alice.request(.publish(.init(name: "bad", frameRate: rate)), purpose: .other)
+                guard case .failure(let error) = result else {
+                    Issue.record("frameRate \(rate) accepted")
+                    continue
+                }
+                #expect(error.code == ErrorCode.invalidParameter.rawValue, "frameRate \(rate): \(error)")
             }
-            #expect(error.code == ErrorCode.invalidParameter.rawValue, "frameRate \(rate): \(error)")
+            #expect(alice.streams.isEmpty)
+            await alice.disconnect()
         }
-        #expect(alice.streams.isEmpty)
-        await alice.disconnect()
-        await routed.server.stop()
     }
 }

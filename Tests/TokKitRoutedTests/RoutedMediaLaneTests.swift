@@ -102,25 +102,23 @@ import TokKitTesting
     /// reports 1570 and the stream is unpublished for everyone (`streamDestroyed`), instead of staying listed with
     /// no media behind it.
     @Test func aStreamWhoseUpstreamJanusRefusesIsUnpublished() async throws {
-        let fake = try await FakeJanus.start(.refuseEveryOffer)
-        defer { fake.stop() }
-        let routed = try await FakeJanusServer.start(fake, requestTimeoutMs: 3_000, logger: Self.logger)
-        let server = routed.server
-        let alice = try await routed.connect()
-        let bob = try await routed.connect()
-        let publisher = Publisher(name: "refused", videoCapture: PatternCapturer(width: 160, height: 120))
-        let failure = RoutedLab.firstFailure(publisher.events)
-        try await alice.publish(publisher)
-        let streamID = try #require(publisher.stream?.streamID)
-        let refused = try await RoutedLab.within(.seconds(10), "publisher failure") { await failure.value }
-        #expect(refused?.code == ErrorCode.mediaRouterFailed.rawValue, "\(String(describing: refused))")
-        #expect("\(String(describing: refused))".contains("433"), "Janus's code in the message")
-        #expect(await eventually { bob.streams[streamID] == nil && alice.streams[streamID] == nil },
-                "the stream is unpublished for everyone")
-        #expect(await eventually { await server.routedMediaStatus()?.publishers == 0 })
-        await alice.disconnect()
-        await bob.disconnect()
-        await server.stop()
+        try await FakeJanusServer.run(.refuseEveryOffer, requestTimeoutMs: 3_000, logger: Self.logger) { _, routed in
+            let server = routed.server
+            let alice = try await routed.connect()
+            let bob = try await routed.connect()
+            let publisher = Publisher(name: "refused", videoCapture: PatternCapturer(width: 160, height: 120))
+            let failure = RoutedLab.firstFailure(publisher.events)
+            try await alice.publish(publisher)
+            let streamID = try #require(publisher.stream?.streamID)
+            let refused = try await RoutedLab.within(.seconds(10), "publisher failure") { await failure.value }
+            #expect(refused?.code == ErrorCode.mediaRouterFailed.rawValue, "\(String(describing: refused))")
+            #expect("\(String(describing: refused))".contains("433"), "Janus's code in the message")
+            #expect(await eventually { bob.streams[streamID] == nil && alice.streams[streamID] == nil },
+                    "the stream is unpublished for everyone")
+            #expect(await eventually { await server.routedMediaStatus()?.publishers == 0 })
+            await alice.disconnect()
+            await bob.disconnect()
+        }
     }
 
     /// A publisher re-offering (its media path restarting) gets a new publisher handle at Janus; its subscriber,

@@ -381,7 +381,7 @@ actor RoutedMedia {
                                        kind: .answer, payload: answer))
             if muted { await moderateAudio(streamID, mute: true) }
         } catch {
-            forgetRoomIfGone(error, sessionID: sessionID)
+            await roomGone(error, sessionID: sessionID, except: streamID)
             guard let current = upstreams[streamID], current.upstreamID == upstreamID else { return }  // failed already
             failUpstream(streamID, current, "publishing to the media router failed: \(error)")
             await endUpstream(streamID)
@@ -455,8 +455,8 @@ actor RoutedMedia {
             deliver.yield(.negotiation(connectionID: downstream.connectionID, streamID: downstream.streamID,
                                        subscriberID: subscriberID, kind: .offer, payload: subscription.offer))
         } catch {
-            forgetRoomIfGone(error, sessionID: downstream.sessionID)
-            guard downstreams[subscriberID] != nil else { return }  // ended or failed meanwhile
+            await roomGone(error, sessionID: downstream.sessionID)
+            guard downstreams[subscriberID] != nil else { return }  // ended or failed meanwhile (its stream lost)
             fail(subscriberID, connectionID: downstream.connectionID, "subscribing at the media router failed: \(error)")
             await endDownstream(subscriberID)
         }
@@ -736,10 +736,25 @@ actor RoutedMedia {
         }
     }
 
-    /// Janus answered "no such room": the session's room went away at Janus (destroyed by someone else); the next
-    /// upstream of that session creates a new one.
-    private func forgetRoomIfGone(_ error: JanusError, sessionID: String) {
-        if case .plugin(VideoRoomErrorCode.noSuchRoom, _) = error { rooms[sessionID] = nil }
+    /// Janus answered "no such room" (426) in the session's room: the room went away at Janus behind our back (a
+    /// room destroyed through Janus tells its participants, and their streams end through their handles' events;
+    /// this is a room lost without a word). It is forgotten, so the session's next upstream creates a new one, and
+    /// every answered upstream of the session but `except` (whose caller fails it), whose feed was in that room, is
+    /// lost: 1570 to its publisher and its subscribers (the one whose `join` was refused among them), the stream
+    /// unpublished. Before, only the refused request failed and the streams stayed listed with no feed behind them.
+    private func roomGone(_ error: JanusError, sessionID: String, except: String? = nil) async {
+        guard case .plugin(VideoRoomErrorCode.noSuchRoom, _) = error, let room = rooms.removeValue(forKey: sessionID)
+        else { return }
+        let lost = upstreams.filter { $0.value.sessionID == sessionID && $0.value.feed != nil && $0.key != except }
+        logger.warning("janus room gone", metadata: ["session_id": "\(sessionID)", "room": "\(room)",
+                                                     "streams": "\(lost.count)"])
+        for (streamID, upstream) in lost {
+            // Losing one suspends this actor: skip a stream that ended or offered again meanwhile.
+            guard let current = upstreams[streamID], current.upstreamID == upstream.upstreamID,
+                  current.publisher?.handle.id == upstream.publisher?.handle.id
+            else { continue }
+            await loseUpstream(streamID, current, "the media router's room is gone (\(error))")
+        }
     }
 
     private func trickle(_ candidate: String?, to handle: JanusHandle) async {
