@@ -1,6 +1,6 @@
 // network-bench: media over impaired links in the network lab, TokKit and Chromium in the same run, side by side.
 //
-//   swift build -c release && sudo .build/release/network-bench [--seconds 60] [--only loss|bottleneck|outage|join]
+//   swift build -c release && sudo .build/release/network-bench [--seconds 60] [--only loss|bottleneck|outage|join] [--join-log LEVEL]
 //                                                                [--stacks TokKit,Chromium]
 //
 // Every scenario builds a lab (Tests/TokKitNetworkLab): the session server on one host, two peers on two others,
@@ -16,6 +16,7 @@
 //               Chromium its fake camera, about 770 kb/s).
 //   outage      a's link down for 2 s: how long after it is back until b decodes a new frame of a.
 //   join        connect to first decoded remote frame, direct and through TURN (TokKit).
+//               --join-log LEVEL prints each join's peer logs at LEVEL (e.g. debug: negotiation steps).
 // The goal (issue 14): TokKit at least as good as Chromium on every row; join ≤ 200 ms direct.
 // Runs inside a private network namespace (re-executes itself under `unshare -n` when needed; root).
 import Foundation
@@ -308,7 +309,13 @@ func joinTime() async throws {
             print(String(format: "  TokKit join%@: connected %.0f ms after start, subscribing +%.0f, media connected "
                          + "+%.0f, first frame +%.0f ms", relay ? " (TURN)" : "", connected, subscribing - connected,
                          media - subscribing, first - media))
-            if option("--join-log") != nil { print("a:\n" + pa.process.stderrTail + "\nb:\n" + pb.process.stderrTail) }
+            if option("--join-log") != nil {
+                // The peers' logs, and what else they printed on stdout (libnice's debug log, when enabled).
+                for (name, peer) in [("a", pa), ("b", pb)] {
+                    print("\(name):\n" + peer.process.stderrTail + "\n"
+                          + peer.process.lines.filter { !$0.hasPrefix("{") }.joined(separator: "\n"))
+                }
+            }
             _ = await pa.leave()
             _ = await pb.leave()
         } }
