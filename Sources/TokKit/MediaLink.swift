@@ -307,7 +307,8 @@ final class MediaLink: Sendable {
                                                     cause: failure.map(SessionError.Cause.init)))
                     }
                 case .stateChanged(let state):
-                    self.debug("peer \(state)")
+                    self.debug("peer \(state)" + (state == .connected
+                        ? peer.dtlsHandshakeDuration.map { " (DTLS handshake \($0))" } ?? "" : ""))
                     if state == .connected && self.context.side == .publisher { self.mediaFlowed() }
                 case .firstMediaPacket(let kind):
                     self.debug("first \(kind) packet")

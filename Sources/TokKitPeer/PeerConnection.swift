@@ -160,6 +160,9 @@ public final class PeerConnection: Sendable {
     /// The negotiated SRTP profile, once connected.
     public var srtpProfile: SRTPProfile? { transport.withLock { $0 }?.srtpProfile }
 
+    /// How long the DTLS handshake took (from its start, once ICE connected, to the keys), once connected.
+    public var dtlsHandshakeDuration: Duration? { transport.withLock { $0 }?.handshakeDuration }
+
     /// How long since the last SRTP or SRTCP packet from the peer arrived (authenticated), or nil if none has.
     /// Both ends send RTCP at least every ``PeerConfiguration/rtcpInterval`` while connected, so a silence of a few
     /// intervals means the path is gone (as WebRTC's "not receiving" after 2.5 s). Any thread.
