@@ -6,7 +6,8 @@
 //    starts its own Janus (the embedded Janus, Docs/Routing.md) and the media goes through it.
 // 2. Two participants, Alice and Bob, connect with signed tokens. Each publishes a noise camera and a 440 Hz tone
 //    (a ToneAudioDevice stands in for the sound card) and subscribes to the other's stream: the media goes
-//    VP8/Opus over DTLS-SRTP between them, over ICE on 127.0.0.1, negotiated through the server's relay.
+//    VP8/Opus over DTLS-SRTP between them, over ICE on the machine's own address (127.0.0.1 when it has no
+//    other), negotiated through the server's relay.
 // 3. They chat with signals; each line arrives stamped with its true sender.
 // 4. Every second it prints each stream's received frame rate and bitrate; at the end it writes what each one
 //    saw as a grayscale PNG, Alice's view of Bob as a Y4M video, and the mixed audio both heard as a WAV file

@@ -375,8 +375,8 @@ struct AgentPlan {
     /// Of the interface addresses `found`, those to gather on: every one but loopback, or 127.0.0.1 alone when
     /// loopback is allowed and nothing else is up. Peers on one machine with other interfaces meet on those (as
     /// browsers do); a loopback candidate there pairs with every candidate of a peer on another machine, and those
-    /// pairs' checks come before the real ones' and delay the nomination (network-bench: connect to first frame
-    /// 220-300 ms with it, 176-188 ms without, on the lab's direct path).
+    /// pairs' checks come before the real ones' and delay the nomination (network-bench, the lab's direct path:
+    /// connect to first frame, medians 220-264 ms with it, 151-193 ms without).
     static func choose(_ found: [String], includingLoopback: Bool) -> [String] {
         let real = found.filter { !$0.hasPrefix("127.") }
         return real.isEmpty && includingLoopback ? found.filter { $0 == "127.0.0.1" } : real

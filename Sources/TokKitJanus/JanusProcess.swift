@@ -48,16 +48,23 @@ public struct JanusProcessConfiguration: Sendable, Hashable {
     /// (`/usr/local/bin:/usr/bin:/bin` when `PATH` is unset), nil when it is not there.
     public static var setpriv: String? { findExecutable("setpriv") }
 
-    /// The first executable file named `name` in the folders of `searchPath` (a `PATH`; nil: this process's,
-    /// `/usr/local/bin:/usr/bin:/bin` when unset); nil when none is.
+    /// The first executable regular file named `name` in the absolute folders of `searchPath` (a `PATH`; nil:
+    /// ``searchPath``); nil when none is. Relative folders (`.`, `bin`) are skipped: what runs must not depend
+    /// on the directory the server was started in.
     static func findExecutable(_ name: String, searchPath: String? = nil) -> String? {
-        let path = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for folder in path.split(separator: ":", omittingEmptySubsequences: true) {
+        for folder in (searchPath ?? Self.searchPath).split(separator: ":", omittingEmptySubsequences: true)
+        where folder.hasPrefix("/") {
             let candidate = folder.hasSuffix("/") ? String(folder) + name : String(folder) + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue
+            else { continue }
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
         return nil
     }
+
+    /// This process's `PATH`, `/usr/local/bin:/usr/bin:/bin` when unset.
+    static var searchPath: String { ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin" }
 
     /// A configuration for a Janus using `mediaAddress` (a non-loopback IPv4 address) for media; the other
     /// values as documented on each property.
@@ -302,7 +309,7 @@ public final class JanusProcess: Sendable {
     /// util-linux when it is not found: Janus is never started without it silently.
     static func dyingWithParent(_ argv: [String], searchPath: String? = nil) throws(JanusError) -> [String] {
         guard let setpriv = JanusProcessConfiguration.findExecutable("setpriv", searchPath: searchPath) else {
-            let path = searchPath ?? ProcessInfo.processInfo.environment["PATH"] ?? "(no PATH)"
+            let path = searchPath ?? JanusProcessConfiguration.searchPath
             throw .notInstalled("setpriv (util-linux, not found in PATH \(path); needed for diesWithParent)")
         }
         return [setpriv, "--pdeathsig", "KILL", "--"] + argv

@@ -98,7 +98,7 @@ import TokKitICETestSupport
     /// The default gathers on every interface that is up, or on 127.0.0.1 when nothing else is. The suite's
     /// namespace holds only `lo`, so here that is 127.0.0.1 alone (never `::1`); the network lab tests show real
     /// interfaces being used (and `AgentPlanTests` the choice).
-    @Test func theDefaultGathersOnEveryInterfaceAndLoopback() async throws {
+    @Test func theDefaultGathersOnEveryInterfaceOrLoopback() async throws {
         #expect(ICEConfiguration() == .allInterfaces)
         #expect(ICEConfiguration.allInterfaces.localAddresses.isEmpty && ICEConfiguration.allInterfaces.includesLoopback)
         let pair = try AgentPair(configuration: .allInterfaces)

@@ -30,6 +30,22 @@ import Testing
         #expect(JanusProcessConfiguration.findExecutable("janus", searchPath: folder) == nil)
     }
 
+    /// A relative folder (`.`, one depending on where the server started) and a directory named `setpriv` are
+    /// never taken.
+    @Test func relativeFoldersAndDirectoriesAreSkipped() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let decoy = folder + "/decoy"
+        try FileManager.default.createDirectory(atPath: decoy + "/setpriv", withIntermediateDirectories: true)
+        #expect(JanusProcessConfiguration.findExecutable("setpriv", searchPath: decoy) == nil)
+        let here = FileManager.default.currentDirectoryPath
+        defer { FileManager.default.changeCurrentDirectoryPath(here) }
+        #expect(FileManager.default.changeCurrentDirectoryPath(folder))
+        #expect(JanusProcessConfiguration.findExecutable("setpriv", searchPath: ".:decoy") == nil)
+        #expect(JanusProcessConfiguration.findExecutable("setpriv", searchPath: ".:\(decoy):\(folder)")
+                == folder + "/setpriv")
+    }
+
     @Test func aMissingSetprivIsATypedErrorNamingIt() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

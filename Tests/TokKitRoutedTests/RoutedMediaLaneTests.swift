@@ -204,9 +204,10 @@ import TokKitTesting
     /// Janus switches a subscription to the simulcast layer asked for on that layer's next key frame, which the
     /// publisher may not send (Chromium drops a key frame request within 300 ms of the last one it honoured): until
     /// Janus says it forwards the layer, the server asks again every `layerSwitchWait` (each `configure` makes
-    /// Janus request a key frame again), at most `maxLayerSwitchRetries` times.
-    @Test(arguments: [FakeJanus.Mode.lateLayerSwitch, .noLayerSwitch])
-    func aLayerJanusDidNotSwitchToIsAskedForAgain(_ mode: FakeJanus.Mode) async throws {
+    /// Janus request a key frame again), at most `maxLayerSwitchRetries` times. A publisher sending one layer is
+    /// not simulcast at Janus (it never switches nor reports a layer): asked once.
+    @Test(arguments: [(FakeJanus.Mode.lateLayerSwitch, true), (.noLayerSwitch, true), (.noLayerSwitch, false)])
+    func aLayerJanusDidNotSwitchToIsAskedForAgain(_ mode: FakeJanus.Mode, simulcast: Bool) async throws {
         let fake = try await FakeJanus.start(mode)
         defer { fake.stop() }
         let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
@@ -214,7 +215,8 @@ import TokKitTesting
         let deliveries = Deliveries()
         let reader = deliveries.start(routing)
         let runner = Task { await routing.run() }
-        routing.submit(Self.offer(1, sdp: "v=0 fine"), session: "session-1", from: "connection-1")
+        let offer = "v=0 fine\r\n" + (simulcast ? "a=ssrc-group:SIM 1 2 3\r\n" : "")
+        routing.submit(Self.offer(1, sdp: offer), session: "session-1", from: "connection-1")
         routing.submit(.subscribe(sessionID: "session-1", streamID: "stream-1", subscriberID: "sub-1",
                                   connectionID: "connection-2"), session: "session-1")
         #expect(await eventually {
@@ -229,14 +231,20 @@ import TokKitTesting
 
         routing.submit(.subscriberPreferences(subscriberID: "sub-1", substream: 0, temporal: 2), session: "session-1",
                        from: "connection-2")
-        // Switched at the third ask (late), or never: then asked 1 + maxLayerSwitchRetries times in all.
-        let expected = mode == .lateLayerSwitch ? 3 : 1 + RoutedMedia.maxLayerSwitchRetries
+        // Switched at the third ask (late), or never: then asked 1 + maxLayerSwitchRetries times in all; once
+        // without simulcast.
+        let expected = !simulcast ? 1 : mode == .lateLayerSwitch ? 3 : 1 + RoutedMedia.maxLayerSwitchRetries
         let asking = RoutedMedia.layerSwitchWait * expected
         #expect(await eventually(timeout: asking + .seconds(5)) { configures().count >= expected },
                 "Janus saw: \(fake.seen)")
         // No more after that: Janus switched, or the server gave up.
         try await Task.sleep(for: RoutedMedia.layerSwitchWait * 3)
-        #expect(configures() == Array(repeating: "configure stream mid=1 substream=0 temporal=2", count: expected))
+        // (One more ask than that after a late switch only if Janus's report took over `layerSwitchWait` to reach
+        // the server, on a very loaded machine.)
+        let asked = configures()
+        #expect(asked.allSatisfy { $0 == "configure stream mid=1 substream=0 temporal=2" }, "\(asked)")
+        #expect(mode == .lateLayerSwitch ? (expected...expected + 1).contains(asked.count) : asked.count == expected,
+                "\(asked.count) asks, \(expected) expected")
         #expect(!deliveries.all.contains { if case .failure = $0 { true } else { false } }, "\(deliveries.all)")
         await stop(routing, runner, reader)
     }

@@ -65,6 +65,8 @@ actor RoutedMedia {
         var audioMuted = false
         /// The `a=ice-ufrag` of the offer Janus answered: names the publisher's peer in a `mediaRestart`.
         var iceUfrag: String?
+        /// Whether its offer sends simulcast (Janus switches substreams, and reports them, only then).
+        var simulcast = false
         var watcher: Task<Void, Never>?
         /// Its instance was lost and the session is moving: the publisher's next offer places it on another
         /// instance; this task fails the stream if that offer does not come within ``feedTimeout``.
@@ -357,6 +359,7 @@ actor RoutedMedia {
             upstream.feed = joined.id
             upstream.audioMid = Self.audioMid(in: answer)
             upstream.iceUfrag = Self.iceUfrag(in: sdp)
+            upstream.simulcast = SimulcastSubstream.isSent(in: sdp)
             let handleID = publisher.handle.id
             upstream.watcher = Task { [weak self] in
                 for await event in publisher.events {
@@ -492,11 +495,14 @@ actor RoutedMedia {
               let subscriber = downstream.subscriber
         else { return }
         downstream.layerCheck?.cancel()
-        let sessionID = downstream.sessionID
-        downstreams[subscriberID]?.layerCheck = Task { [weak self] in
-            try? await Task.sleep(for: Self.layerSwitchWait)
-            guard !Task.isCancelled else { return }
-            self?.submit(.layerSwitchCheck(subscriberID: subscriberID, attempt: attempt + 1), session: sessionID)
+        // Janus switches (and reports) layers of a simulcast upstream only: a single-layer one is never asked again.
+        if upstreams[downstream.streamID]?.simulcast == true {
+            let sessionID = downstream.sessionID
+            downstreams[subscriberID]?.layerCheck = Task { [weak self] in
+                try? await Task.sleep(for: Self.layerSwitchWait)
+                guard !Task.isCancelled else { return }
+                self?.submit(.layerSwitchCheck(subscriberID: subscriberID, attempt: attempt + 1), session: sessionID)
+            }
         }
         do throws(JanusError) {
             try await subscriber.configure(mid: mid, substream: substream, temporal: downstream.temporal)

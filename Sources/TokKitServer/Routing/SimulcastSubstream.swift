@@ -9,6 +9,14 @@ import TokKitProtocol
 /// when it prefers nothing. A stream that announced no size is taken as three layers, and a preference then picks
 /// the smallest unless it is at least 640 wide (1) or 1280 wide (2).
 enum SimulcastSubstream {
+    /// Whether a publisher's offer `sdp` sends simulcast: rids (`a=simulcast:send`, browsers) or an SSRC group
+    /// (`a=ssrc-group:SIM`, TokKit). Janus switches (and reports) substreams of such an upstream only.
+    static func isSent(in sdp: String) -> Bool {
+        sdp.split(whereSeparator: \.isNewline).contains {
+            $0.hasPrefix("a=simulcast:send") || $0.hasPrefix("a=ssrc-group:SIM ")
+        }
+    }
+
     /// The Janus substream (0...2) for `preferred` of a stream published at `published`.
     static func choose(published: VideoDimensions?, preferred: VideoDimensions?) -> Int {
         guard let published else {
