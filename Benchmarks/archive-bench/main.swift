@@ -14,7 +14,7 @@
 // them, its start-up and probing (the same command with `-t 0`) subtracted, per second of media.
 //
 // swift build -c release --product archive-bench && .build/release/archive-bench [--seconds S] [--streams 1,4,9]
-//   [--resolutions 640x480,1280x720]
+//   [--resolutions 640x480,1280x720] [--receive-batching MS (the individual archiver's network thread; none by default)]
 import Foundation
 import Logging
 import TokKit
@@ -30,6 +30,8 @@ struct Options {
     var seconds = 10.0
     var streamCounts = [1, 4, 9]
     var resolutions = ["640x480", "1280x720"]
+    /// The individual archiver's receive batching in ms (ICEConfiguration.receiveBatching; `nil` or 0: none).
+    var receiveBatching: Int?
 
     static func parse(_ arguments: [String]) -> Options {
         var options = Options(), index = 0
@@ -40,9 +42,11 @@ struct Options {
             case "--streams": options.streamCounts = value.split(separator: ",").compactMap { Int($0) }
                 .filter { (1...16).contains($0) }
             case "--resolutions": options.resolutions = value.split(separator: ",").map(String.init)
+            case "--receive-batching" where (Int(value).map { (0...1000).contains($0) } ?? false):
+                options.receiveBatching = Int(value)!
             default:
                 FileHandle.standardError.write(Data(
-                    "usage: archive-bench [--seconds S>=1] [--streams 1,4,9] [--resolutions 640x480,1280x720]\n".utf8))
+                    "usage: archive-bench [--seconds S>=1] [--streams 1,4,9] [--resolutions 640x480,1280x720] [--receive-batching MS]\n".utf8))
                 exit(2)
             }
             index += 2
@@ -123,7 +127,8 @@ let url = URL(string: "http://127.0.0.1:\(try await server.start())")!
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("archive-bench-\(getpid())").path
 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
 print("archive-bench: \(figure(seconds, 0)) s per case, publishers 320x240 30 fps + Opus tone in a child process;",
-      "recorder CPU = process CPU minus the same run's no-recording baseline")
+      "recorder CPU = process CPU minus the same run's no-recording baseline; individual receive batching",
+      options.receiveBatching.map { "\($0) ms" } ?? "none")
 
 for count in options.streamCounts {
     let sessionID = try await server.createSession().sessionID
@@ -153,9 +158,11 @@ for count in options.streamCounts {
     let directory = "\(root)/individual-\(count)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let recorderToken = try await server.issueToken(sessionID: sessionID, role: .subscriber).token
+    var ice = ICEConfiguration.loopback
+    ice.receiveBatching = options.receiveBatching.map { .milliseconds($0) }
     let individual = try await SessionArchiver.start(
         serverURL: url, apiKey: apiKey, sessionID: SessionID(sessionID), token: recorderToken, directory: directory,
-        ice: .loopback, logger: logger)
+        ice: ice, logger: logger)
     let started = ContinuousClock.now
     let window = try await measure(seconds: seconds, warmUp: .seconds(1)) { bytes(under: directory) }
     let files = await individual.stop()

@@ -78,7 +78,10 @@ public final class SessionArchiver: Sendable {
     /// Connects to the session and starts recording every stream into `directory` (which must exist).
     ///
     /// - Parameters:
-    ///   - ice: how the archiver's media connections gather candidates (every interface by default).
+    ///   - ice: how the archiver's media connections gather candidates (every interface by default), and their
+    ///     receive batching (``ICEConfiguration/receiveBatching``, off by default: 40 ms brings a lone recorded
+    ///     stream under 1 % of a core, but delays the arrival times the publisher's bandwidth estimate is fed;
+    ///     Docs/Archiving.md, "Benchmark").
     ///   - credential: a server's recorder credential, shown in its signaling WebSocket upgrade (nil: none).
     /// - Throws: ``SessionError`` when the session cannot be joined.
     public static func start(

@@ -18,7 +18,11 @@ import TokKitRecording
 /// arrival times were. So the video recorder starts only once both streams' first sender reports arrived (about a
 /// second after the connection came up; video packets before are dropped, and the first frame written is the next
 /// key frame, asked for then). A publisher that sends no sender report within ``senderReportWait`` has its video
-/// placed by arrival instead (the best left); so has video without audio.
+/// placed by arrival instead (the best left); so has video without audio. Once placed through the reports, both
+/// streams follow the publisher's later reports (``SenderClockFollower``): when a report's mapping moved (a TokKit
+/// sender's audio origin moves with its capture clock estimate; a sound card drifts), the stream's later frames
+/// move by as much, gradually (1 % of media time, ``StreamTimeline/follow(correction:)``), so that the written times
+/// stay in order. The reports are read every ``senderReportCheckPackets`` packets (two short locks).
 ///
 /// Threading: packets arrive on the connection's network thread; each kind's recorder is used under its own lock.
 final class StreamArchiver: EncodedMediaReceiver {
@@ -34,6 +38,9 @@ final class StreamArchiver: EncodedMediaReceiver {
     static let keyFrameRequestInterval: Duration = .milliseconds(300)
     /// How long video waits for the sender reports that synchronise it with audio.
     static let senderReportWait: Duration = .seconds(3)
+    /// Packets (both kinds) between two reads of the sender reports once synchronised: about 0.4 s at 80 packets a
+    /// second; reports come every second.
+    static let senderReportCheckPackets = 32
 
     private struct State {
         var source: EncodedMediaSource?
@@ -58,6 +65,12 @@ final class StreamArchiver: EncodedMediaReceiver {
         var videoPacketsBeforeSync = 0
         /// The archive time recording was asked to stop at (``StreamArchiver/stop(at:)``), for recorders made later.
         var end: Duration?
+        /// Once video is placed through the sender reports: each stream's follower of its later reports, and the
+        /// recorder's restart count then (a restarted stream is placed by arrival: not followed any more).
+        var audioFollower: SenderClockFollower?
+        var videoFollower: SenderClockFollower?
+        var restartsAtSync = (audio: 0, video: 0)
+        var packetsSinceReportCheck = 0
     }
 
     private let state = Mutex(State())
@@ -95,6 +108,9 @@ final class StreamArchiver: EncodedMediaReceiver {
             recorders.firstAudioTimestamp = nil
             recorders.videoWaitsForSync = configuration.hasVideo && audio != nil
             recorders.videoPacketsBeforeSync = 0
+            recorders.audioFollower = nil
+            recorders.videoFollower = nil
+            recorders.packetsSinceReportCheck = 0
         }
     }
 
@@ -102,6 +118,13 @@ final class StreamArchiver: EncodedMediaReceiver {
         let view = copy packet  // a few words (the view points at the network thread's buffer, valid for this call)
         do throws(RecordingError) {
             let keyFrameNeeded = try recording.withLock { (_) throws(RecordingError) -> Bool in
+                if recorders.audioFollower != nil || recorders.videoFollower != nil {
+                    recorders.packetsSinceReportCheck += 1
+                    if recorders.packetsSinceReportCheck >= Self.senderReportCheckPackets {
+                        recorders.packetsSinceReportCheck = 0
+                        followSenderReports()
+                    }
+                }
                 switch kind {
                 case .audio:
                     if recorders.firstAudioTimestamp == nil, recorders.audio != nil { recorders.firstAudioTimestamp = view.timestamp }
@@ -147,15 +170,53 @@ final class StreamArchiver: EncodedMediaReceiver {
     private func videoStart(timestamp: UInt32) -> Duration? {
         if let source = recorders.source, let first = recorders.firstAudioTimestamp,
            let audio = source.senderReport(.audio), let video = source.senderReport(.video) {
-            let anchor = SenderTimeAnchor(offset: recorders.startOffset, timestamp: first,
-                                          clock: SenderClock(ntp: audio.ntp, rtpTimestamp: audio.rtpTimestamp, clockRate: 48_000))
-            let offset = anchor.offset(of: timestamp, on: SenderClock(ntp: video.ntp, rtpTimestamp: video.rtpTimestamp, clockRate: 90_000))
+            let audioClock = SenderClock(ntp: audio.ntp, rtpTimestamp: audio.rtpTimestamp, clockRate: 48_000)
+            let videoClock = SenderClock(ntp: video.ntp, rtpTimestamp: video.rtpTimestamp, clockRate: 90_000)
+            let anchor = SenderTimeAnchor(offset: recorders.startOffset, timestamp: first, clock: audioClock)
+            let offset = anchor.offset(of: timestamp, on: videoClock)
             // A report that puts video far from audio is not believable (a sender clock jump): place by arrival.
             let arrival = ContinuousClock.now - archiveStart
-            return abs((offset - arrival) / .seconds(1)) < 5 ? offset : arrival
+            guard abs((offset - arrival) / .seconds(1)) < 5 else { return arrival }
+            // Audio was placed by its RTP time, as `audioClock` maps it; video is placed by `videoClock`: both
+            // follow later reports from here.
+            recorders.audioFollower = SenderClockFollower(reference: audioClock)
+            recorders.videoFollower = SenderClockFollower(reference: videoClock)
+            recorders.restartsAtSync = (recorders.audio?.counters.restarts ?? 0, 0)
+            recorders.packetsSinceReportCheck = 0
+            return offset
         }
         let now = ContinuousClock.now
         return now - recorders.started >= Self.senderReportWait ? now - archiveStart : nil
+    }
+
+    /// Reads both streams' latest sender reports and moves each recorder's placement by how far its report's
+    /// mapping moved since sync (``SenderClockFollower``). A stream restarted since (new SSRC, placed by its
+    /// arrival) is not followed any more. Called under `recording`; nothing allocated.
+    private func followSenderReports() {
+        guard let source = recorders.source else { return }
+        if var follower = recorders.audioFollower, let audio = recorders.audio {
+            if audio.counters.restarts != recorders.restartsAtSync.audio {
+                recorders.audioFollower = nil
+            } else if let report = source.senderReport(.audio) {
+                let clock = SenderClock(ntp: report.ntp, rtpTimestamp: report.rtpTimestamp, clockRate: 48_000)
+                if let shift = follower.shift(after: clock) { audio.follow(correction: shift) }
+                recorders.audioFollower = follower
+            }
+        }
+        if var follower = recorders.videoFollower, let video = recorders.video {
+            if video.counters.restarts != recorders.restartsAtSync.video {
+                recorders.videoFollower = nil
+            } else if let report = source.senderReport(.video) {
+                let clock = SenderClock(ntp: report.ntp, rtpTimestamp: report.rtpTimestamp, clockRate: 90_000)
+                if let shift = follower.shift(after: clock) { video.follow(correction: shift) }
+                recorders.videoFollower = follower
+            }
+        }
+    }
+
+    /// The corrections applied to the last frames written of each stream (following the sender reports).
+    var corrections: (audio: Duration?, video: Duration?) {
+        recording.withLock { _ in (recorders.audio?.correction, recorders.video?.correction) }
     }
 
     /// Recording was asked to stop at `end` on the archive's timeline: from now on nothing placed after it is

@@ -1,4 +1,5 @@
 import CNice
+import Glibc
 import Synchronization
 
 /// A private GLib main context run by `g_main_loop_run` on its own named thread: the network thread of one
@@ -14,10 +15,21 @@ final class GLibLoop: @unchecked Sendable {
     private let loop: OpaquePointer
     private let thread = Mutex<ThreadHandle?>(nil)
 
-    /// Creates the context and starts the thread (`name` is visible in `top -H`, 15 bytes kept).
-    init(name: String) {
+    /// The poll batching of the loop thread, `nil` without (see ``init(name:batching:)``).
+    private let batching: PollBatching?
+
+    /// Creates the context and starts the thread (`name` is visible in `top -H`, 15 bytes kept). With `batching`,
+    /// the thread waits at least that long after each wake-up before it polls again (waking for a timer due
+    /// sooner), so that what arrives meanwhile is handled in one wake-up (``ICEConfiguration/receiveBatching``).
+    init(name: String, batching: Duration? = nil) {
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
+        if let batching, batching > .zero {
+            self.batching = PollBatching(microseconds: min(max(batching.nanoseconds / 1_000, 1), 1_000_000))
+            g_main_context_set_poll_func(context, glibBatchingPoll)
+        } else {
+            self.batching = nil
+        }
         let me = Unmanaged.passRetained(self).toOpaque()  // released by the thread when the loop ends
         let t = g_thread_new(String(name.utf8.prefix(15)) ?? "tk-ice", glibLoopEntry, me)
         thread.withLock { $0 = t.map(ThreadHandle.init) }
@@ -79,6 +91,7 @@ final class GLibLoop: @unchecked Sendable {
 
     /// Runs the loop; called on the new thread only.
     fileprivate func run() {
+        if let batching { pthread_setspecific(pollBatchingKey, Unmanaged.passUnretained(batching).toOpaque()) }
         g_main_context_push_thread_default(context)
         g_main_loop_run(loop)
         g_main_context_pop_thread_default(context)
@@ -98,6 +111,44 @@ final class GLibLoop: @unchecked Sendable {
         let work: @Sendable () -> Bool
         init(_ work: @escaping @Sendable () -> Bool) { self.work = work }
     }
+}
+
+/// The poll batching state of one loop thread: read and written by that thread only (its poll function), hence
+/// `@unchecked Sendable`.
+final class PollBatching: @unchecked Sendable {
+    /// The least time from one wake-up to the next wait for the network, in microseconds.
+    let microseconds: Int64
+    /// When the last poll returned (GLib's monotonic clock, microseconds).
+    var lastReturn: Int64 = 0
+
+    init(microseconds: Int64) { self.microseconds = microseconds }
+}
+
+/// The thread-specific key under which a batching loop thread keeps its ``PollBatching``.
+private let pollBatchingKey: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create")
+    return key
+}()
+
+/// The poll function of a batching context (`g_main_context_set_poll_func`): a wait that would start less than
+/// the batching interval after the last wake-up first sleeps out the rest of the interval (or until GLib's
+/// timeout, whichever is sooner), then polls. A poll that must not block (timeout 0) and a thread without
+/// batching state (a context iterated elsewhere) poll at once. One thread-specific read and two clock reads a
+/// wake-up; nothing allocated.
+private let glibBatchingPoll: GPollFunc = { fds, count, timeout in
+    guard timeout != 0, let raw = pthread_getspecific(pollBatchingKey) else { return g_poll(fds, count, timeout) }
+    let state = Unmanaged<PollBatching>.fromOpaque(raw).takeUnretainedValue()
+    var timeout = timeout
+    let wait = state.lastReturn + state.microseconds - Int64(g_get_monotonic_time())
+    if wait > 0 {
+        let sleep = timeout < 0 ? wait : min(wait, Int64(timeout) * 1_000)
+        g_usleep(gulong(sleep))
+        if timeout > 0 { timeout = gint(max(0, (Int64(timeout) * 1_000 - sleep) / 1_000)) }
+    }
+    let ready = g_poll(fds, count, timeout)
+    state.lastReturn = Int64(g_get_monotonic_time())
+    return ready
 }
 
 private let glibLoopEntry: GThreadFunc = { raw in

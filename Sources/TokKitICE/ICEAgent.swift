@@ -37,7 +37,7 @@ public final class ICEAgent: Sendable {
         let plan = try AgentPlan(configuration)
         self.role = role
         networkThreadName = "tk-ice-\(Self.agentCount.add(1, ordering: .relaxed).newValue % 100_000_000)"
-        loop = GLibLoop(name: networkThreadName)
+        loop = GLibLoop(name: networkThreadName, batching: configuration.receiveBatching)
         var options = NICE_AGENT_OPTION_ICE_TRICKLE.rawValue | NICE_AGENT_OPTION_REGULAR_NOMINATION.rawValue
         if configuration.consentFreshness { options |= NICE_AGENT_OPTION_CONSENT_FRESHNESS.rawValue }
         guard let raw = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options))

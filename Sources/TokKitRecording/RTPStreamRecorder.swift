@@ -101,6 +101,16 @@ public final class RTPStreamRecorder {
         timeline.stop(at: end)
     }
 
+    /// Moves the stream's later frames by `correction` on the archive's timeline, reached gradually and in order
+    /// (``StreamTimeline/follow(correction:)``): the placement follows the sender's newer reports
+    /// (``SenderClockFollower``). A restarted stream (new SSRC) starts again without one.
+    public func follow(correction: Duration) {
+        timeline.follow(correction: correction)
+    }
+
+    /// The correction applied to the last frame written (``follow(correction:)``).
+    public var correction: Duration { timeline.correction }
+
     /// The recorder's counts.
     public var counters: Counters { ownCounters }
     /// The timeline's counts (frames admitted, dropped before the key frame, dropped as not moving forward).

@@ -9,8 +9,14 @@ import TokKitRTP
 /// `startOffset + (timestamp - first) / clockRate`, in whole milliseconds (rounded down).
 ///
 /// A frame is written only when its time is after the previous written frame's (a repeat or an older one is a
-/// duplicate or a late packet: dropped and counted), and, for video, only from the first key frame on. A plain
-/// value: no clock, no I/O, no locks; tested alone.
+/// duplicate or a late packet: dropped and counted), and, for video, only from the first key frame on.
+///
+/// A correction (``follow(correction:)``) moves the placement towards a later mapping of the sender's clock (its
+/// newer RTCP sender reports, ``SenderClockFollower``) without a jump: each written frame takes at most
+/// 1/``correctionSlewDivisor`` of the media time since the previous written frame towards it (1 %: 8 ms take
+/// 0.8 s of media), so written times stay in order (a frame at least 10 ms after the previous one is still placed
+/// at least 9.9 ms after it) and a player hears no gap or overlap beyond that. A plain value: no clock, no I/O, no
+/// locks; tested alone.
 public struct StreamTimeline: Hashable, Sendable {
     /// What ``admit(rtpTimestamp:isKeyFrame:)`` decided.
     public enum Decision: Hashable, Sendable {
@@ -54,6 +60,12 @@ public struct StreamTimeline: Hashable, Sendable {
     public private(set) var counters = Counters()
     /// The archive time recording was asked to stop at (``stop(at:)``); frames placed after it are dropped.
     public private(set) var end: Duration?
+    /// The correction the placement moves towards (``follow(correction:)``).
+    public private(set) var correctionTarget: Duration = .zero
+    /// The correction applied to the last frame written: moves towards ``correctionTarget`` at the bounded rate.
+    public private(set) var correction: Duration = .zero
+    /// A written frame moves the correction by at most 1/this of the media time since the previous written frame.
+    public static let correctionSlewDivisor: Int64 = 100
     private var unwrapper = TimestampUnwrapper()
     private var first: Int64?
     private var lastWritten: Int64?
@@ -99,6 +111,13 @@ public struct StreamTimeline: Hashable, Sendable {
         self.end = min(self.end ?? end, end)
     }
 
+    /// Moves later frames by `correction` (added to their RTP-time placement), reached gradually: see the type's
+    /// comment. The caller bounds it (``SenderClockFollower/maximumShift``); it is clamped to ±60 s here (so no
+    /// sum overflows). The latest call counts.
+    public mutating func follow(correction: Duration) {
+        correctionTarget = min(max(correction, .seconds(-60)), .seconds(60))
+    }
+
     /// Decides about one frame: its RTP timestamp and, for video, whether it is a key frame.
     public mutating func admit(rtpTimestamp: UInt32, isKeyFrame: Bool) -> Decision {
         let extended = unwrapper.unwrap(rtpTimestamp)
@@ -111,26 +130,54 @@ public struct StreamTimeline: Hashable, Sendable {
             counters.droppedNotAfterPrevious += 1
             return .drop(.notAfterPrevious)
         }
-        let at = time(extended: extended)
+        let stepped = steppedCorrection(to: extended)
+        let at = time(extended: extended, correction: stepped)
         if let end, at > end {
             counters.droppedAfterStop += 1
             return .drop(.afterStop)
         }
         if isKeyFrame { sawKeyFrame = true }
+        correction = stepped
         lastWritten = extended
         counters.admitted += 1
         return .write(at: at)
     }
 
-    private func time(extended: Int64) -> Duration {
+    /// The correction a frame at `extended` gets: the last one moved towards the target by at most the slew the
+    /// media time since the last written frame allows (none before the first frame: it starts at the target's
+    /// value only if nothing was written yet).
+    private func steppedCorrection(to extended: Int64) -> Duration {
+        guard correction != correctionTarget else { return correction }
+        guard let lastWritten else { return correctionTarget }
+        let rate = Int64(clockRate)
+        // Media time since the last written frame, in nanoseconds, capped at 100 s (so no product overflows).
+        let elapsedTicks = min(max(0, extended &- lastWritten), rate * 100)
+        let allowed = Duration.nanoseconds(elapsedTicks * 1_000_000_000 / rate / Self.correctionSlewDivisor)
+        let gap = correctionTarget - correction
+        if gap > .zero { return correction + min(gap, allowed) }
+        return correction - min(.zero - gap, allowed)
+    }
+
+    private func time(extended: Int64, correction: Duration? = nil) -> Duration {
         let ticks = extended &- (first ?? extended)
         // Whole seconds and the rest apart, so that no product overflows however far a remote stream's timestamps
         // were pushed (the unwrapper moves up to 2^31 ticks a packet); floor division for the rest, so a timestamp
-        // before the first one maps before the start offset.
+        // before the first one maps before the start offset. The correction (bounded by the caller, well under a
+        // second in practice) is added to the sub-second part in nanoseconds and the sum floored to milliseconds.
         let rate = Int64(clockRate)
         let (seconds, rest) = ticks.quotientAndRemainder(dividingBy: rate)
-        let part = rest * 1000
-        let milliseconds = seconds * 1000 + (part >= 0 ? part / rate : (part - (rate - 1)) / rate)
+        let part = rest * 1_000_000_000
+        var nanoseconds = part >= 0 ? part / rate : (part - (rate - 1)) / rate
+        let shift = (correction ?? self.correction).components
+        nanoseconds += shift.seconds * 1_000_000_000 + shift.attoseconds / 1_000_000_000
+        let (carry, within) = Self.floorDivision(nanoseconds, 1_000_000_000)
+        let milliseconds = (seconds + carry) * 1000 + within / 1_000_000
         return startOffset + .milliseconds(milliseconds)
+    }
+
+    /// Quotient and remainder with the quotient rounded down (the remainder in 0..<divisor).
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let (q, r) = value.quotientAndRemainder(dividingBy: divisor)
+        return r < 0 ? (q - 1, r + divisor) : (q, r)
     }
 }

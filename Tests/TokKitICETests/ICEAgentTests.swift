@@ -205,4 +205,42 @@ import TokKitICETestSupport
         try await Task.sleep(for: .milliseconds(30))
         #expect(forever.withLock { $0 } == atClose)
     }
+
+    /// Receive batching (40 ms): 40 datagrams sent 10 ms apart all arrive, in order, and in groups: the receiving
+    /// network thread waits 40 ms after each wake-up before it polls again (or less, up to a timer due sooner:
+    /// libnice's own, shortly after connecting, run every 20 ms), so several datagrams are read in one wake-up;
+    /// without batching each is a group of its own (40: they are 10 ms apart). Groups are told apart by the gaps
+    /// between deliveries (under 5 ms within one wake-up). Seen here: 21-24 groups. Timers still run (a 150 ms
+    /// repeating timer counts on).
+    @Test func receiveBatchingDeliversEverythingInGroups() async throws {
+        var configuration = ICEConfiguration.loopback
+        configuration.receiveBatching = .milliseconds(40)
+        let pair = try AgentPair(configuration: configuration)
+        let arrivals = Mutex<[(index: UInt8, at: ContinuousClock.Instant)]>([])
+        pair.controlled.setReceiveHandler { bytes in
+            let at = ContinuousClock.now
+            arrivals.withLock { if $0.count < 1_000, let first = bytes.first { $0.append((first, at)) } }
+        }
+        pair.controlling.setReceiveHandler { _ in }
+        try pair.start()
+        #expect(await eventually { pair.bothConnected() }, "both agents reach connected")
+
+        let ticks = Mutex(0)
+        pair.controlled.schedule(every: .milliseconds(150)) { ticks.withLock { $0 += 1 }; return true }
+        let started = ContinuousClock.now
+        for i in 0..<40 {
+            try [UInt8(i), 1, 2, 3].withUnsafeBytes { try pair.controlling.send($0) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let sending = ContinuousClock.now - started
+        #expect(await eventually { arrivals.withLock { $0.count } == 40 }, "every datagram arrives")
+        let got = arrivals.withLock { $0 }
+        #expect(got.map(\.index) == (0..<40).map { UInt8($0) }, "in order")
+        var groups = got.isEmpty ? 0 : 1
+        for i in got.indices.dropFirst() where got[i].at - got[i - 1].at > .milliseconds(5) { groups += 1 }
+        #expect(groups <= 30, "\(groups) groups for \(sending) of sending (40 without batching)")
+        #expect(ticks.withLock { $0 } >= 2, "the timer ran")
+        print("receive batching: 40 datagrams over \(sending) in \(groups) wake-ups")
+        await pair.close()
+    }
 }

@@ -202,4 +202,60 @@ import TokKitRecordingTestSupport
         let duration = try #require(try MediaTools.probe(file).duration)
         #expect(abs(duration - 2.5) <= 0.1, "duration \(duration) s")
     }
+
+    /// A synthetic sender: 10 s of Opus with a sender report every second; at 4 s its audio origin moves 384
+    /// ticks (8 ms) forward, as a TokKit sender's does when its capture clock estimate moves back
+    /// (`AudioEncodeStage.originShift`). The recorder follows the reports through a ``SenderClockFollower``: the
+    /// file's packet times (read back by ffprobe) stay in order, 19-21 ms apart, and end 8 ms earlier than by RTP
+    /// time alone.
+    @Test func audioFollowsTheSenderReportsWithoutAJump() throws {
+        let directory = try MediaTools.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("follow.webm").path
+        let tone = try RecordingTestMedia.encodeTone(count: 500)
+        let base: UInt32 = 0xFFF0_0000  // wraps after about 22 s: not in this test, the follower's wrap is tested apart
+        let packets = try Self.audioPackets(tone, timestampBase: base, sequenceBase: 100)
+        let writer = try WebMWriter(path: file, configuration: .init(audio: .init()))
+        let recorder = try RTPStreamRecorder(media: .opus, writer: writer, startOffset: .milliseconds(40))
+
+        // The sender's reports: NTP time `t` since the stream's first sample; RTP `base + 48 t + shift`.
+        let ntpBase: Int64 = 3_900_000_000 * 1_000_000_000
+        func report(atMilliseconds t: Int, shift: UInt32) -> SenderClock {
+            let nanoseconds = ntpBase + Int64(t) * 1_000_000
+            let seconds = UInt64(nanoseconds / 1_000_000_000), rest = UInt64(nanoseconds % 1_000_000_000)
+            return SenderClock(ntp: NTPTimestamp(rawValue: seconds << 32 | ((rest << 32) / 1_000_000_000 + 1)),
+                               rtpTimestamp: base &+ UInt32(48 * t) &+ shift, clockRate: 48_000)
+        }
+        var follower: SenderClockFollower?
+        for (n, packet) in packets.enumerated() {
+            if n % 50 == 0, n > 0 {  // a report every second, the first at 1 s; the origin moves at 4 s
+                let clock = report(atMilliseconds: n * 20, shift: n >= 200 ? 384 : 0)
+                if follower == nil { follower = SenderClockFollower(reference: clock) }
+                if let shift = follower?.shift(after: clock) { recorder.follow(correction: shift) }
+            }
+            try packet.bytes.withUnsafeBytes { _ = try recorder.receive(packet: $0) }
+        }
+        try recorder.flush()
+        try writer.close()
+        #expect(writer.counters.audioPacketsWritten == 500 && writer.counters.droppedTotal == 0, "\(writer.counters)")
+        #expect(abs((recorder.correction + .milliseconds(8)) / .nanoseconds(1)) < 1_000, "\(recorder.correction)")
+
+        let result = try MediaTools.run("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries",
+                                                    "packet=pts", "-of", "csv=p=0", file])
+        #expect(result.status == 0, "ffprobe: \(result.stderr)")
+        let times = String(decoding: result.stdout, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Int($0) }
+        try #require(times.count == 500, "\(times.count) packets read back")
+        for n in 1..<times.count {
+            let step: Int = times[n] - times[n - 1]
+            #expect(step >= 19 && step <= 21, "packet \(n): \(times[n - 1]) -> \(times[n]) ms")
+        }
+        #expect(times[199] == 40 + 199 * 20, "before the move: by RTP time")
+        // Within a millisecond of 8 ms earlier (the sender report's NTP fraction is rounded) once reached: 0.2 ms
+        // a packet, 40 packets.
+        for n in [260, 499] {
+            let byRTPTime: Int = 40 + n * 20
+            let moved: Int = byRTPTime - times[n]
+            #expect(moved >= 7 && moved <= 9, "packet \(n) at \(times[n]) ms, \(moved) ms before its RTP time")
+        }
+    }
 }

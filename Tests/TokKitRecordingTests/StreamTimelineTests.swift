@@ -86,4 +86,69 @@ import TokKitRecording
         #expect(timeline.admit(rtpTimestamp: 9_000, isKeyFrame: false) == .write(at: .milliseconds(100)))
         #expect(timeline.admit(rtpTimestamp: 12_000, isKeyFrame: true) == .drop(.afterStop))
     }
+
+    /// An Opus stream whose sender's reports moved 8 ms back after 2 s (a TokKit sender's origin move): the
+    /// placement follows, 1 % of media time a packet (0.2 ms), in order, and ends exactly 8 ms earlier.
+    @Test func aCorrectionIsReachedGraduallyAndInOrder() {
+        var timeline = StreamTimeline.opus(startOffset: .milliseconds(500))
+        var times: [Duration] = []
+        for n in 0..<300 {
+            if n == 100 { timeline.follow(correction: .milliseconds(-8)) }
+            guard case .write(let at) = timeline.admit(rtpTimestamp: 7_000 &+ UInt32(960 * n), isKeyFrame: false) else {
+                Issue.record("packet \(n) dropped")
+                return
+            }
+            times.append(at)
+        }
+        for n in 1..<times.count {
+            let step = times[n] - times[n - 1]
+            #expect(step >= .milliseconds(19) && step <= .milliseconds(21), "packet \(n): \(step)")
+        }
+        #expect(times[99] == .milliseconds(500 + 99 * 20), "before the move: by RTP time")
+        #expect(times[100] == .milliseconds(500 + 100 * 20 - 1), "the first step: 0.2 ms, floored to the ms")
+        // 8 ms at 0.2 ms a packet: reached after 40 packets.
+        #expect(times[139] == .milliseconds(500 + 139 * 20 - 8))
+        #expect(times[299] == .milliseconds(500 + 299 * 20 - 8))
+        #expect(timeline.correction == .milliseconds(-8))
+        #expect(timeline.counters.admitted == 300 && timeline.counters.droppedNotAfterPrevious == 0)
+
+        // And forward again (the sender's estimate came back): 5 ms, later frames placed up to 5 ms later.
+        timeline.follow(correction: .milliseconds(-3))
+        var last = times[299]
+        for n in 300..<400 {
+            guard case .write(let at) = timeline.admit(rtpTimestamp: 7_000 &+ UInt32(960 * n), isKeyFrame: false) else {
+                Issue.record("packet \(n) dropped")
+                return
+            }
+            #expect(at - last >= .milliseconds(19) && at - last <= .milliseconds(21))
+            last = at
+        }
+        #expect(last == .milliseconds(500 + 399 * 20 - 3))
+    }
+
+    /// Video at 30 fps with a correction of +10 ms; a gap of 2 s in the stream (no frames) lets the correction be
+    /// reached at once at the next frame (1 % of 2 s is 20 ms), still in order.
+    @Test func videoFollowsAndAGapTakesTheCorrectionAtOnce() {
+        var timeline = StreamTimeline.video(startOffset: .zero)
+        #expect(timeline.admit(rtpTimestamp: 0, isKeyFrame: true) == .write(at: .zero))
+        timeline.follow(correction: .milliseconds(10))
+        // The next frame (33.3 ms later): 0.33 ms of correction.
+        #expect(timeline.admit(rtpTimestamp: 3_000, isKeyFrame: false) == .write(at: .milliseconds(33)))
+        #expect(timeline.correction == .nanoseconds(333_333))
+        #expect(timeline.admit(rtpTimestamp: 3_000 + 180_000, isKeyFrame: false) == .write(at: .milliseconds(2_043)))
+        #expect(timeline.correction == .milliseconds(10))
+    }
+
+    /// A correction set before anything is written applies from the first frame; a huge one is clamped (no
+    /// overflow, no trap); `time(of:)` uses the correction applied.
+    @Test func aCorrectionBeforeTheFirstFrameAndAHugeOne() {
+        var timeline = StreamTimeline.opus(startOffset: .seconds(1))
+        timeline.follow(correction: .milliseconds(-4))
+        #expect(timeline.admit(rtpTimestamp: 0, isKeyFrame: false) == .write(at: .milliseconds(996)))
+        #expect(timeline.time(of: 960) == .milliseconds(1_016))
+        timeline.follow(correction: .seconds(1_000_000_000))
+        #expect(timeline.correctionTarget == .seconds(60))
+        #expect(timeline.admit(rtpTimestamp: 960, isKeyFrame: false) == .write(at: .milliseconds(1_016)),
+                "0.2 ms of 60 s: floored")
+    }
 }
