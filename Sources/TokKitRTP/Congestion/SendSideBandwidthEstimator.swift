@@ -67,7 +67,6 @@ public struct SendSideBandwidthEstimator: Sendable {
                 lost += 1
                 continue
             }
-            receivedRate.add(arrivalTime: arrival, size: packet.size)
             guard let delta = grouper.add(sendTime: packet.sendTime, arrivalTime: arrival, size: packet.size)
             else { continue }
             let trend = trendline.update(delta)
@@ -76,12 +75,14 @@ public struct SendSideBandwidthEstimator: Sendable {
             }
         }
         guard !packets.isEmpty else { return target }
+        receivedRate.add(packets)
         feedbackCount += 1
         packetCount += packets.count
         lostCount += lost
         usage = overused ? .overusing : detector.state
         delayBased.update(usage, receivedRate: receivedRate.bitsPerSecond, now: now)
-        lossBased.update(lost: lost, total: packets.count, now: now)
+        lossBased.update(lost: lost, total: packets.count, now: now, target: target,
+                         receivedRate: receivedRate.bitsPerSecond)
         return target
     }
 }
