@@ -252,6 +252,10 @@ func bottleneck(_ stack: String) async throws {
         let transition = zip(series, targets).filter { $0.0.0 < capped + 8 }.enumerated().filter { $0.offset % 2 == 0 }
             .map { String(format: "%.1f:%.0f/%.0f", $0.element.0.0 - capped, $0.element.0.1 / 1_000, $0.element.1 / 1_000) }
         print("  \(stack) a after the cap (s:sent/target kb/s): \(transition.joined(separator: " "))")
+        // The rest of the run every 5 s, to see whether the target stays near the cap or dips later.
+        let minute = zip(series, targets).filter { $0.0.0 >= capped + 8 }.enumerated().filter { $0.offset % 20 == 0 }
+            .map { String(format: "%.0f:%.0f/%.0f", $0.element.0.0 - capped, $0.element.0.1 / 1_000, $0.element.1 / 1_000) }
+        print("  \(stack) a later (s:sent/target kb/s): \(minute.joined(separator: " "))")
         let tail = series.filter { $0.0 > end - 10 }.map(\.1)
         record("500 kb/s: a's send rate, last 10 s", stack, kbps(tail.reduce(0, +) / Double(max(tail.count, 1))))
         if let s0 = atSettle, let s1 = pb.sample() {

@@ -148,3 +148,29 @@ import TokKitRTP
         #expect((862_000...863_000).contains(controller.estimate), "\(controller.estimate)")
     }
 }
+
+/// R_hat per feedback message: a lost message takes its bytes and its time away together.
+@Suite struct ReceivedRateMeterTests {
+    /// One message of `count` 1250-byte packets arriving every 10 ms (1 Mb/s) from `sequence`, at `start` µs.
+    static func message(sequence: UInt16, start: Int64, count: Int = 5) -> [TransportPacketResult] {
+        (0 ..< count).map { i in
+            TransportPacketResult(sequenceNumber: sequence &+ UInt16(i), sendTime: start + Int64(i) * 10_000,
+                                  arrivalTime: start + Int64(i) * 10_000, size: 1250)
+        }
+    }
+
+    @Test func contiguousMessagesMeasureTheDeliveredRate() {
+        var meter = ReceivedRateMeter()
+        for k in 0 ..< 20 { meter.add(Self.message(sequence: UInt16(k * 5), start: Int64(k) * 50_000)) }
+        #expect(meter.bitsPerSecond == 1_000_000, "\(String(describing: meter.bitsPerSecond))")
+    }
+
+    @Test func aLostFeedbackMessageDoesNotLowerTheRate() {
+        var meter = ReceivedRateMeter()
+        for k in 0 ..< 20 where k % 3 != 1 {  // every third message lost (k = 1, 4, 7, ...)
+            meter.add(Self.message(sequence: UInt16(k * 5), start: Int64(k) * 50_000))
+        }
+        // The consecutive windows before counted the lost messages' time without their bytes.
+        #expect(meter.bitsPerSecond == 1_000_000, "\(String(describing: meter.bitsPerSecond))")
+    }
+}

@@ -67,7 +67,6 @@ public struct SendSideBandwidthEstimator: Sendable {
                 lost += 1
                 continue
             }
-            receivedRate.add(arrivalTime: arrival, size: packet.size)
             guard let delta = grouper.add(sendTime: packet.sendTime, arrivalTime: arrival, size: packet.size)
             else { continue }
             let trend = trendline.update(delta)
@@ -76,6 +75,7 @@ public struct SendSideBandwidthEstimator: Sendable {
             }
         }
         guard !packets.isEmpty else { return target }
+        receivedRate.add(packets)
         feedbackCount += 1
         packetCount += packets.count
         lostCount += lost
