@@ -39,7 +39,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: decoy + "/setpriv", withIntermediateDirectories: true)
         #expect(JanusProcessConfiguration.findExecutable("setpriv", searchPath: decoy) == nil)
         let here = FileManager.default.currentDirectoryPath
-        defer { FileManager.default.changeCurrentDirectoryPath(here) }
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(here) }
         #expect(FileManager.default.changeCurrentDirectoryPath(folder))
         #expect(JanusProcessConfiguration.findExecutable("setpriv", searchPath: ".:decoy") == nil)
         #expect(JanusProcessConfiguration.findExecutable("setpriv", searchPath: ".:\(decoy):\(folder)")
