@@ -7,7 +7,7 @@ import TokKitPeer
 /// pipeline's statistics once per frame (at its last packet, the one with the marker), not per packet.
 ///
 /// Owned by the sending thread (not `Sendable`); allocates nothing per packet (the attached peers' list at most
-/// once per frame, and only while packets queued before a detach are sent).
+/// once per frame or simulcast layer, and only while packets queued before a detach are sent).
 struct VideoPacketSendStage {
     unowned let pipeline: VideoSendPipeline
     private var pacer = PacketPacer(targetBitrate: 500_000)
@@ -23,15 +23,9 @@ struct VideoPacketSendStage {
 
     /// Sends one packet; false when the pipeline closed during the pacing wait (the packet is not sent).
     mutating func send(_ payload: UnsafeRawBufferPointer, _ header: PacketSendQueue.Header) -> Bool {
-        // A peer detached since the frame was encoded gets none of its packets still queued (one atomic load per
-        // packet; the attached peers are taken with the lock at most once per frame while packets from before a
-        // detach are queued, never per packet).
-        var only: [PeerConnection]?
-        let detachments = pipeline.detachments
-        if detachments != header.detachments {
-            if detachments != attachedDetachments { (attached, attachedDetachments) = pipeline.attachedPeers() }
-            only = attached
-        }
+        // A peer detached since the frame was encoded gets none of its packets still queued, nor one detached
+        // while this packet waits for the pacer.
+        var only = recipients(header)
         // A packet nobody is left to receive is not paced either (it would hold up the frames behind it).
         let anyone = only.map { only in header.peers.contains { peer in only.contains { $0 === peer } } } ?? true
         // Paced at the path's rate as the peers' estimates have it (libwebrtc paces at the estimate, not at the
@@ -42,7 +36,10 @@ struct VideoPacketSendStage {
             if header.frameBytes > 0 { pacer.beginFrame(bytes: header.frameBytes, targetBitrate: header.estimate) }
             if anyone {
                 let wait = pacer.delay(sending: payload.count + PacketPacer.packetOverhead, at: MonotonicClock.now())
-                if wait > .zero && !pipeline.pace(until: MonotonicClock.now() + wait) { return false }
+                if wait > .zero {
+                    guard pipeline.pace(until: MonotonicClock.now() + wait) else { return false }
+                    only = recipients(header)  // a peer detached during the wait gets nothing either
+                }
             }
         }
         if anyone {
@@ -57,12 +54,21 @@ struct VideoPacketSendStage {
         }
         if header.marker {
             flush()
-            // Not kept past the frame: with nothing more queued, a peer detached later must not stay referenced
-            // here until the next packet.
+            // Not kept past the frame (each simulcast layer's last packet): with nothing more queued, a peer
+            // detached later must not stay referenced here until the next packet.
             attached = []
             attachedDetachments = -1
         }
         return true
+    }
+
+    /// The peers still attached among those `header`'s frame was encoded for, when some were detached since (nil:
+    /// none was, send to all). One atomic load; the attached peers are taken with the lock once per detach and frame.
+    private mutating func recipients(_ header: PacketSendQueue.Header) -> [PeerConnection]? {
+        let detachments = pipeline.detachments
+        guard detachments != header.detachments else { return nil }
+        if detachments != attachedDetachments { (attached, attachedDetachments) = pipeline.attachedPeers() }
+        return attached
     }
 
     /// Records the counts not yet recorded.

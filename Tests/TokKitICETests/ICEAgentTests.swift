@@ -238,7 +238,8 @@ import TokKitICETestSupport
         #expect(got.map(\.index) == (0..<40).map { UInt8($0) }, "in order")
         var groups = got.isEmpty ? 0 : 1
         for i in got.indices.dropFirst() where got[i].at - got[i - 1].at > .milliseconds(5) { groups += 1 }
-        #expect(groups <= 30, "\(groups) groups for \(sending) of sending (40 without batching)")
+        // (35, not the 21-24 seen: a descheduled thread on a loaded machine splits a wake-up's deliveries.)
+        #expect(groups <= 35, "\(groups) groups for \(sending) of sending (40 without batching)")
         #expect(ticks.withLock { $0 } >= 2, "the timer ran")
         print("receive batching: 40 datagrams over \(sending) in \(groups) wake-ups")
         await pair.close()

@@ -45,6 +45,24 @@ import TokKitRecording
         #expect(abs((videoShift - .milliseconds(5)) / .nanoseconds(1)) < 1_000, "\(videoShift)")
     }
 
+    /// Reports moving by noise (a forwarding server's reports, ±1.5 ms) change nothing; one outlier among them is
+    /// outvoted; a move that persists is followed from its second report.
+    @Test func reportNoiseIsNotFollowed() throws {
+        var follower = SenderClockFollower(reference: SenderClock(ntp: Self.ntp, rtpTimestamp: 1_000, clockRate: 90_000))
+        /// A report `seconds` after the reference whose mapping moved `moveMs` (its timestamps stand for later
+        /// sender instants).
+        func report(_ seconds: Int, moved moveMs: Int) -> SenderClock {
+            SenderClock(ntp: Self.ntp(after: seconds * 1_000 + moveMs), rtpTimestamp: 1_000 &+ UInt32(90_000 * seconds),
+                        clockRate: 90_000)
+        }
+        func ms(_ d: Duration?) -> Int { Int(((d ?? .seconds(99)) / .microseconds(1)).rounded() / 1_000) }
+        var followed: [Int] = []
+        for (i, move) in [1, -1, 1, 0, 30, 1, -1].enumerated() { followed.append(ms(follower.shift(after: report(i + 1, moved: move)))) }
+        #expect(followed == [0, 0, 0, 0, 0, 0, 0], "noise and one 30 ms outlier: \(followed)")
+        let moved = [8, 8, 8].enumerated().map { ms(follower.shift(after: report(10 + $0.offset, moved: $0.element))) }
+        #expect(moved == [0, 8, 8], "a move of 8 ms: \(moved)")
+    }
+
     @Test func aMoveBeyondTheLimitIsNotFollowed() throws {
         var follower = SenderClockFollower(reference: SenderClock(ntp: Self.ntp, rtpTimestamp: 1_000, clockRate: 48_000))
         // A restarted sender's report (other timestamps altogether), and a clock jump of 2 s.

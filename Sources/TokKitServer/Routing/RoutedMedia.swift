@@ -345,6 +345,7 @@ actor RoutedMedia {
         let muted = upstreams[streamID]?.audioMuted ?? (mutedBeforeOffer.remove(streamID) != nil)
         await endUpstream(streamID)
         var upstream = Upstream(sessionID: sessionID, connectionID: connectionID, upstreamID: upstreamID)
+        upstream.simulcast = SimulcastSubstream.isSent(in: sdp)  // known at once: preferences may come meanwhile
         upstreams[streamID] = upstream
         do throws(JanusError) {
             let (session, room) = try await room(for: sessionID)
@@ -359,7 +360,6 @@ actor RoutedMedia {
             upstream.feed = joined.id
             upstream.audioMid = Self.audioMid(in: answer)
             upstream.iceUfrag = Self.iceUfrag(in: sdp)
-            upstream.simulcast = SimulcastSubstream.isSent(in: sdp)
             let handleID = publisher.handle.id
             upstream.watcher = Task { [weak self] in
                 for await event in publisher.events {
