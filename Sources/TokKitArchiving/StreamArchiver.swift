@@ -194,24 +194,22 @@ final class StreamArchiver: EncodedMediaReceiver {
     /// arrival) is not followed any more. Called under `recording`; nothing allocated.
     private func followSenderReports() {
         guard let source = recorders.source else { return }
-        if var follower = recorders.audioFollower, let audio = recorders.audio {
-            if audio.counters.restarts != recorders.restartsAtSync.audio {
-                recorders.audioFollower = nil
-            } else if let report = source.senderReport(.audio) {
-                let clock = SenderClock(ntp: report.ntp, rtpTimestamp: report.rtpTimestamp, clockRate: 48_000)
-                if let shift = follower.shift(after: clock) { audio.follow(correction: shift) }
-                recorders.audioFollower = follower
-            }
-        }
-        if var follower = recorders.videoFollower, let video = recorders.video {
-            if video.counters.restarts != recorders.restartsAtSync.video {
-                recorders.videoFollower = nil
-            } else if let report = source.senderReport(.video) {
-                let clock = SenderClock(ntp: report.ntp, rtpTimestamp: report.rtpTimestamp, clockRate: 90_000)
-                if let shift = follower.shift(after: clock) { video.follow(correction: shift) }
-                recorders.videoFollower = follower
-            }
-        }
+        recorders.audioFollower = follow(recorders.audioFollower, recorders.audio, .audio, clockRate: 48_000,
+                                         restartsAtSync: recorders.restartsAtSync.audio, source: source)
+        recorders.videoFollower = follow(recorders.videoFollower, recorders.video, .video, clockRate: 90_000,
+                                         restartsAtSync: recorders.restartsAtSync.video, source: source)
+    }
+
+    /// One stream's step of ``followSenderReports()``: `follower` after `kind`'s latest report from `source` moved
+    /// `recorder`'s placement; nil (not followed any more) when the recorder restarted since sync.
+    private func follow(_ follower: SenderClockFollower?, _ recorder: RTPStreamRecorder?, _ kind: MediaKind,
+                        clockRate: Int, restartsAtSync: Int, source: EncodedMediaSource) -> SenderClockFollower? {
+        guard var follower, let recorder else { return follower }
+        guard recorder.counters.restarts == restartsAtSync else { return nil }
+        guard let report = source.senderReport(kind) else { return follower }
+        let clock = SenderClock(ntp: report.ntp, rtpTimestamp: report.rtpTimestamp, clockRate: clockRate)
+        if let shift = follower.shift(after: clock) { recorder.follow(correction: shift) }
+        return follower
     }
 
     /// The corrections applied to the last frames written of each stream (following the sender reports).

@@ -168,23 +168,7 @@ import TokKitTesting
     @Test func preferencesConfigureTheSubstreamAndTheTemporalLayer() async throws {
         let fake = try await FakeJanus.start()
         defer { fake.stop() }
-        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
-                                  logger: Self.logger)
-        let deliveries = Deliveries()
-        let reader = deliveries.start(routing)
-        let runner = Task { await routing.run() }
-        routing.submit(Self.offer(1, sdp: "v=0 fine"), session: "session-1", from: "connection-1")
-        routing.submit(.subscribe(sessionID: "session-1", streamID: "stream-1", subscriberID: "sub-1",
-                                  connectionID: "connection-2"), session: "session-1")
-        let offered = await eventually {
-            deliveries.all.contains {
-                if case let .negotiation(_, _, id, kind, _) = $0 { id == "sub-1" && kind == .offer } else { false }
-            }
-        }
-        #expect(offered, "\(deliveries.all)")
-        routing.submit(.subscriberAnswer(subscriberID: "sub-1", sdp: "v=0 answer"), session: "session-1",
-                       from: "connection-2")
-        #expect(await eventually { fake.seen.contains("start") }, "Janus saw: \(fake.seen)")
+        let (routing, deliveries, runner, reader) = await Self.startedSubscription(on: fake, offer: "v=0 fine")
         func configures() -> [String] { fake.seen.filter { $0.hasPrefix("configure stream") } }
 
         routing.submit(.subscriberPreferences(subscriberID: "sub-1", substream: 2, temporal: 0), session: "session-1",
@@ -210,23 +194,8 @@ import TokKitTesting
     func aLayerJanusDidNotSwitchToIsAskedForAgain(_ mode: FakeJanus.Mode, simulcast: Bool) async throws {
         let fake = try await FakeJanus.start(mode)
         defer { fake.stop() }
-        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
-                                  logger: Self.logger)
-        let deliveries = Deliveries()
-        let reader = deliveries.start(routing)
-        let runner = Task { await routing.run() }
         let offer = "v=0 fine\r\n" + (simulcast ? "a=ssrc-group:SIM 1 2 3\r\n" : "")
-        routing.submit(Self.offer(1, sdp: offer), session: "session-1", from: "connection-1")
-        routing.submit(.subscribe(sessionID: "session-1", streamID: "stream-1", subscriberID: "sub-1",
-                                  connectionID: "connection-2"), session: "session-1")
-        #expect(await eventually {
-            deliveries.all.contains {
-                if case let .negotiation(_, _, id, kind, _) = $0 { id == "sub-1" && kind == .offer } else { false }
-            }
-        }, "\(deliveries.all)")
-        routing.submit(.subscriberAnswer(subscriberID: "sub-1", sdp: "v=0 answer"), session: "session-1",
-                       from: "connection-2")
-        #expect(await eventually { fake.seen.contains("start") }, "Janus saw: \(fake.seen)")
+        let (routing, deliveries, runner, reader) = await Self.startedSubscription(on: fake, offer: offer)
         func configures() -> [String] { fake.seen.filter { $0.hasPrefix("configure stream") } }
 
         routing.submit(.subscriberPreferences(subscriberID: "sub-1", substream: 0, temporal: 2), session: "session-1",
@@ -247,6 +216,29 @@ import TokKitTesting
                 "\(asked.count) asks, \(expected) expected")
         #expect(!deliveries.all.contains { if case .failure = $0 { true } else { false } }, "\(deliveries.all)")
         await stop(routing, runner, reader)
+    }
+
+    /// Routed media on `fake` with session 1's stream published (`offer`) and subscribed to as `sub-1`, the
+    /// subscription started at Janus (its offer delivered and answered, `start` seen); stop it with `stop`.
+    private static func startedSubscription(on fake: FakeJanus, offer: String) async
+        -> (RoutedMedia, Deliveries, Task<Void, Never>, Task<Void, Never>) {
+        let routing = RoutedMedia(instances: [RoutedMediaConfiguration(url: fake.url, requestTimeoutMs: 3_000)],
+                                  logger: Self.logger)
+        let deliveries = Deliveries()
+        let reader = deliveries.start(routing)
+        let runner = Task { await routing.run() }
+        routing.submit(Self.offer(1, sdp: offer), session: "session-1", from: "connection-1")
+        routing.submit(.subscribe(sessionID: "session-1", streamID: "stream-1", subscriberID: "sub-1",
+                                  connectionID: "connection-2"), session: "session-1")
+        #expect(await eventually {
+            deliveries.all.contains {
+                if case let .negotiation(_, _, id, kind, _) = $0 { id == "sub-1" && kind == .offer } else { false }
+            }
+        }, "\(deliveries.all)")
+        routing.submit(.subscriberAnswer(subscriberID: "sub-1", sdp: "v=0 answer"), session: "session-1",
+                       from: "connection-2")
+        #expect(await eventually { fake.seen.contains("start") }, "Janus saw: \(fake.seen)")
+        return (routing, deliveries, runner, reader)
     }
 
     private func stop(_ routing: RoutedMedia, _ runner: Task<Void, Never>, _ reader: Task<Void, Never>) async {
