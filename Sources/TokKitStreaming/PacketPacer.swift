@@ -5,8 +5,20 @@
 /// A key frame is many times the size of the frames around it; sent at once it overflows the queue of any
 /// bottleneck on the path, and the retransmissions of what was lost go the same way. The pacer lets the packets of
 /// ``burst`` through together and spaces the rest at the rate, so a link that carries the average rate sees at
-/// most the rate times the pacing factor. The rate is raised for a frame that would otherwise take longer than
-/// ``maximumFrameSpan`` (a low rate must not hold a key frame for seconds).
+/// most the rate times the pacing factor.
+///
+/// The pacing factor alone does not protect a bottleneck's queue from a key frame: at 2.5 × the estimate E into a
+/// link carrying E, b bits leave b × (1 − 1 / 2.5) queued there. So the pacer also keeps a second, sustained
+/// budget: it books every packet on a virtual link of rate E and sends at the pacing factor only while that link
+/// holds less than ``queueAllowance`` (a leaky bucket of that depth at E); past it, packets leave at E. A delta frame
+/// (a few tens of ms at E) goes out at the full factor; a key frame of 300 ms at E, and the delta frames queued
+/// behind it, leave no more than the allowance queued at a link that carries E. Before 2026-11-28 a key frame
+/// went at 2.5 × E or faster (raised to leave within 250 ms): behind network-bench's 500 kb/s drop-tail `tbf` (a
+/// queue of ~100 ms) every textured 640x480 key frame (15-30 kB whatever the target) lost packets there, their
+/// retransmissions were lost too, and the receiver asked for another key frame: 110-120 requests a minute once the
+/// estimate stayed near the cap (Streaming.md, "Drop-tail bottlenecks"). Both rates are raised when what waits
+/// would otherwise take longer than ``maximumFrameSpan`` (a low estimate must not hold a key frame for seconds;
+/// libwebrtc's pacer drains its queue within 2 s the same way).
 ///
 /// A pure value with injected times (any monotonic clock); owned by one thread. Allocation-free.
 public struct PacketPacer: Sendable {
@@ -15,46 +27,71 @@ public struct PacketPacer: Sendable {
     /// Packets within this much time at the rate go out together (an idle pacer's credit, too).
     public static let burst: Duration = .milliseconds(5)
     /// The longest a frame's packets are spread over.
-    public static let maximumFrameSpan: Duration = .milliseconds(250)
+    public static let maximumFrameSpan: Duration = .seconds(1)
+    /// What a frame may leave queued at a bottleneck carrying the estimate, in time at the estimate.
+    public static let queueAllowance: Duration = .milliseconds(60)
+    /// Nothing is paced slower than this (bits per second).
+    public static let minimumRate = 50_000
     /// Bytes a packet carries on the wire beside its payload: RTP header with extensions (~24), SRTP tag (10), UDP
     /// and IPv4 headers (28).
     public static let packetOverhead = 62
 
-    /// Bits per second packets are spaced at.
+    /// Bits per second packets are spaced at while the sustained budget allows.
     public private(set) var rate: Int
+    /// Bits per second of the virtual link packets are booked on (the estimate, raised as ``rate`` is).
+    public private(set) var sustainedRate: Int
     /// When what was sent so far has left at the rate.
     private var nextFree: Duration?
+    /// When what was sent so far has left the virtual link at the sustained rate.
+    private var sustainedFree: Duration?
 
     /// A pacer at `pacingFactor` times `targetBitrate`.
     public init(targetBitrate: Int) {
         rate = Self.rate(for: targetBitrate)
+        sustainedRate = max(targetBitrate, Self.minimumRate)
     }
 
-    /// A frame of `bytes` starts, the encoder aiming at `targetBitrate`: the rate is `pacingFactor` times that,
-    /// raised for this frame if it would otherwise take longer than ``maximumFrameSpan``. Returns the rate.
+    /// A frame starts on a path estimated at `targetBitrate`, `bytes` waiting to be sent (the frame and what is
+    /// queued behind it): the rates for its packets. Returns the average rate those bytes leave at
+    /// (``frameRate(bytes:targetBitrate:)``).
     @discardableResult
     public mutating func beginFrame(bytes: Int, targetBitrate: Int) -> Int {
-        rate = Self.frameRate(bytes: bytes, targetBitrate: targetBitrate)
-        return rate
+        let floor = Self.spanFloor(bytes: bytes)
+        rate = max(Self.rate(for: targetBitrate), floor)
+        sustainedRate = max(targetBitrate, floor, Self.minimumRate)
+        return Self.frameRate(bytes: bytes, targetBitrate: targetBitrate)
     }
 
-    /// The rate a frame of `bytes` is sent at for an encoder aiming at `targetBitrate`
-    /// (``beginFrame(bytes:targetBitrate:)``): `pacingFactor` times the target, raised so the frame takes at most
-    /// ``maximumFrameSpan``.
+    /// The average rate `bytes` waiting leave at on a path estimated at `targetBitrate` (E), from an idle start: the
+    /// first ``queueAllowance`` at E at `pacingFactor` × E, the rest at E (R = E × b / (b − E × allowance) for b bits,
+    /// at most `pacingFactor` × E), raised so they take at most ``maximumFrameSpan``. What ``SendBacklogGate`` times
+    /// a queued frame by.
     public static func frameRate(bytes: Int, targetBitrate: Int) -> Int {
-        let floor = Int((Double(bytes * 8) / (maximumFrameSpan / .seconds(1))).rounded(.up))
-        return max(rate(for: targetBitrate), floor)
+        let estimate = Double(max(targetBitrate, 1))
+        let bits = Double(bytes * 8)
+        var paced = Double(rate(for: targetBitrate))
+        let allowance = estimate * (queueAllowance / .seconds(1))
+        if bits > allowance { paced = min(paced, estimate * bits / (bits - allowance)) }
+        return max(Int(paced.rounded(.up)), spanFloor(bytes: bytes), minimumRate)
+    }
+
+    /// The rate at which `bytes` leave within ``maximumFrameSpan``.
+    static func spanFloor(bytes: Int) -> Int {
+        Int((Double(bytes * 8) / (maximumFrameSpan / .seconds(1))).rounded(.up))
     }
 
     /// How long to wait before sending a packet of `bytes` at `now` (zero: send now); books its time on the link.
     public mutating func delay(sending bytes: Int, at now: Duration) -> Duration {
         let earliest = now - Self.burst  // idle time gives one burst of credit, no more
-        let start = max(nextFree ?? earliest, earliest)
+        var start = max(nextFree ?? earliest, earliest)
+        // The virtual link at the sustained rate may hold at most the allowance before this packet.
+        if let free = sustainedFree { start = max(start, free - Self.queueAllowance) }
         nextFree = start + Self.transmission(bytes, at: rate)
+        sustainedFree = max(sustainedFree ?? start, start) + Self.transmission(bytes, at: sustainedRate)
         return start > now ? start - now : .zero
     }
 
-    static func rate(for target: Int) -> Int { max(Int(Double(max(target, 1)) * pacingFactor), 50_000) }
+    static func rate(for target: Int) -> Int { max(Int(Double(max(target, 1)) * pacingFactor), minimumRate) }
 
     static func transmission(_ bytes: Int, at rate: Int) -> Duration {
         .nanoseconds(Int64(bytes) * 8 * 1_000_000_000 / Int64(max(rate, 1)))

@@ -124,8 +124,10 @@ struct VideoEncodeStage {
         var header = PacketSendQueue.Header(timestamp: timestamp, marker: false, layer: layer, layers: count,
                                             frameBytes: encoded.bytes.count, estimate: cap,
                                             detachments: detachments, peers: peers)
-        let frameBytes = encoded.bytes.count, estimate = cap
         let queue = pipeline.sendQueue
+        // Timed at the rate the pacer will give it: by what waits with it (``PacketPacer/frameRate(bytes:targetBitrate:)``;
+        // the frames ahead approximate those that will have queued behind it when it starts).
+        let frameBytes = encoded.bytes.count + queue.backlog.bytes, estimate = cap
         let packetizer = layers[layer].packetizer
         // Only this thread pushes, so the free slots can only grow until the frame is in.
         let packets = encoded.bytes.count / max(1, packetizer.maximumPayloadSize - 8) + 2  // 8: the longest descriptor and more
@@ -139,7 +141,12 @@ struct VideoEncodeStage {
             if !queue.push(payload, header: header) { overflowed = true }
             header.frameBytes = 0
         }
-        if overflowed { pipeline.requestKeyframe() }
+        if overflowed {
+            pipeline.requestKeyframe()
+        } else if encoded.isKeyframe {
+            // Peers' requests wait until it has left the pacer (and a round trip): it answers them.
+            pipeline.keyframeQueued(leavingWithin: queue.backlog.time)
+        }
         let refreshed = top ? meter.record(bytes: encoded.bytes.count, at: MonotonicClock.now()) : false
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
         pipeline.record { s in
