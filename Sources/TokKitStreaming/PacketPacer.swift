@@ -8,17 +8,22 @@
 /// most the rate times the pacing factor.
 ///
 /// The pacing factor alone does not protect a bottleneck's queue from a key frame: at 2.5 × the estimate E into a
-/// link carrying E, b bits leave b × (1 − 1 / 2.5) queued there. So the pacer also keeps a second, sustained
-/// budget: it books every packet on a virtual link of rate E and sends at the pacing factor only while that link
-/// holds less than ``queueAllowance`` (a leaky bucket of that depth at E); past it, packets leave at E. A delta frame
-/// (a few tens of ms at E) goes out at the full factor; a key frame of 300 ms at E, and the delta frames queued
-/// behind it, leave no more than the allowance queued at a link that carries E. Before 2026-11-28 a key frame
-/// went at 2.5 × E or faster (raised to leave within 250 ms): behind network-bench's 500 kb/s drop-tail `tbf` (a
-/// queue of ~100 ms) every textured 640x480 key frame (15-30 kB whatever the target) lost packets there, their
-/// retransmissions were lost too, and the receiver asked for another key frame: 110-120 requests a minute once the
-/// estimate stayed near the cap (Streaming.md, "Drop-tail bottlenecks"). Both rates are raised when what waits
-/// would otherwise take longer than ``maximumFrameSpan`` (a low estimate must not hold a key frame for seconds;
-/// libwebrtc's pacer drains its queue within 2 s the same way).
+/// link carrying E, b bits leave b × (1 − 1 / 2.5) queued there. So a frame too large for that (``frameRate(bytes:
+/// targetBitrate:)`` under the factor: more than ~100 ms at E) opens a window in which the pacer books every packet
+/// on a virtual link of rate E and sends at the pacing factor only while that link holds less than
+/// ``queueAllowance`` (a leaky bucket of that depth at E); past it, packets leave at E. The window lasts until the
+/// virtual link has carried the large frame and holds less than the allowance again: the delta frames queued behind
+/// it go at E too, instead of following it at 2.5 × onto a link still holding its excess. The virtual link's rate
+/// is E, or 1.25 × what was sent outside windows when that is more (``sentRate``): an encoder overshooting a low
+/// estimate (textured 640x480 at ~300 kb/s under a 220 kb/s target) must drain it, or the window never ends.
+/// Outside windows nothing but the factor applies: a budget at E for every frame (tried 2026-11-28) held such an
+/// encoder to E, the send queue grew, the frame dropper skipped 1500 frames a minute and 1.9 a second arrived. Before 2026-11-28 a key frame went at 2.5 × E or faster (raised to leave
+/// within 250 ms): behind network-bench's 500 kb/s drop-tail `tbf` (a queue of ~100 ms) every textured 640x480 key
+/// frame (15-30 kB whatever the target) lost packets there, their retransmissions were lost too, and the receiver
+/// asked for another key frame: 110-120 requests a minute once the estimate stayed near the cap (Streaming.md,
+/// "Drop-tail bottlenecks"). Both rates are raised when a frame would otherwise take longer than
+/// ``maximumFrameSpan`` (a low estimate must not hold a key frame for seconds; libwebrtc's pacer drains its queue
+/// within 2 s the same way).
 ///
 /// A pure value with injected times (any monotonic clock); owned by one thread. Allocation-free.
 public struct PacketPacer: Sendable {
@@ -42,8 +47,21 @@ public struct PacketPacer: Sendable {
     public private(set) var sustainedRate: Int
     /// When what was sent so far has left at the rate.
     private var nextFree: Duration?
-    /// When what was sent so far has left the virtual link at the sustained rate.
+    /// When what was sent so far has left the virtual link at the sustained rate (in a window only).
     private var sustainedFree: Duration?
+    /// The end of the current window: when the virtual link has carried the large frame that opened it.
+    private var windowEnd: Duration?
+    /// A large frame began: its bytes, until its first packet opens the window.
+    private var largeFrame: Int?
+    /// The encoder's output in frames that open no window (bits per second over their media time, 500 ms or more;
+    /// not their send times, which a catch-up after a window compresses).
+    public private(set) var sentRate = 0
+    private var metered = (start: UInt32?.none, bytes: 0)
+    /// The virtual link carries at least this many times ``sentRate``, so that an encoder above the estimate
+    /// drains it.
+    public static let sentRateHeadroom = 1.25
+    /// 500 ms of 90 kHz media time.
+    static let rateInterval: UInt32 = 45_000
 
     /// A pacer at `pacingFactor` times `targetBitrate`.
     public init(targetBitrate: Int) {
@@ -51,15 +69,32 @@ public struct PacketPacer: Sendable {
         sustainedRate = max(targetBitrate, Self.minimumRate)
     }
 
-    /// A frame starts on a path estimated at `targetBitrate`, `bytes` waiting to be sent (the frame and what is
-    /// queued behind it): the rates for its packets. Returns the average rate those bytes leave at
-    /// (``frameRate(bytes:targetBitrate:)``).
+    /// A frame of `bytes` (RTP `timestamp`, 90 kHz) starts on a path estimated at `targetBitrate`: the rates for its
+    /// packets; a large frame opens a window of the sustained budget at its first packet. Returns the average rate it
+    /// leaves at from an idle start (``frameRate(bytes:targetBitrate:)``).
     @discardableResult
-    public mutating func beginFrame(bytes: Int, targetBitrate: Int) -> Int {
+    public mutating func beginFrame(bytes: Int, targetBitrate: Int, timestamp: UInt32? = nil) -> Int {
         let floor = Self.spanFloor(bytes: bytes)
         rate = max(Self.rate(for: targetBitrate), floor)
-        sustainedRate = max(targetBitrate, floor, Self.minimumRate)
-        return Self.frameRate(bytes: bytes, targetBitrate: targetBitrate)
+        sustainedRate = max(targetBitrate, floor, Int(Double(sentRate) * Self.sentRateHeadroom), Self.minimumRate)
+        let average = Self.frameRate(bytes: bytes, targetBitrate: targetBitrate)
+        if average < rate {
+            largeFrame = bytes
+        } else if let timestamp {
+            let start = metered.start ?? timestamp
+            let elapsed = timestamp &- start
+            if elapsed > UInt32.max / 2 {
+                metered = (timestamp, 0)  // went back: start over
+            } else if elapsed >= Self.rateInterval {
+                sentRate = Int(Double(metered.bytes * 8) * 90_000 / Double(elapsed))
+                metered = (timestamp, 0)
+            } else {
+                // On the wire: with each ~1200-byte packet's overhead.
+                let wire = bytes + (bytes / 1_200 + 1) * Self.packetOverhead
+                metered = (start, metered.bytes + (metered.start == nil ? 0 : wire))
+            }
+        }
+        return average
     }
 
     /// The average rate `bytes` waiting leave at on a path estimated at `targetBitrate` (E), from an idle start: the
@@ -84,10 +119,24 @@ public struct PacketPacer: Sendable {
     public mutating func delay(sending bytes: Int, at now: Duration) -> Duration {
         let earliest = now - Self.burst  // idle time gives one burst of credit, no more
         var start = max(nextFree ?? earliest, earliest)
-        // The virtual link at the sustained rate may hold at most the allowance before this packet.
-        if let free = sustainedFree { start = max(start, free - Self.queueAllowance) }
+        if let large = largeFrame {
+            // A large frame's first packet: the window lasts until the virtual link has carried it.
+            largeFrame = nil
+            let from = max(sustainedFree ?? start, start)
+            sustainedFree = from
+            windowEnd = from + Self.transmission(large, at: sustainedRate)
+        }
+        if let end = windowEnd, let free = sustainedFree {
+            if start >= end && start >= free - Self.queueAllowance {
+                // The large frame carried and the virtual link under the allowance: back to the factor alone.
+                (windowEnd, sustainedFree) = (nil, nil)
+            } else {
+                // The virtual link at the sustained rate may hold at most the allowance before this packet.
+                start = max(start, free - Self.queueAllowance)
+                sustainedFree = max(free, start) + Self.transmission(bytes, at: sustainedRate)
+            }
+        }
         nextFree = start + Self.transmission(bytes, at: rate)
-        sustainedFree = max(sustainedFree ?? start, start) + Self.transmission(bytes, at: sustainedRate)
         return start > now ? start - now : .zero
     }
 

@@ -7,8 +7,9 @@
 /// queue drain by a frame interval, so skipping ends by itself.
 ///
 /// The time is the pacer's own (``PacketPacer/frameRate(bytes:targetBitrate:)``): each frame at
-/// ``PacketPacer/pacingFactor`` times the path's estimate, lowered when what waits with it would fill a bottleneck's
-/// queue (a key frame, and the frames behind it), raised for what would otherwise take longer than
+/// ``PacketPacer/pacingFactor`` times the path's estimate, lowered for a frame too large for a bottleneck's queue
+/// (a key frame; the delta frames queued behind it are counted at the factor), raised for one that would otherwise
+/// take longer than
 /// ``PacketPacer/maximumFrameSpan``. Taking the nominal rate for every frame, as this gate did before 2026-11-28,
 /// overstated a key frame's time at a low estimate and understates it now that key frames go slower.
 ///

@@ -124,10 +124,8 @@ struct VideoEncodeStage {
         var header = PacketSendQueue.Header(timestamp: timestamp, marker: false, layer: layer, layers: count,
                                             frameBytes: encoded.bytes.count, estimate: cap,
                                             detachments: detachments, peers: peers)
+        let frameBytes = encoded.bytes.count, estimate = cap
         let queue = pipeline.sendQueue
-        // Timed at the rate the pacer will give it: by what waits with it (``PacketPacer/frameRate(bytes:targetBitrate:)``;
-        // the frames ahead approximate those that will have queued behind it when it starts).
-        let frameBytes = encoded.bytes.count + queue.backlog.bytes, estimate = cap
         let packetizer = layers[layer].packetizer
         // Only this thread pushes, so the free slots can only grow until the frame is in.
         let packets = encoded.bytes.count / max(1, packetizer.maximumPayloadSize - 8) + 2  // 8: the longest descriptor and more

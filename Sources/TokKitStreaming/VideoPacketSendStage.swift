@@ -34,10 +34,7 @@ struct VideoPacketSendStage {
         // configured bitrate, it added ~30 ms to the first frame a new subscriber sees).
         if header.estimate != Int.max {
             if header.frameBytes > 0 {
-                // The frame and what queued behind it (after a key frame: the delta frames made meanwhile) go at
-                // one rate, no faster than a bottleneck's queue takes (``PacketPacer``).
-                let waiting = max(header.frameBytes, pipeline.sendQueue.backlog.bytes)
-                pacer.beginFrame(bytes: waiting, targetBitrate: header.estimate)
+                pacer.beginFrame(bytes: header.frameBytes, targetBitrate: header.estimate, timestamp: header.timestamp)
             }
             if anyone {
                 let wait = pacer.delay(sending: payload.count + PacketPacer.packetOverhead, at: MonotonicClock.now())
