@@ -7,11 +7,10 @@
 /// queue drain by a frame interval, so skipping ends by itself.
 ///
 /// The time is the pacer's own (``PacketPacer/frameRate(bytes:targetBitrate:)``): each frame at
-/// ``PacketPacer/pacingFactor`` times the path's estimate, lowered for a frame too large for a bottleneck's queue
-/// (a key frame; the delta frames queued behind it are counted at the factor), raised for one that would otherwise
-/// take longer than
+/// ``PacketPacer/pacingFactor`` times the path's estimate, raised for a frame that would otherwise take longer than
 /// ``PacketPacer/maximumFrameSpan``. Taking the nominal rate for every frame, as this gate did before 2026-11-28,
-/// overstated a key frame's time at a low estimate and understates it now that key frames go slower.
+/// overstated a key frame's time at a low estimate (at 100 kb/s a 25 kB key frame leaves in 250 ms, not the
+/// 800 ms the nominal 250 kb/s gives) and skipped the frames after it that would have left in time.
 ///
 /// A pure value: the queue's figures go in, the decision comes out.
 public struct SendBacklogGate: Sendable, Hashable {

@@ -139,12 +139,7 @@ struct VideoEncodeStage {
             if !queue.push(payload, header: header) { overflowed = true }
             header.frameBytes = 0
         }
-        if overflowed {
-            pipeline.requestKeyframe()
-        } else if encoded.isKeyframe {
-            // Peers' requests wait until it has left the pacer (and a round trip): it answers them.
-            pipeline.keyframeQueued(leavingWithin: queue.backlog.time)
-        }
+        if overflowed { pipeline.requestKeyframe() }
         let refreshed = top ? meter.record(bytes: encoded.bytes.count, at: MonotonicClock.now()) : false
         let (fps, bps) = (meter.framesPerSecond, meter.bitsPerSecond)
         pipeline.record { s in

@@ -202,15 +202,16 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     /// The least time between two keyframes made for peers' PLI or FIR (libwebrtc's `EncoderRtcpFeedback`
     /// minimum keyframe send interval): on a congested path every receiver asks again every few hundred ms while
     /// the keyframe answering its last request is still on its way, and each new keyframe congests it further.
-    public static let peerKeyframeInterval: Duration = PeerKeyframeRequestGate.minimumInterval
-    /// Peers' requests: at most one answer per interval, none while the last key frame is still being paced out.
-    private let peerKeyframeGate = Mutex(PeerKeyframeRequestGate())
+    public static let peerKeyframeInterval: Duration = .milliseconds(300)
+    private let lastPeerKeyframeRequest = Atomic<Int64>(Int64.min / 2)
 
-    /// A peer's PLI or FIR: a keyframe unless one was made for a request within ``peerKeyframeInterval``, or the
-    /// last key frame is still in the send queue or just left it (``PeerKeyframeRequestGate``).
+    /// A peer's PLI or FIR: a keyframe unless one was made for a request within ``peerKeyframeInterval``.
     func peerRequestedKeyframe() {
-        let now = MonotonicClock.now()
-        guard peerKeyframeGate.withLock({ $0.request(at: now) }) else {
+        let now = MonotonicClock.now().nanoseconds
+        let last = lastPeerKeyframeRequest.load(ordering: .relaxed)
+        guard now - last >= Self.peerKeyframeInterval.nanoseconds,
+              lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+        else {
             // Simulcast: the media router asks once when a subscriber switches layers and waits for a keyframe on
             // the new one; dropping that request left the switch waiting forever. Keep it for the interval's end.
             if simulcasting.load(ordering: .relaxed) { deferredPeerKeyframe.store(true, ordering: .relaxed) }
@@ -219,12 +220,6 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         }
         deferredPeerKeyframe.store(false, ordering: .relaxed)
         requestKeyframe()
-    }
-
-    /// The encode thread queued a key frame whose last packet leaves the pacer within `leaves`.
-    func keyframeQueued(leavingWithin leaves: Duration) {
-        let now = MonotonicClock.now()
-        peerKeyframeGate.withLock { $0.keyframeQueued(at: now, leavingWithin: leaves) }
     }
 
     /// Whether the encode thread sends more than one simulcast layer (set by it, ``setSimulcasting(_:)``).
@@ -404,10 +399,10 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             return true
         }
         guard deferredPeerKeyframe.load(ordering: .relaxed) else { return false }
-        let now = MonotonicClock.now()
-        // A router's layer switch waits for this one: only the interval applies, not the last key frame's pacing.
-        guard peerKeyframeGate.withLock({ $0.wouldAnswer(at: now, ignoreBusy: true)
-                                              && $0.request(at: now, ignoreBusy: true) })
+        let now = MonotonicClock.now().nanoseconds
+        let last = lastPeerKeyframeRequest.load(ordering: .relaxed)
+        guard now - last >= Self.peerKeyframeInterval.nanoseconds,
+              lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
         else { return false }
         deferredPeerKeyframe.store(false, ordering: .relaxed)
         stats.withLock { $0.keyframeRequests += 1 }

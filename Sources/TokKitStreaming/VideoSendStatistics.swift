@@ -28,8 +28,7 @@ public struct VideoSendStatistics: Hashable, Sendable {
     public var sendErrors = 0
     /// Keyframes asked for (new peer, PLI, FIR, re-enable).
     public var keyframeRequests = 0
-    /// Peers' PLI/FIR ignored: within ``VideoSendPipeline/peerKeyframeInterval`` of the last one answered, or while
-    /// the last key frame was still being paced out (``PeerKeyframeRequestGate``).
+    /// Peers' PLI/FIR ignored: within ``VideoSendPipeline/peerKeyframeInterval`` of the last one answered.
     public var keyframeRequestsIgnored = 0
     /// Encoded frames per second.
     public var framesPerSecond: Double = 0

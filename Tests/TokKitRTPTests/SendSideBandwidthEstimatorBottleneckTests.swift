@@ -14,7 +14,6 @@ import TokKitRTP
         var sentBits = 0
         var skippedFrames = 0
         var keyframes = 0
-        var keyframeTimes: [Double] = []
         var deliveredBits: [(t: Double, bits: Int)] = []
 
         /// The lowest target from `second` on.
@@ -69,16 +68,6 @@ import TokKitRTP
         var arrivalJitter: Int64 = 0
         /// Random loss on the forward path besides the bottleneck's drops.
         var randomLoss = 0.0
-        /// The pacer's sustained budget (TokKitStreaming's `PacketPacer`): 2.5 × the target only while a virtual
-        /// link at the target holds under 60 ms, the target past it. Off: 2.5 × the target throughout (as before
-        /// 2026-11-28).
-        var sustainedPacing = true
-        /// The least size of a key frame (bytes): a textured 640x480 picture cannot be made much smaller whatever
-        /// the target (15-30 kB in network-bench). 0: 9 × a frame's share of the target only.
-        var keyframeMinimum = 0
-        /// Key frame requests are not answered while the last key frame's packets wait in the pacer (TokKitStreaming's
-        /// `PeerKeyframeRequestGate`). Off: only at most one per 300 ms (as before 2026-11-28).
-        var keyframeGate = true
         var seed: UInt64 = 1
     }
 
@@ -98,7 +87,6 @@ import TokKitRTP
         // Packets waiting in the pacer: (size, transport sequence not yet stamped).
         var pacerQueue: [Int] = []
         var pacerCredit = 0.0
-        var virtualFree: Int64 = 0  // when the virtual link at the target is free (µs)
         var pacerLast: Int64 = 0
         var sequence: UInt16 = 1
         var arrivals: [(time: Int64, sequence: UInt16, size: Int)] = []
@@ -118,7 +106,6 @@ import TokKitRTP
         var retransmissions: [(due: Int64, size: Int, attempt: Int)] = []
         var keyframeRequest: Int64?
         var lastKeyframe: Int64 = -1_000_000
-        var keyframePacketsQueued = 0  // the last key frame's packets still in the pacer, and those ahead of it
 
         func send(_ size: Int, at now: Int64, attempt: Int = 0) {
             history.record(sequence, sendTime: now, size: size)
@@ -160,25 +147,17 @@ import TokKitRTP
                         * (0.75 + 0.5 * random.next()))
                     // A key frame: the first, and one asked for (at most one per 300 ms); libvpx allows 9 × a
                     // frame's share of the target for it (Chromium's max intra bitrate, 900 %).
-                    var key = false
                     if frameIndex == 0 || keyframeRequest.map({ now >= $0 && now - lastKeyframe >= 300_000 }) == true {
-                        if scenario.keyframeGate && keyframePacketsQueued > 0 {
-                            keyframeRequest = nil  // answered by the key frame still being paced out
-                        } else {
-                            bytes = max(bytes * (frameIndex == 0 ? 5 : 9), scenario.keyframeMinimum)
-                            keyframeRequest = nil
-                            lastKeyframe = now
-                            trace.keyframes += 1
-                            trace.keyframeTimes.append(Double(now) / 1_000_000)
-                            key = true
-                        }
+                        bytes *= frameIndex == 0 ? 5 : 9
+                        keyframeRequest = nil
+                        lastKeyframe = now
+                        trace.keyframes += 1
                     }
                     frameIndex += 1
                     while bytes > 0 {
                         pacerQueue.append(min(bytes, 1200) + 40)
                         bytes -= 1200
                     }
-                    if key { keyframePacketsQueued = pacerQueue.count }
                 } else {
                     trace.skippedFrames += 1
                 }
@@ -197,12 +176,9 @@ import TokKitRTP
             let pacingRate = 2.5 * Double(min(target, 10_000_000))
             pacerCredit = min(pacerCredit + pacingRate * Double(now - pacerLast) / 8_000_000, pacingRate * 0.005 / 8)
             pacerLast = now
-            while let size = pacerQueue.first, pacerCredit > 0,
-                  !scenario.sustainedPacing || virtualFree - now <= 60_000 {
+            while let size = pacerQueue.first, pacerCredit > 0 {
                 pacerCredit -= Double(size)
-                virtualFree = max(virtualFree, now) + Int64(size * 8) * 1_000_000 / Int64(max(target, 50_000))
                 pacerQueue.removeFirst()
-                keyframePacketsQueued = max(keyframePacketsQueued - 1, 0)
                 send(size, at: now)
             }
             // Receiver: record what arrived by now; feedback every 50 ms.
@@ -244,60 +220,36 @@ import TokKitRTP
     }
 
     /// The lab's case: both directions capped, so feedback is delayed (0-100 ms behind the other side's video)
-    /// and a third of it lost. After the first seconds the target must stay near the link's capacity: no trip to
-    /// the 50 kb/s floor (never under 200 kb/s after the cap), and the mean over the last 10 s within 60-95 % of it.
+    /// and a third of it lost. The goal after the first seconds: the target stays near the link's capacity, no trip
+    /// to the 50 kb/s floor (checked: never under 200 kb/s after the cap).
     ///
-    /// Issue 14: before 2026-11-28 the loss-based controller cut its own estimate (10 Mb/s, far above anything
-    /// sent) by × (1 − 0.5 × loss) every 200 ms while loss lasted, and loss lasted while the encoder, the send
-    /// queue, NACK retransmissions and key frames caught up with the last cut: the target reached the floor 3-4 s
-    /// after the cap in every seed here (and with clean feedback), as in network-bench. Now decreases are 500 ms
-    /// apart, from the target in force or the rate sent, and not under 0.85 × R_hat (``LossBasedController``).
+    /// Known issue (issue 14): the loss-based controller cuts its own estimate (10 Mb/s, far above anything sent)
+    /// by × (1 − 0.5 × loss) every 200 ms while loss lasts, and loss lasts while the encoder, the send queue, NACK
+    /// retransmissions and key frames catch up with the last cut: the target reaches the floor 3-4 s after the cap
+    /// in every seed here (and with clean feedback), as in network-bench. A fix in libwebrtc's manner (decreases
+    /// 500 ms apart, from the target in force or the rate sent, not under 0.85 × R_hat) kept it at ~420 kb/s here
+    /// but was not kept: in the lab it left the link loaded enough for a key-frame-request storm (Streaming.md,
+    /// "Drop-tail bottlenecks"). When the collapse is fixed, `withKnownIssue` fails and these become plain checks.
     @Test(arguments: [UInt64(1), 2, 3])
     func behindADropTailBottleneckWithLossyFeedbackTheTargetStaysNearTheCapacity(seed: UInt64) throws {
         let scenario = Scenario(feedbackLoss: 0.33, feedbackQueueing: 100_000, arrivalJitter: 2_000, seed: seed)
         let trace = try Self.run(scenario)
         let under = try #require(trace.firstTime(under: scenario.capacity), "never under the cap: \(trace.summary)")
         #expect(under < 5, "\(trace.summary)")
-        #expect(trace.minimumTarget(from: under + 1) >= 200_000, "\(trace.summary)")
-        let mean = trace.meanTarget(from: 50)
-        #expect(mean >= 0.6 * Double(scenario.capacity) && mean <= 0.95 * Double(scenario.capacity),
-                "mean \(mean): \(trace.summary)")
+        withKnownIssue("issue 14: the loss-based estimate overshoots to its floor behind a drop-tail bottleneck") {
+            #expect(trace.minimumTarget(from: under + 1) >= 200_000, "\(trace.summary)")
+        }
     }
 
-    /// The same link with every feedback delivered at once: the reference the lossy case is compared with.
+    /// The same link with every feedback delivered at once: the collapse does not come from lost feedback.
     @Test func behindADropTailBottleneckWithCleanFeedbackTheTargetStaysNearTheCapacity() throws {
         let scenario = Scenario()
         let trace = try Self.run(scenario)
         let under = try #require(trace.firstTime(under: scenario.capacity), "never under the cap: \(trace.summary)")
         #expect(under < 5, "\(trace.summary)")
-        #expect(trace.minimumTarget(from: under + 1) >= 200_000, "\(trace.summary)")
-        let mean = trace.meanTarget(from: 50)
-        #expect(mean >= 0.6 * Double(scenario.capacity) && mean <= 0.95 * Double(scenario.capacity),
-                "mean \(mean): \(trace.summary)")
-    }
-
-    /// Textured key frames (at least 18 kB, whatever the target) behind the same bottleneck, lossy feedback: key
-    /// frames asked for after settling stay few. Printed beside the pacing and answering of before 2026-11-28
-    /// (2.5 × the target throughout, every request answered after 300 ms), which the lab showed storming.
-    @Test(arguments: [UInt64(1), 2, 3])
-    func texturedKeyFramesBehindADropTailBottleneckDoNotStorm(seed: UInt64) throws {
-        var scenario = Scenario(feedbackLoss: 0.33, feedbackQueueing: 100_000, arrivalJitter: 2_000, seed: seed)
-        scenario.keyframeMinimum = 18_000
-        let trace = try Self.run(scenario)
-        var before = scenario
-        (before.sustainedPacing, before.keyframeGate) = (false, false)
-        let old = try Self.run(before)
-        var pacingOnly = scenario, gateOnly = scenario
-        pacingOnly.keyframeGate = false
-        gateOnly.sustainedPacing = false
-        let (paced, gated) = (try Self.run(pacingOnly), try Self.run(gateOnly))
-        let under = try #require(trace.firstTime(under: scenario.capacity), "never under the cap: \(trace.summary)")
-        func count(_ t: Trace) -> Int { t.keyframeTimes.filter { $0 > under + 1 }.count }
-        let after = count(trace)
-        print("seed \(seed): key frames after settling \(after) (before 2026-11-28's rules: \(count(old)); "
-              + "the pacing rule alone: \(count(paced)), the request gate alone: \(count(gated))); \(trace.summary)")
-        #expect(trace.minimumTarget(from: under + 1) >= 200_000, "\(trace.summary)")
-        #expect(after <= 5, "\(trace.keyframeTimes)")
+        withKnownIssue("issue 14: the loss-based estimate overshoots to its floor behind a drop-tail bottleneck") {
+            #expect(trace.minimumTarget(from: under + 1) >= 200_000, "\(trace.summary)")
+        }
     }
 
     /// Random 5 % loss on an uncapped path (network-bench's loss row without its delay): under the loss-based

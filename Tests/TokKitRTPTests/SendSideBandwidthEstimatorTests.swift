@@ -147,38 +147,6 @@ import TokKitRTP
         // The window 1.8 ... 2.1 s holds 55 lost of 200: × (1 − 0.5 × 0.275).
         #expect((862_000...863_000).contains(controller.estimate), "\(controller.estimate)")
     }
-
-    /// Heavy loss that goes on: decreases at most every ``LossBasedController/decreaseInterval``, not every 200 ms.
-    @Test func decreasesAreSpacedByTheDecreaseInterval() {
-        var controller = LossBasedController(minimum: 50_000, start: 1_000_000, maximum: 2_000_000)
-        var cuts: [Int64] = []
-        var last = controller.estimate
-        for step in 0 ..< 40 {  // 2 s of half the packets lost, feedback every 50 ms
-            let now = Int64(step) * 50_000
-            controller.update(lost: 5, total: 10, now: now)
-            if controller.estimate < last { cuts.append(now) }
-            last = controller.estimate
-        }
-        #expect(cuts.count >= 3 && cuts.count <= 4, "\(cuts)")
-        #expect(zip(cuts, cuts.dropFirst()).allSatisfy { $1 - $0 >= LossBasedController.decreaseInterval }, "\(cuts)")
-    }
-
-    /// A decrease starts from the target in force or the rate sent when lower (not from the controller's own
-    /// estimate far above), and does not go under 0.85 × the received rate.
-    @Test func aDecreaseStartsFromWhatWasSentAndStopsAtTheReceivedRateFloor() {
-        var controller = LossBasedController(minimum: 50_000, start: 10_000_000, maximum: 10_000_000)
-        // 40 % lost, 300 kb/s received: sent ≈ 300 / 0.6 = 500 kb/s; × (1 − 0.2) = 400 kb/s.
-        for step in 0 ..< 5 {
-            controller.update(lost: 4, total: 10, now: Int64(step) * 50_000, target: 1_000_000, receivedRate: 300_000)
-        }
-        #expect((399_000...401_000).contains(controller.estimate), "\(controller.estimate)")
-        // 60 % lost, 450 kb/s received: the cut (from 400 kb/s × 0.7 = 280) stops at 0.85 × 450 = 382.5 kb/s.
-        for step in 5 ..< 20 {
-            controller.update(lost: 6, total: 10, now: Int64(step) * 50_000, target: controller.estimate,
-                              receivedRate: 450_000)
-        }
-        #expect((382_000...383_000).contains(controller.estimate), "\(controller.estimate)")
-    }
 }
 
 /// R_hat per feedback message: a lost message takes its bytes and its time away together.

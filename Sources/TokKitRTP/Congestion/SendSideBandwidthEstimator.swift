@@ -81,8 +81,7 @@ public struct SendSideBandwidthEstimator: Sendable {
         lostCount += lost
         usage = overused ? .overusing : detector.state
         delayBased.update(usage, receivedRate: receivedRate.bitsPerSecond, now: now)
-        lossBased.update(lost: lost, total: packets.count, now: now, target: target,
-                         receivedRate: receivedRate.bitsPerSecond)
+        lossBased.update(lost: lost, total: packets.count, now: now)
         return target
     }
 }
