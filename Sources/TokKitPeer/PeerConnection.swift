@@ -426,6 +426,11 @@ public final class PeerConnection: Sendable {
         reporter.withLock { $0[receiver: kind]?.lastSenderReportTimes }
     }
 
+    /// The ICE agent's batching sleeps and datagram timing (internal, for tests); nil before the agent exists.
+    var iceReceiveStatistics: ICEReceiveStatistics? {
+        control.withLock { $0.ice }?.receiveStatistics
+    }
+
     /// A snapshot of the `kind` section's statistics.
     public func statistics(_ kind: MediaKind) -> TrackStatistics {
         var s = TrackStatistics()
