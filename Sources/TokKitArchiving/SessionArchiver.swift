@@ -79,7 +79,8 @@ public final class SessionArchiver: Sendable {
     /// is given another: 40 ms. The network thread of each subscription then wakes about 25 times a second instead
     /// of once per datagram, which was half of a lone recorded stream's CPU (Docs/Archiving.md, "Benchmark"). It is
     /// safe for a recorder: the packets' arrival times are the kernel's receive timestamps (the publisher's bandwidth
-    /// estimate is fed true arrival times), and what the recorder sends back (transport-wide feedback, receiver
+    /// estimate is fed true arrival times; not through a TURN relay of the archiver's own, whose socket libnice does
+    /// not give out), and what the recorder sends back (transport-wide feedback, receiver
     /// reports, NACKs, PLIs) leaves up to one interval later, which its jitter buffer's depth allows for.
     public static let defaultReceiveBatching: Duration? = .milliseconds(40)
 

@@ -8,8 +8,8 @@ import Glibc
 ///
 /// A stamp is used only when it is newer than the last one used (a datagram read from another socket, e.g. of a
 /// pair that is not the selected one, leaves the selected socket's stamp as it was), not in the future and at most
-/// ``maximumAge`` old; otherwise, and without a usable socket (none selected yet, or a TCP/TLS TURN connection),
-/// the arrival time is the clock now. Arrival times never go back.
+/// ``maximumAge`` old; otherwise, and without a usable socket (none selected yet; a TURN relay candidate, for which
+/// libnice gives no socket; a stream socket), the arrival time is the clock now. Arrival times never go back.
 ///
 /// Threading: the loop thread only (its owner keeps it in a `Mutex`). Holds a reference on the selected socket's
 /// `GSocket`, so that its descriptor stays that socket's: ``release()`` lets go of it.

@@ -8,8 +8,9 @@ public struct ICEReceiveStatistics: Sendable, Equatable {
     public var sleepsEndedByWakeup: Int
     /// Datagrams whose arrival time is the kernel's receive timestamp (``ICEAgent/receivedDatagramArrival``).
     public var kernelTimedDatagrams: Int
-    /// Datagrams whose arrival time is the clock when they were handled (no socket selected yet, a TCP or TLS TURN
-    /// connection, a datagram of another socket than the selected pair's, or a stamp that failed a check).
+    /// Datagrams whose arrival time is the clock when they were handled (no pair selected yet, a selected TURN relay
+    /// candidate, for which libnice gives no socket, a datagram of another socket than the selected pair's, or a
+    /// stamp that failed a check).
     public var clockTimedDatagrams: Int
 
     public init(batchingSleeps: Int = 0, sleepsEndedByWakeup: Int = 0, kernelTimedDatagrams: Int = 0,
