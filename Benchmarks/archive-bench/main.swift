@@ -14,7 +14,7 @@
 // them, its start-up and probing (the same command with `-t 0`) subtracted, per second of media.
 //
 // swift build -c release --product archive-bench && .build/release/archive-bench [--seconds S] [--streams 1,4,9]
-//   [--resolutions 640x480,1280x720] [--receive-batching MS (the individual archiver's network thread; none by default)]
+//   [--resolutions 640x480,1280x720] [--receive-batching MS (the individual archiver's network thread; 0: none; SessionArchiver's 40 ms by default)]
 import Foundation
 import Logging
 import TokKit
@@ -30,7 +30,8 @@ struct Options {
     var seconds = 10.0
     var streamCounts = [1, 4, 9]
     var resolutions = ["640x480", "1280x720"]
-    /// The individual archiver's receive batching in ms (ICEConfiguration.receiveBatching; `nil` or 0: none).
+    /// The individual archiver's receive batching in ms (ICEConfiguration.receiveBatching; `nil`: the archiver's
+    /// default, `SessionArchiver.defaultReceiveBatching`; 0: none).
     var receiveBatching: Int?
 
     static func parse(_ arguments: [String]) -> Options {
@@ -57,6 +58,8 @@ struct Options {
 
 let options = Options.parse(arguments)
 let seconds = options.seconds
+let individualBatching: Duration? = options.receiveBatching.map { $0 == 0 ? nil : .milliseconds($0) }
+    ?? SessionArchiver.defaultReceiveBatching
 
 func figure(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
 
@@ -128,7 +131,7 @@ let root = FileManager.default.temporaryDirectory.appendingPathComponent("archiv
 try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
 print("archive-bench: \(figure(seconds, 0)) s per case, publishers 320x240 30 fps + Opus tone in a child process;",
       "recorder CPU = process CPU minus the same run's no-recording baseline; individual receive batching",
-      options.receiveBatching.map { "\($0) ms" } ?? "none")
+      individualBatching.map { "\($0)" } ?? "none")
 
 for count in options.streamCounts {
     let sessionID = try await server.createSession().sessionID
@@ -158,11 +161,9 @@ for count in options.streamCounts {
     let directory = "\(root)/individual-\(count)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let recorderToken = try await server.issueToken(sessionID: sessionID, role: .subscriber).token
-    var ice = ICEConfiguration.loopback
-    ice.receiveBatching = options.receiveBatching.map { .milliseconds($0) }
     let individual = try await SessionArchiver.start(
         serverURL: url, apiKey: apiKey, sessionID: SessionID(sessionID), token: recorderToken, directory: directory,
-        ice: ice, logger: logger)
+        ice: .loopback, receiveBatching: individualBatching, logger: logger)
     let started = ContinuousClock.now
     let window = try await measure(seconds: seconds, warmUp: .seconds(1)) { bytes(under: directory) }
     let files = await individual.stop()

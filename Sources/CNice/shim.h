@@ -43,4 +43,36 @@ static inline void tk_nice_set_string(NiceAgent *agent, const char *name, const 
 }
 
 static inline void tk_nice_unref(NiceAgent *agent) { g_object_unref(agent); }
+// The kernel's receive timestamp of a datagram socket (ioctl is variadic: Swift cannot call it).
+#include <errno.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/sockios.h>
+#include <time.h>
+
+// The kernel's receive time of the last datagram read from socket `fd` (SIOCGSTAMPNS, which also turns the socket's
+// receive timestamps on, so the datagrams queued before the first call have none) in CLOCK_REALTIME nanoseconds
+// (`*realtime`), and that time on CLOCK_MONOTONIC (`*monotonic`: the monotonic clock now minus the stamp's age on the
+// real-time clock now, both read here). Returns 0, or -errno: ENOENT when no datagram was read yet, ENOTTY or
+// EINVAL for a descriptor that is not a socket with timestamps (a closed one: EBADF).
+static inline int tk_socket_receive_stamp(int fd, int64_t *realtime, int64_t *monotonic) {
+    struct timespec stamp, real, mono;
+    if (ioctl(fd, SIOCGSTAMPNS, &stamp) != 0) return -errno;
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    int64_t at = (int64_t)stamp.tv_sec * 1000000000 + stamp.tv_nsec;
+    int64_t age = ((int64_t)real.tv_sec * 1000000000 + real.tv_nsec) - at;
+    *realtime = at;
+    *monotonic = ((int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec) - age;
+    return 0;
+}
+
+// 1 when `fd` is a datagram socket (SO_TYPE), 0 when it is another kind of socket, -errno when it is none.
+static inline int tk_socket_is_datagram(int fd) {
+    int type = 0;
+    socklen_t length = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0) return -errno;
+    return type == SOCK_DGRAM ? 1 : 0;
+}
 #endif

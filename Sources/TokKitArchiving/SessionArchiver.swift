@@ -75,21 +75,33 @@ public final class SessionArchiver: Sendable {
         started = .now
     }
 
+    /// The receive batching of the archiver's media connections unless ``start(serverURL:apiKey:sessionID:token:directory:hasAudio:hasVideo:ice:receiveBatching:credential:logger:)``
+    /// is given another: 40 ms. The network thread of each subscription then wakes about 25 times a second instead
+    /// of once per datagram, which was half of a lone recorded stream's CPU (Docs/Archiving.md, "Benchmark"). It is
+    /// safe for a recorder: the packets' arrival times are the kernel's receive timestamps (the publisher's bandwidth
+    /// estimate is fed true arrival times; not through a TURN relay of the archiver's own, whose socket libnice does
+    /// not give out), and what the recorder sends back (transport-wide feedback, receiver
+    /// reports, NACKs, PLIs) leaves up to one interval later, which its jitter buffer's depth allows for.
+    public static let defaultReceiveBatching: Duration? = .milliseconds(40)
+
     /// Connects to the session and starts recording every stream into `directory` (which must exist).
     ///
     /// - Parameters:
-    ///   - ice: how the archiver's media connections gather candidates (every interface by default), and their
-    ///     receive batching (``ICEConfiguration/receiveBatching``, off by default: 40 ms brings a lone recorded
-    ///     stream under 1 % of a core, but delays the arrival times the publisher's bandwidth estimate is fed;
-    ///     Docs/Archiving.md, "Benchmark").
+    ///   - ice: how the archiver's media connections gather candidates (every interface by default); its
+    ///     ``ICEConfiguration/receiveBatching`` is replaced by `receiveBatching`.
+    ///   - receiveBatching: the media connections' receive batching (``ICEConfiguration/receiveBatching``),
+    ///     ``defaultReceiveBatching`` unless given (`nil`: none).
     ///   - credential: a server's recorder credential, shown in its signaling WebSocket upgrade (nil: none).
     /// - Throws: ``SessionError`` when the session cannot be joined.
     public static func start(
         serverURL: URL, apiKey: String, sessionID: SessionID, token: String, directory: String,
         hasAudio: Bool = true, hasVideo: Bool = true, ice: ICEConfiguration = .allInterfaces,
+        receiveBatching: Duration? = SessionArchiver.defaultReceiveBatching,
         credential: RecorderCredential? = nil, logger: Logger = Logger(label: "tokkit.archiver")
     ) async throws(SessionError) -> SessionArchiver {
         guard hasAudio || hasVideo else { throw .invalidParameter("an archive needs audio, video or both") }
+        var ice = ice
+        ice.receiveBatching = receiveBatching
         var settings = SessionSettings()
         settings.logger = logger
         settings.signalingHeaders = credential?.headerFields ?? [:]

@@ -20,12 +20,14 @@ final class GLibLoop: @unchecked Sendable {
 
     /// Creates the context and starts the thread (`name` is visible in `top -H`, 15 bytes kept). With `batching`,
     /// the thread waits at least that long after each wake-up before it polls again (waking for a timer due
-    /// sooner), so that what arrives meanwhile is handled in one wake-up (``ICEConfiguration/receiveBatching``).
+    /// sooner, or for work handed to it), so that what arrives meanwhile is handled in one wake-up
+    /// (``ICEConfiguration/receiveBatching``).
     init(name: String, batching: Duration? = nil) {
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)
         if let batching, batching > .zero {
-            self.batching = PollBatching(microseconds: min(max(batching.nanoseconds / 1_000, 1), 1_000_000))
+            self.batching = PollBatching(microseconds: min(max(batching.nanoseconds / 1_000, 1), 1_000_000),
+                                         wakeupDescriptor: Self.wakeupDescriptor(of: context))
             g_main_context_set_poll_func(context, glibBatchingPoll)
         } else {
             self.batching = nil
@@ -33,6 +35,26 @@ final class GLibLoop: @unchecked Sendable {
         let me = Unmanaged.passRetained(self).toOpaque()  // released by the thread when the loop ends
         let t = g_thread_new(String(name.utf8.prefix(15)) ?? "tk-ice", glibLoopEntry, me)
         thread.withLock { $0 = t.map(ThreadHandle.init) }
+    }
+
+    /// The descriptor of `context`'s wakeup (GLib's `GWakeup`, an eventfd), -1 if not found: what GLib writes when
+    /// work is handed to the context from another thread (a source attached, `g_main_context_invoke`, the loop's
+    /// quit). A new context polls that descriptor alone, and `g_main_context_query` lists it; called before the loop
+    /// thread starts, with the context acquired.
+    private static func wakeupDescriptor(of context: OpaquePointer) -> Int32 {
+        guard g_main_context_acquire(context) != 0 else { return -1 }
+        defer { g_main_context_release(context) }
+        var fds = [GPollFD](repeating: GPollFD(), count: 4)
+        var timeout: gint = 0
+        let count = g_main_context_query(context, gint.max, &timeout, &fds, gint(fds.count))
+        return count == 1 ? fds[0].fd : -1
+    }
+
+    /// The batching sleeps so far and how many of them work handed to the thread ended early; zeros without
+    /// batching. Any thread.
+    var batchingCounts: (sleeps: Int, endedByWakeup: Int) {
+        guard let batching else { return (0, 0) }
+        return (batching.sleeps.load(ordering: .relaxed), batching.sleepsEndedByWakeup.load(ordering: .relaxed))
     }
 
     deinit {
@@ -113,15 +135,39 @@ final class GLibLoop: @unchecked Sendable {
     }
 }
 
-/// The poll batching state of one loop thread: read and written by that thread only (its poll function), hence
-/// `@unchecked Sendable`.
+/// The poll batching state of one loop thread: ``lastReturn`` is read and written by that thread only (its poll
+/// function), the counters are atomic, hence `@unchecked Sendable`.
 final class PollBatching: @unchecked Sendable {
     /// The least time from one wake-up to the next wait for the network, in microseconds.
     let microseconds: Int64
+    /// The context's wakeup descriptor (-1: unknown, the sleep cannot be ended early).
+    let wakeupDescriptor: Int32
     /// When the last poll returned (GLib's monotonic clock, microseconds).
     var lastReturn: Int64 = 0
+    /// Sleeps begun, and those ended early by the context's wakeup.
+    let sleeps = Atomic<Int>(0)
+    let sleepsEndedByWakeup = Atomic<Int>(0)
 
-    init(microseconds: Int64) { self.microseconds = microseconds }
+    init(microseconds: Int64, wakeupDescriptor: Int32) {
+        self.microseconds = microseconds
+        self.wakeupDescriptor = wakeupDescriptor
+    }
+
+    /// Sleeps `microseconds` (> 0) unless the context's wakeup is (or becomes) readable meanwhile: work was handed
+    /// to the thread (a source attached from another thread, an invoke, the loop's quit), which then runs at once.
+    /// Returns whether the wakeup ended the sleep. GLib reads (acknowledges) the wakeup itself after its poll.
+    func sleep(microseconds: Int64) -> Bool {
+        sleeps.add(1, ordering: .relaxed)
+        guard wakeupDescriptor >= 0 else {
+            g_usleep(gulong(microseconds))
+            return false
+        }
+        var wake = pollfd(fd: wakeupDescriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&wake, 1, Int32(clamping: (microseconds + 999) / 1_000))  // rounded up to whole ms
+        guard ready > 0, wake.revents & Int16(POLLIN) != 0 else { return false }
+        sleepsEndedByWakeup.add(1, ordering: .relaxed)
+        return true
+    }
 }
 
 /// The thread-specific key under which a batching loop thread keeps its ``PollBatching``.
@@ -133,7 +179,8 @@ private let pollBatchingKey: pthread_key_t = {
 
 /// The poll function of a batching context (`g_main_context_set_poll_func`): a wait that would start less than
 /// the batching interval after the last wake-up first sleeps out the rest of the interval (or until GLib's
-/// timeout, whichever is sooner), then polls. A poll that must not block (timeout 0) and a thread without
+/// timeout, whichever is sooner; watching only the context's wakeup, so that work handed to the thread meanwhile
+/// ends the sleep at once), then polls. A poll that must not block (timeout 0) and a thread without
 /// batching state (a context iterated elsewhere) poll at once. One thread-specific read and two clock reads a
 /// wake-up; nothing allocated.
 private let glibBatchingPoll: GPollFunc = { fds, count, timeout in
@@ -143,8 +190,11 @@ private let glibBatchingPoll: GPollFunc = { fds, count, timeout in
     let wait = state.lastReturn + state.microseconds - Int64(g_get_monotonic_time())
     if wait > 0 {
         let sleep = timeout < 0 ? wait : min(wait, Int64(timeout) * 1_000)
-        g_usleep(gulong(sleep))
-        if timeout > 0 { timeout = gint(max(0, (Int64(timeout) * 1_000 - sleep) / 1_000)) }
+        if state.sleep(microseconds: sleep) {
+            timeout = 0  // work was handed to the thread: poll without waiting (the wakeup is readable anyway)
+        } else if timeout > 0 {
+            timeout = gint(max(0, (Int64(timeout) * 1_000 - sleep) / 1_000))
+        }
     }
     let ready = g_poll(fds, count, timeout)
     state.lastReturn = Int64(g_get_monotonic_time())

@@ -49,7 +49,8 @@ public final class ICEAgent: Sendable {
         streamID = nice_agent_add_stream(raw, 1)
         let (stream, continuation) = AsyncStream.makeStream(of: ICEEvent.self)
         events = stream
-        core = ICEAgentCore(agent: agent, streamID: streamID, continuation: continuation)
+        core = ICEAgentCore(agent: agent, streamID: streamID, continuation: continuation,
+                            batching: configuration.receiveBatching)
         do {
             try configure(plan, configuration)
         } catch {
@@ -90,6 +91,24 @@ public final class ICEAgent: Sendable {
     /// call). `nil` drops them.
     public func setReceiveHandler(_ handler: (@Sendable (UnsafeRawBufferPointer) -> Void)?) {
         core.receiver.withLock { $0 = handler.map(ICEAgentCore.Receiver.init) }
+    }
+
+    /// When the datagram being handled arrived, in CLOCK_MONOTONIC nanoseconds (``PeerClock``-style monotonic time),
+    /// for an agent that batches its reads (``ICEConfiguration/receiveBatching``): read from the receive handler (on
+    /// the network thread) only; `nil` there without batching and anywhere else. A batching agent reads a datagram
+    /// up to an interval after it came, so the clock at the handler is not its arrival: this is the kernel's receive
+    /// timestamp of the selected pair's UDP socket, taken right after libnice read the datagram (or the clock then
+    /// when no stamp fits: see ``ICEReceiveStatistics``). Never earlier than the previous datagram's.
+    public var receivedDatagramArrival: UInt64? {
+        let at = core.currentArrival.load(ordering: .relaxed)
+        return at == 0 || !loop.isCurrent ? nil : at
+    }
+
+    /// Batching sleeps and how received datagrams were timed (zeros without batching). Any thread.
+    public var receiveStatistics: ICEReceiveStatistics {
+        let sleeps = loop.batchingCounts, timed = core.arrivalCounts
+        return ICEReceiveStatistics(batchingSleeps: sleeps.sleeps, sleepsEndedByWakeup: sleeps.endedByWakeup,
+                                    kernelTimedDatagrams: timed.kernel, clockTimedDatagrams: timed.clock)
     }
 
     /// Binds the host sockets and starts gathering; candidates arrive as ``ICEEvent/localCandidate(_:)``
@@ -213,6 +232,7 @@ public final class ICEAgent: Sendable {
             nice_agent_close_async(agent.pointer, niceClosed, Unmanaged.passRetained(loop).toOpaque())
         }
         loop.join()
+        core.releaseSocket()
         core.continuation.yield(.stateChanged(.closed))
         core.continuation.finish()
     }

@@ -33,8 +33,10 @@ public struct ICEConfiguration: Sendable, Hashable {
     /// wake-up instead of one each (timers due sooner still run on time). For receivers that take the delay, a
     /// recorder: at about 85 datagrams a second a lone recorded stream's network thread woke about 90 times a
     /// second, and the wake-ups (the kernel's scheduling, GLib's loop iteration, libnice's read that ends in
-    /// `EAGAIN`) were about half of its CPU time. Datagrams are read up to this much late, so their arrival times
-    /// (transport-wide feedback to the sender, the receive statistics) are too. Decided at agent creation.
+    /// `EAGAIN`) were about half of its CPU time. Datagrams are read up to this much late; their arrival times
+    /// (transport-wide feedback to the sender, the receive statistics) are the kernel's receive timestamps
+    /// (``ICEAgent/receivedDatagramArrival``), and work handed to the thread (timers, ``ICEAgent/perform(_:)``,
+    /// ``ICEAgent/close()``) ends a wait at once. `SessionArchiver` uses 40 ms by default. Decided at agent creation.
     public var receiveBatching: Duration?
 
     /// A configuration; the defaults gather on every usable interface and loopback, with no servers.

@@ -17,12 +17,12 @@ private func core(_ data: gpointer?) -> ICEAgentCore {
 /// finds nothing to do. Nothing here iterates the loop again (the callbacks of this file never run a nested
 /// iteration), so the source is marked as able to recurse the first time it delivers, and its later dispatches skip
 /// the blocking. `g_main_current_source` is the source being dispatched (a thread-local read).
-let niceReceive: NiceAgentRecvFunc = { _, _, _, length, buffer, data in
+let niceReceive: NiceAgentRecvFunc = { agent, _, _, length, buffer, data in
     if let source = g_main_current_source(), g_source_get_can_recurse(source) == 0 {
         g_source_set_can_recurse(source, 1)
     }
     guard let buffer else { return }
-    core(data).deliver(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
+    core(data).deliver(UnsafeRawBufferPointer(start: buffer, count: Int(length)), agent: agent)
 }
 
 /// `new-candidate-full`: any thread.

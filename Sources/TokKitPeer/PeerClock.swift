@@ -15,11 +15,20 @@ public struct PeerClock: Sendable {
     public let now: @Sendable () -> UInt64
     /// The NTP time at monotonic 0.
     public let ntpOrigin: NTPTimestamp
+    /// Whether ``now`` reads CLOCK_MONOTONIC (``system``): then the arrival times a batching ICE agent takes from the
+    /// kernel (``ICEAgent/receivedDatagramArrival``, on the same clock) are used for received packets; other clocks
+    /// (a test's) time packets when they are handled.
+    public let readsSystemMonotonic: Bool
 
     /// A clock reading `now`, at `ntpOrigin` when it reads 0.
     public init(ntpOrigin: NTPTimestamp, now: @escaping @Sendable () -> UInt64) {
+        self.init(ntpOrigin: ntpOrigin, readsSystemMonotonic: false, now: now)
+    }
+
+    private init(ntpOrigin: NTPTimestamp, readsSystemMonotonic: Bool, now: @escaping @Sendable () -> UInt64) {
         self.now = now
         self.ntpOrigin = ntpOrigin
+        self.readsSystemMonotonic = readsSystemMonotonic
     }
 
     /// CLOCK_MONOTONIC, mapped to CLOCK_REALTIME as read when this clock is made.
@@ -31,7 +40,7 @@ public struct PeerClock: Sendable {
         let origin = wall &- min(monotonic, wall)
         return PeerClock(ntpOrigin: NTPTimestamp(unixSeconds: origin / 1_000_000_000,
                                                  nanoseconds: UInt32(origin % 1_000_000_000)),
-                         now: monotonicNanoseconds)
+                         readsSystemMonotonic: true, now: monotonicNanoseconds)
     }
 
     /// A clock that reads `time`'s value (tests move it).

@@ -426,6 +426,11 @@ public final class PeerConnection: Sendable {
         reporter.withLock { $0[receiver: kind]?.lastSenderReportTimes }
     }
 
+    /// The ICE agent's batching sleeps and datagram timing (internal, for tests); nil before the agent exists.
+    var iceReceiveStatistics: ICEReceiveStatistics? {
+        control.withLock { $0.ice }?.receiveStatistics
+    }
+
     /// A snapshot of the `kind` section's statistics.
     public func statistics(_ kind: MediaKind) -> TrackStatistics {
         var s = TrackStatistics()
@@ -700,11 +705,18 @@ public final class PeerConnection: Sendable {
 
     /// Handles one decrypted RTP packet (internal for tests): the section that takes it, the feedback units, the
     /// section's handler, then the transport-wide feedback when one is due (the packet goes on first).
+    ///
+    /// The packet's arrival time, which the transport-wide feedback and the receive statistics (interarrival
+    /// jitter) record, is the clock now, unless the ICE agent batches its reads and knows when the datagram came
+    /// (``ICEAgent/receivedDatagramArrival``, the kernel's receive timestamp, with the ``PeerClock/system`` clock):
+    /// read up to a batching interval late, the packet would otherwise show delay variation that is not in the
+    /// network. Whether feedback is due, and the NACK timers, go by the clock now.
     func receiveRTP(_ bytes: UnsafeRawBufferPointer) {
         guard let view = try? RTPPacketView(parsing: bytes),
               let dtls = transport.withLock({ $0 })
         else { return }
         let now = clock.now()
+        let arrival = clock.readsSystemMonotonic ? min(dtls.ice.receivedDatagramArrival ?? now, now) : now
         var section: MediaKind?
         var first = false
         for kind in MediaKind.allCases where section == nil {
@@ -722,10 +734,10 @@ public final class PeerConnection: Sendable {
         let feedbackDue: Bool = transportFeedback.withLock { unit in
             guard unit != nil else { return false }
             packet.transportSequenceNumber = view.transportWideSequenceNumber(unit!.extensions)
-            unit!.received(packet, section: section, now: now, output: &output)
+            unit!.received(packet, section: section, now: arrival, output: &output)
             return unit!.isDue(now: now)
         }
-        reporter.withLock { $0.received(packet, section: section, now: now, output: &output) }
+        reporter.withLock { $0.received(packet, section: section, now: arrival, output: &output) }
         if section == .video {
             nackRequester.withLock { $0?.received(packet, section: section, now: now, output: &output) }
         }
@@ -745,10 +757,12 @@ public final class PeerConnection: Sendable {
     /// not add up (RFC 3550 A.2) is dropped whole; a packet of a valid chain that does not decode is skipped.
     /// Transport-wide feedback, the only RTCP sent many times a second, is decoded into ``feedbackScratch``:
     /// nothing is allocated for it. The rest (reports, REMB: about once a second) decode as ``RTCPPacket``.
+    /// A sender report's arrival (for the delay since it that our receiver reports give) is taken as an RTP packet's.
     func receiveRTCP(_ bytes: UnsafeRawBufferPointer) {
         guard let dtls = transport.withLock({ $0 }) else { return }
         var output = Output(connection: self, dtls: dtls, now: clock.now())
         let now = output.now
+        let arrival = clock.readsSystemMonotonic ? min(dtls.ice.receivedDatagramArrival ?? now, now) : now
         try? RTCPCompoundPacket.forEachPacket(in: bytes) { header, packet in
             if header.packetType == RTCPPacketType.transportFeedback,
                header.count == RTCPTransportWideFeedback.format {
@@ -758,7 +772,7 @@ public final class PeerConnection: Sendable {
                     transportCongestion.withLock { $0?.received(feedback, now: now, output: &output) }
                 }
             } else if let decoded = try? RTCPPacket(parsing: packet) {
-                reporter.withLock { $0.received(decoded, now: now, output: &output) }
+                reporter.withLock { $0.received(decoded, now: arrival, output: &output) }
                 router.withLock { $0.received(decoded, now: now, output: &output) }
                 if case .genericNACK = decoded {
                     withSend(.video) { $0?.nackResponder?.received(decoded, now: now, output: &output) }
