@@ -12,15 +12,20 @@ import Glibc
 /// libnice gives no socket; a stream socket), the arrival time is the clock now. Arrival times never go back.
 ///
 /// Threading: the loop thread only (its owner keeps it in a `Mutex`). Holds a reference on the selected socket's
-/// `GSocket`, so that its descriptor stays that socket's: ``release()`` lets go of it.
+/// `GSocket` (the object, not its descriptor: libnice closes the socket when it frees it, so a closed one is not
+/// asked again); ``release()`` lets go of it.
 struct DatagramArrivalClock: ~Copyable {
     /// The oldest stamp taken for the datagram being delivered, in nanoseconds.
     let maximumAge: Int64
     /// The selected pair's socket (a reference held), `nil` when none is known or it is not a datagram socket.
     private var socket: UnsafeMutablePointer<GSocket>?
     private var fd: Int32 = -1
-    /// Whether the selected pair changed since ``socket`` was read (set by ``selectionChanged()``).
-    private(set) var needsSocket = true
+    /// How many times the selected pair changed (``selectionChanged()``), and the count ``socket`` was read at
+    /// (`-1`: never): a selection that comes while a socket is being looked up is not lost, and a lookup that found
+    /// none (no pair selected yet, or a relayed pair, whose socket libnice does not give out) is not repeated for
+    /// every datagram.
+    private var selection = 0
+    private var socketSelection = -1
     private var lastStamp = Int64.min
     private var lastArrival: UInt64 = 0
     /// Datagrams timed by the kernel's stamp and by the clock.
@@ -32,7 +37,10 @@ struct DatagramArrivalClock: ~Copyable {
     }
 
     /// The selected pair changed: the socket is read again before the next datagram is timed.
-    mutating func selectionChanged() { needsSocket = true }
+    mutating func selectionChanged() { selection += 1 }
+
+    /// The selection to look the socket up for (then handed to ``use(_:selection:)``), `nil` when it is known.
+    var selectionNeedingSocket: Int? { socketSelection == selection ? nil : selection }
 
     /// A `GSocket *` handed from the loop thread into the `Mutex` that keeps this clock (one reference, owned by
     /// whoever holds it).
@@ -41,12 +49,17 @@ struct DatagramArrivalClock: ~Copyable {
         init(_ pointer: UnsafeMutablePointer<GSocket>?) { self.pointer = pointer }
     }
 
-    /// Uses `selected` (a new reference, from `nice_agent_get_selected_socket`, or `nil`) as the selected pair's
-    /// socket, if it is a datagram socket.
-    mutating func use(_ reference: SocketReference) {
+    /// Uses `selected` (a new reference, from `nice_agent_get_selected_socket`, or `nil`), looked up for
+    /// `selection` (``selectionNeedingSocket``), as the selected pair's socket, if it is a datagram socket and the
+    /// selection did not change meanwhile (then the next datagram looks again).
+    mutating func use(_ reference: SocketReference, selection: Int) {
         let selected = reference.pointer
+        guard selection == self.selection else {
+            if let selected { g_object_unref(selected) }
+            return
+        }
         release()
-        needsSocket = selected == nil
+        socketSelection = selection
         guard let selected else { return }
         let descriptor = g_socket_get_fd(selected)
         do throws(SocketReceiveStamp.Failure) {
@@ -65,7 +78,8 @@ struct DatagramArrivalClock: ~Copyable {
     mutating func arrival() -> UInt64 {
         let now = Self.monotonicNow()
         var at = now
-        if fd >= 0, let stamp = try? SocketReceiveStamp.last(of: fd), stamp.realtime > lastStamp,
+        // A socket libnice closed (its descriptor may since be another's) is not asked.
+        if fd >= 0, let socket, g_socket_is_closed(socket) == 0, let stamp = try? SocketReceiveStamp.last(of: fd), stamp.realtime > lastStamp,
            stamp.monotonic > 0, stamp.monotonic <= Int64(clamping: now), Int64(clamping: now) - stamp.monotonic <= maximumAge {
             lastStamp = stamp.realtime
             at = UInt64(stamp.monotonic)

@@ -60,10 +60,10 @@ final class ICEAgentCore: Sendable {
             current.handler(datagram)
             return
         }
-        if let agent, arrivals.withLock({ $0.needsSocket }) {
+        if let agent, let selection = arrivals.withLock({ $0.selectionNeedingSocket }) {
             // libnice's lock is free here (it calls back after unlocking), and no lock of ours is held around it.
             let socket = DatagramArrivalClock.SocketReference(nice_agent_get_selected_socket(agent, streamID, 1))
-            arrivals.withLock { $0.use(socket) }
+            arrivals.withLock { $0.use(socket, selection: selection) }
         }
         currentArrival.store(arrivals.withLock { $0.arrival() }, ordering: .relaxed)
         current.handler(datagram)
