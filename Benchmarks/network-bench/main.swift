@@ -88,6 +88,9 @@ struct SwiftParticipant: Participant {
                          peer.host.label, delays.min()!, delays.max()!, delays.reduce(0, +) / Double(delays.count),
                          last.keyframeRequests ?? 0, last.framesDropped ?? 0))
         }
+        if let last = stats.last {
+            print("  TokKit \(peer.host.label) audio: decoded \(last.audioDecoded ?? 0), recovered \(last.audioRecovered ?? 0) (from RED \(last.audioRecoveredRED ?? 0)), concealed \(last.audioConcealed ?? 0)")
+        }
         if let sent = peer.lines.last(where: { $0.event == "publisher" }) {
             print("  TokKit \(peer.host.label) sent: frames encoded \(sent.framesEncoded ?? 0), skipped for the send queue \(sent.framesSkipped ?? 0)")
         }

@@ -97,8 +97,10 @@ public struct LabPeer: Sendable {
         public var framesSeconds: Double?
         public var audioDecoded: Int?
         public var audioConcealed: Int?
-        /// Missing audio packets recovered by Opus in-band FEC (not concealment).
+        /// Missing audio packets recovered by Opus in-band FEC or RFC 2198 redundancy (not concealment).
         public var audioRecovered: Int?
+        /// Of those, the ones decoded from a RED packet's redundant block.
+        public var audioRecoveredRED: Int?
         /// Milliseconds since the peer started, when the line was made.
         public var t: Double?
         public var encoderBitrate: Int?
