@@ -208,13 +208,18 @@ public final class AudioReceivePipeline: Sendable {
         guard let video = due else { return }
         let frame = video.statistics.lastRenderedFrame
         let (audioReport, videoReport) = (peer.remoteSenderReport(.audio), peer.remoteSenderReport(.video))
-        let changed: Duration? = sync.withLock { s in
-            s.machine.update(audio: s.lastPlayed,
-                             video: frame.map { AudioVideoSync.Playout(rtpTimestamp: $0.rtpTimestamp,
-                                                                       playedAt: $0.renderedAt) },
-                             audioReport: audioReport, videoReport: videoReport, now: now)
+        let (changed, delay, lag): (Duration?, Duration, Duration?) = sync.withLock { s in
+            let changed = s.machine.update(
+                audio: s.lastPlayed,
+                video: frame.map { AudioVideoSync.Playout(rtpTimestamp: $0.rtpTimestamp, playedAt: $0.renderedAt) },
+                audioReport: audioReport, videoReport: videoReport, now: now)
+            return (changed, s.machine.delay, s.machine.lastLag)
         }
-        guard let delay = changed else { return }
+        stats.withLock { s in
+            s.syncDelay = delay
+            s.syncLag = lag
+        }
+        guard changed != nil else { return }
         let packets = Int(delay / .milliseconds(20))
         jitter.withLock { $0.buffer.setExtraDelay(packets: packets) }
     }

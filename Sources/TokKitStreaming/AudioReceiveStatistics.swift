@@ -23,6 +23,10 @@ public struct AudioReceiveStatistics: Hashable, Sendable {
     /// 20 ms intervals played from Opus concealment to add delay for lip sync (``AudioReceivePipeline/synchronize(with:)``):
     /// stretching, not loss; not in ``packetsConcealed``.
     public var packetsHeldForSync = 0
+    /// Lip sync (``AudioReceivePipeline/synchronize(with:)``): the extra delay the audio plays with to follow the
+    /// video, and the last measured lag of the video behind the audio without it (nil before a measurement).
+    public var syncDelay: Duration = .zero
+    public var syncLag: Duration?
     /// 10 ms periods mixed into the output.
     public var periodsMixed = 0
 
