@@ -83,6 +83,9 @@ public final class AudioReceivePipeline: Sendable {
         sync.withLock { ($0.machine.delay, $0.machine.lastLag) }
     }
 
+    /// The last packet played and when (tests: lip sync checked against the sender's own clock mapping).
+    var lastPlayed: AudioVideoSync.Playout? { sync.withLock { $0.lastPlayed } }
+
     /// Whether ``close()`` was called.
     public var isClosed: Bool { closedFlag.load(ordering: .acquiring) }
 
