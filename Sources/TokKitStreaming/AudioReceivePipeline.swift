@@ -214,7 +214,9 @@ public final class AudioReceivePipeline: Sendable {
         let (changed, delay, lag): (Duration?, Duration, Duration?) = sync.withLock { s in
             let changed = s.machine.update(
                 audio: s.lastPlayed,
-                video: frame.map { AudioVideoSync.Playout(rtpTimestamp: $0.rtpTimestamp, playedAt: $0.renderedAt) },
+                // When the frame was due, not when it rendered: a frame that completed late (a repair, a key frame
+                // behind a bottleneck) does not pull the audio after it; the video's playout delay does.
+                video: frame.map { AudioVideoSync.Playout(rtpTimestamp: $0.rtpTimestamp, playedAt: $0.scheduledAt) },
                 audioReport: audioReport, videoReport: videoReport, now: now)
             return (changed, s.machine.delay, s.machine.lastLag)
         }

@@ -53,7 +53,8 @@ struct VideoDecodeStage {
             (freezes.freezeCount, freezes.totalFreezesDuration, freezes.totalFramesDuration)
         let (delay, target) = (playout.delay, playout.targetDelay)
         let rendered = RenderedFrameInfo(rtpTimestamp: header.rtpTimestamp, receivedAt: header.receivedAt,
-                                         renderedAt: renderedAt, isKeyframe: header.isKeyframe)
+                                         renderedAt: renderedAt, isKeyframe: header.isKeyframe,
+                                         scheduledAt: min(renderAt, renderedAt))
         pipeline.record { s in
             s.lastRenderedFrame = rendered
             (s.freezeCount, s.totalFreezesDuration, s.totalFramesDuration) = (freezeCount, frozen, total)
