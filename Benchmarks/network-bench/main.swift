@@ -88,6 +88,19 @@ struct SwiftParticipant: Participant {
                          peer.host.label, delays.min()!, delays.max()!, delays.reduce(0, +) / Double(delays.count),
                          last.keyframeRequests ?? 0, last.framesDropped ?? 0))
         }
+        if let last = stats.last {
+            print("  TokKit \(peer.host.label) audio: decoded \(last.audioDecoded ?? 0), recovered \(last.audioRecovered ?? 0) (from RED \(last.audioRecoveredRED ?? 0)), concealed \(last.audioConcealed ?? 0), held for lip sync \(last.audioHeld ?? 0)")
+        }
+        // Lip sync: the video's lag behind the audio as measured from the sender reports, and the audio's extra delay;
+        // what is left (lag − delay) over the second half of the run.
+        let synced = stats.suffix(max(1, stats.count / 2)).filter { ($0.syncLagMs ?? -1_000) > -1_000 }
+        if !synced.isEmpty {
+            let left = synced.map { ($0.syncLagMs ?? 0) - ($0.syncDelayMs ?? 0) }
+            print(String(format: "  TokKit %@ lip sync (second half): video lag %.0f–%.0f ms, audio delay %.0f–%.0f ms, audio ahead by %.0f–%.0f ms",
+                         peer.host.label, synced.compactMap(\.syncLagMs).min()!, synced.compactMap(\.syncLagMs).max()!,
+                         synced.compactMap(\.syncDelayMs).min()!, synced.compactMap(\.syncDelayMs).max()!,
+                         left.min()!, left.max()!))
+        }
         if let sent = peer.lines.last(where: { $0.event == "publisher" }) {
             print("  TokKit \(peer.host.label) sent: frames encoded \(sent.framesEncoded ?? 0), skipped for the send queue \(sent.framesSkipped ?? 0)")
         }

@@ -125,6 +125,9 @@ final class MediaLink: Sendable {
             videoSSRC: context.wantsVideo ? UInt32.random(in: 1...UInt32.max) : nil,
             cname: Self.token(context.peerConnectionID.rawValue), streamID: Self.token(context.streamID.rawValue),
             receivesAudio: false, receivesVideo: false)
+        // Redundant audio (RFC 2198) between peers, used when the subscriber's end accepts it; not towards the
+        // media router (Docs/Streaming.md, "Audio under loss").
+        configuration.audioRedundancy = !context.isUpstream
         // A routed stream's upstream sends simulcast: one SSRC per layer, each distinct (Docs/Routing.md).
         if context.isUpstream, let main = configuration.videoSSRC {
             var ssrcs: Set<UInt32> = [main]
@@ -202,8 +205,11 @@ final class MediaLink: Sendable {
         do throws(SDPError) { offer = try SessionDescription(parsing: sdp) } catch {
             return fail(.invalidParameter("the publisher's offer is not valid SDP: \(error)", cause: .sdp(error)))
         }
-        let configuration = PeerConfiguration(ice: session.iceConfiguration(base: ice), audioSSRC: nil, videoSSRC: nil,
+        var configuration = PeerConfiguration(ice: session.iceConfiguration(base: ice), audioSSRC: nil, videoSSRC: nil,
                                               cname: Self.token(context.subscriberID.rawValue))
+        // Redundant audio when the offer has it (a TokKit publisher's or a browser's; the media router offers it
+        // only for a publisher that sends it), and the audio is decoded here (an archive recorder writes Opus).
+        configuration.audioRedundancy = subscriber.media.decodesMedia
         let peer: PeerConnection
         let answer: SessionDescription
         do throws(PeerError) {

@@ -33,6 +33,8 @@ final class SubscriberMedia: Sendable {
         video?.isEnabled = videoOn
         let audio = wantsAudio ? AudioReceivePipeline(peer: peer) : nil
         audio?.isEnabled = audioOn
+        // Lip sync: the audio waits for the video's playout delay (Docs/Streaming.md, "Lip sync").
+        audio?.synchronize(with: video)
         let previous = state.withLock { s in
             defer { s.peer = peer; s.video = video; s.audio = audio }
             return (s.video, s.audio)
@@ -40,6 +42,10 @@ final class SubscriberMedia: Sendable {
         close(previous.0, previous.1)
         if let audio { SharedAudio.add(audio) }
     }
+
+    /// Whether the media is decoded here (no ``EncodedMediaReceiver``): only then can the subscriber take RFC 2198
+    /// redundant audio, which the pipeline splits; a receiver (the archive recorder) gets plain Opus.
+    var decodesMedia: Bool { state.withLock { $0.receiver == nil } }
 
     /// Makes the subscriber hand its media to `receiver` encoded, instead of decoding it. Before any attach.
     func setReceiver(_ receiver: any EncodedMediaReceiver) {

@@ -357,7 +357,7 @@ final class ComposedStreamInput: EncodedMediaReceiver, ComposerInput {
                 side.available = try decoder.decodeMissing(using: following?.bytes, into: target)
                 side.chunkTimestamp = following.map { $0.timestamp &- UInt32(side.available) &- Self.senderLookahead }
                     ?? side.nextTimestamp ?? 0
-            case .empty:
+            case .empty, .hold:  // no extra delay is ever asked of this buffer: no holds
                 break
             }
         } catch {

@@ -10,11 +10,16 @@ struct NegotiatedMedia: Equatable {
         let payloadType: UInt8
         /// The transport-wide sequence number extension id, when this section carries it.
         let transportSequenceID: UInt8?
+        /// Audio: the RFC 2198 `red` payload type carrying ``payloadType`` blocks, when the answer has it (both ends
+        /// offered it): every packet is sent in it.
+        var redundancyPayloadType: UInt8? = nil
     }
 
     struct Receive: Equatable {
         let payloadType: UInt8
         let remoteSSRC: UInt32?
+        /// Audio: the `red` payload type the peer may send ``payloadType`` blocks in.
+        var redundancyPayloadType: UInt8? = nil
     }
 
     let remoteCredentials: (ufrag: String, pwd: String)
@@ -68,16 +73,22 @@ struct NegotiatedMedia: Equatable {
         let answerIsLocal = answer == local
         var send: [MediaKind: Send] = [:], receive: [MediaKind: Receive] = [:]
         for kind in MediaKind.allCases {
-            guard let a = answered.first(where: { $0.kind == kind.rawValue }), let codec = a.codecs.first else { continue }
+            // The media codec: the first that is not redundancy (an answer may list `red` first).
+            guard let a = answered.first(where: { $0.kind == kind.rawValue }),
+                  let codec = a.codecs.first(where: { !$0.matches("red") }) else { continue }
+            let red = kind == .audio
+                ? a.codecs.first(where: { $0.isRedundantAudio(of: codec.payloadType) })?.payloadType : nil
             let direction = a.effectiveDirection
             if answerIsLocal ? direction.sends : direction.receives {
                 // Stamped only on a section that negotiated the extension under the transport's id.
                 let stamped = a.extensionID(SDPExtensionMap.transportWideCCURI) == transportID ? transportID : nil
-                send[kind] = Send(payloadType: codec.payloadType, transportSequenceID: stamped)
+                send[kind] = Send(payloadType: codec.payloadType, transportSequenceID: stamped,
+                                  redundancyPayloadType: red)
             }
             if answerIsLocal ? direction.receives : direction.sends {
                 let remoteSSRC = accepted.first { $0.kind == kind.rawValue }?.sources.first?.ssrc
-                receive[kind] = Receive(payloadType: codec.payloadType, remoteSSRC: remoteSSRC)
+                receive[kind] = Receive(payloadType: codec.payloadType, remoteSSRC: remoteSSRC,
+                                        redundancyPayloadType: red)
             }
         }
         self.send = send

@@ -30,6 +30,11 @@ public struct PeerConfiguration: Sendable, Hashable {
     /// transport-wide sequence number, no `transport-cc` feedback), and a sender such as Chromium then keeps its
     /// bandwidth estimate near its start value.
     public var transportFeedbackInterval: Duration?
+    /// Whether to offer and accept redundant audio (RFC 2198 `red` for Opus, as Chromium offers it): negotiated
+    /// only when both ends want it; each Opus payload then goes again in the next packet, so a receiver recovers
+    /// any single lost packet (``PeerConnection/audioRedundancyPayloadTypes``). Off by default; TokKit's sessions
+    /// turn it on between peers, not towards the media router.
+    public var audioRedundancy = false
     /// Bounds of the send-side bandwidth estimate (bits per second) made from the peer's transport-wide feedback
     /// when transport-cc is negotiated (``PeerConnection/transportFeedbackStatistics``). The estimate starts at the
     /// upper bound (there is no probing: the sender starts at its configured bitrate and only congestion brings it

@@ -321,6 +321,18 @@ public final class PeerConnection: Sendable {
     /// feedback about our packets; nil before the first such feedback or without transport-cc.
     public var bandwidthEstimate: Int? { transportCongestion.withLock { $0?.estimate } }
 
+    /// The RFC 2198 `red` payload type negotiated for the peer's audio (``PeerConfiguration/audioRedundancy`` on
+    /// both ends) and the Opus payload type of its blocks, nil without it: the audio receive handler gets packets of
+    /// the `red` type besides plain Opus and splits them (``REDPayload``).
+    public var audioRedundancyPayloadTypes: (red: UInt8, opus: UInt8)? {
+        withReceive(.audio) { t in t?.redundancyPayloadType.map { ($0, t!.payloadType) } }
+    }
+
+    /// Whether our audio goes out with redundancy (negotiated), and how many packets carried a redundant block.
+    public var audioRedundancySent: (negotiated: Bool, packetsWithRedundancy: Int) {
+        withSend(.audio) { t in (t?.redundancy != nil, t?.redundancy?.packetsWithRedundancy ?? 0) }
+    }
+
     /// The SSRC our feedback packets are sent from.
     private var feedbackSSRC: UInt32 { configuration.videoSSRC ?? configuration.audioSSRC ?? 1 }
 
@@ -373,7 +385,16 @@ public final class PeerConnection: Sendable {
     private func send(on t: inout SendTrack, payload: UnsafeRawBufferPointer, timestamp: UInt32, marker: Bool,
                       dtls: DTLSTransport, now: UInt64) throws(PeerError) -> Bool {
         let kind = t.kind
-        let header = RTPHeader(marker: marker, payloadType: t.payloadType, sequenceNumber: t.sequenceNumber,
+        var payload = payload, payloadType = t.payloadType
+        let headerLength = RTPPacketView.fixedHeaderLength + (t.extensions.isEmpty ? 0 : 8)
+        if t.redundancy != nil {
+            do throws(RTPError) {
+                payload = try t.redundancy!.packetize(payload, timestamp: timestamp,
+                                                      limit: SendTrack.capacity - headerLength)
+            } catch { throw .rtp(error) }
+            payloadType = t.redundancy!.redPayloadType
+        }
+        let header = RTPHeader(marker: marker, payloadType: payloadType, sequenceNumber: t.sequenceNumber,
                                timestamp: timestamp, ssrc: t.ssrc, extensions: t.extensions)
         let length: Int
         do throws(RTPError) {
@@ -540,6 +561,7 @@ public final class PeerConnection: Sendable {
             audio: media(configuration.audioSSRC, .audio, receives: configuration.receivesAudio),
             video: media(configuration.videoSSRC, .video, receives: configuration.receivesVideo),
             transportWideCC: configuration.transportFeedbackInterval != nil,
+            audioRedundancy: configuration.audioRedundancy,
             sessionID: UInt64.random(in: 1...UInt64(Int64.max)))
     }
 
@@ -559,8 +581,11 @@ public final class PeerConnection: Sendable {
         }
         for (kind, send) in negotiated.send {
             guard let ssrc = kind == .audio ? configuration.audioSSRC : configuration.videoSSRC else { continue }
-            let track = SendTrack(kind: kind, ssrc: ssrc, payloadType: send.payloadType,
+            var track = SendTrack(kind: kind, ssrc: ssrc, payloadType: send.payloadType,
                                   transportSequenceID: send.transportSequenceID)
+            if kind == .audio, let red = send.redundancyPayloadType {
+                track.redundancy = try? REDPacketizer(redPayloadType: red, blockPayloadType: send.payloadType)
+            }
             transportCongestion.withLock { $0?.setOffset(track.transportSequenceOffset, for: kind) }
             withSend(kind) { $0 = track }
             reporter.withLock { $0.addSender(kind, ssrc: ssrc) }
@@ -579,7 +604,8 @@ public final class PeerConnection: Sendable {
         }
         for (kind, receive) in negotiated.receive {
             withReceive(kind) {
-                $0 = ReceiveTrack(kind: kind, payloadType: receive.payloadType, ssrc: receive.remoteSSRC)
+                $0 = ReceiveTrack(kind: kind, payloadType: receive.payloadType, ssrc: receive.remoteSSRC,
+                                  redundancyPayloadType: receive.redundancyPayloadType)
             }
             reporter.withLock { $0.addReceiver(kind, ssrc: receive.remoteSSRC) }
             if kind == .video { nackRequester.withLock { $0 = NACKRequester(senderSSRC: feedbackSSRC) } }

@@ -16,6 +16,9 @@ struct SendTrack {
     var payloadBytes: UInt64 = 0
     /// Video: keeps what we send and answers the peer's NACKs.
     var nackResponder: NACKResponder?
+    /// Audio with redundancy negotiated: wraps every payload with the previous one (RFC 2198); the header then
+    /// carries its `red` payload type.
+    var redundancy: REDPacketizer?
     let buffer: UnsafeMutableRawBufferPointer
     /// The negotiated id of the transport-wide sequence number extension when this section carries it
     /// (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2), and the header's extension list holding a
@@ -43,7 +46,10 @@ struct SendTrack {
         nackResponder = kind == .video ? NACKResponder(ssrc: ssrc) : nil
     }
 
-    func deallocate() { buffer.deallocate() }
+    func deallocate() {
+        buffer.deallocate()
+        redundancy?.deallocate()
+    }
 
     /// The offset of extension element `id`'s value in `header` once serialized (RFC 8285 §4.2), or nil.
     private static func valueOffset(id: UInt8, header: RTPHeader) -> Int? {

@@ -24,6 +24,7 @@ public enum RTPError: Error, Hashable, Sendable, CustomStringConvertible {
         case vp8PayloadHeader = "VP8 payload header"
         case vp8Frame = "VP8 frame"
         case opusPacket = "Opus packet"
+        case redundantAudio = "RED payload"
     }
 
     /// The version field is not 2 (RFC 3550 §5.1, §6.4.1).

@@ -45,6 +45,20 @@ public struct SDPCodec: Hashable, Sendable {
                  formatParameters: "minptime=10;useinbandfec=1", feedback: transportWideCC ? [.transportWideCC] : [])
     }
 
+    /// Redundant audio (RFC 2198, `red/48000/2`) carrying Opus blocks, as WebRTC offers it: `fmtp` `111/111`
+    /// (two blocks: one redundant, the primary).
+    public static func red(payloadType: UInt8 = 63, opusPayloadType: UInt8 = 111) -> SDPCodec {
+        SDPCodec(payloadType: payloadType, name: "red", clockRate: 48000, channels: 2,
+                 formatParameters: "\(opusPayloadType)/\(opusPayloadType)")
+    }
+
+    /// Whether this is `red/48000/2` whose blocks (its fmtp, RFC 2198 §5) are all payload type `blockPayloadType`.
+    public func isRedundantAudio(of blockPayloadType: UInt8) -> Bool {
+        guard matches("red"), clockRate == 48000, channels == 2, let formatParameters else { return false }
+        let blocks = formatParameters.split(separator: "/", omittingEmptySubsequences: false)
+        return (1 ... 8).contains(blocks.count) && blocks.allSatisfy { UInt8($0) == blockPayloadType }
+    }
+
     /// VP8 (RFC 7741 §6.1) with the feedback TokKit implements: NACK, PLI, FIR and optionally REMB and
     /// transport-cc (in Chromium's order).
     public static func vp8(payloadType: UInt8 = 96, remb: Bool = false, transportWideCC: Bool = false) -> SDPCodec {

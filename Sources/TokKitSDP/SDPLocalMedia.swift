@@ -63,6 +63,10 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
     /// (`a=extmap`, draft-holmer-rmcat-transport-wide-cc-extensions-01 §2) and `transport-cc` feedback on VP8 and
     /// Opus (§3.1). The receiver then reports packet arrival times; see TokKitPeer.
     public var transportWideCC: Bool
+    /// Offer / accept redundant audio for Opus (RFC 2198 `red`, as Chromium offers it: ``SDPCodec/red(payloadType:opusPayloadType:)``):
+    /// offers list it before Opus; an answer lists it first when the offer has it for the Opus payload type chosen.
+    /// Each end then sends every Opus payload again in its next packet.
+    public var audioRedundancy: Bool
     /// The role to take when the offer says `actpass` (RFC 8842 §5.3 recommends active).
     public var answerSetup: SDPSetupRole
     public var sessionID: UInt64
@@ -70,7 +74,7 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
 
     public init(iceUfrag: String, icePassword: String, fingerprint: SDPFingerprint, candidates: [SDPCandidate] = [],
                 endOfCandidates: Bool = false, audio: SDPLocalMedia?, video: SDPLocalMedia?, remb: Bool = false,
-                transportWideCC: Bool = false, answerSetup: SDPSetupRole = .active, sessionID: UInt64,
+                transportWideCC: Bool = false, audioRedundancy: Bool = false, answerSetup: SDPSetupRole = .active, sessionID: UInt64,
                 sessionVersion: UInt64 = 2) {
         self.iceUfrag = iceUfrag
         self.icePassword = icePassword
@@ -81,6 +85,7 @@ public struct SDPLocalDescriptionOptions: Hashable, Sendable {
         self.video = video
         self.remb = remb
         self.transportWideCC = transportWideCC
+        self.audioRedundancy = audioRedundancy
         self.answerSetup = answerSetup
         self.sessionID = sessionID
         self.sessionVersion = sessionVersion

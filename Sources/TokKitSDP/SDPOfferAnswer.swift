@@ -7,6 +7,8 @@ extension SessionDescription {
     public static let opusPayloadType: UInt8 = 111
     /// TokKit's video payload type in its own offers.
     public static let vp8PayloadType: UInt8 = 96
+    /// TokKit's redundant audio payload type in its own offers (the one Chromium uses).
+    public static let redPayloadType: UInt8 = 63
     /// The id TokKit's offers give the mid extension.
     public static let midExtensionID: UInt8 = 1
     /// The id TokKit's offers give the transport-wide sequence number extension (the one Chromium uses).
@@ -35,8 +37,10 @@ extension SessionDescription {
                 ? SDPCodec.opus(payloadType: opusPayloadType, transportWideCC: options.transportWideCC)
                 : SDPCodec.vp8(payloadType: vp8PayloadType, remb: options.remb,
                                transportWideCC: options.transportWideCC)
+            let codecs = kind == "audio" && options.audioRedundancy
+                ? [SDPCodec.red(payloadType: redPayloadType, opusPayloadType: opusPayloadType), codec] : [codec]
             description.media.append(section(
-                kind: kind, mid: mid, codec: codec, midExtensionID: midExtensionID,
+                kind: kind, mid: mid, codecs: codecs, midExtensionID: midExtensionID,
                 transportWideCCExtensionID: options.transportWideCC ? transportWideCCExtensionID : nil,
                 direction: local.direction,
                 track: local.track, setup: .actpass, reducedSize: true, options: options))
@@ -87,8 +91,14 @@ extension SessionDescription {
                 : options.transportWideCC ? [.transportWideCC] : []
             codec.feedback = (offered.codec(payloadType: codec.payloadType)?.feedback ?? []).filter(supported.contains)
             let direction = offered.effectiveDirection.answer(wanting: local.direction)
+            // Redundant audio first (the codec a WebRTC sender then sends), when both ends want it.
+            var codecs = [codec]
+            if offered.kind == "audio", options.audioRedundancy,
+               let red = offered.codecs.first(where: { $0.isRedundantAudio(of: codec.payloadType) }) {
+                codecs.insert(SDPCodec.red(payloadType: red.payloadType, opusPayloadType: codec.payloadType), at: 0)
+            }
             description.media.append(section(
-                kind: offered.kind, mid: offered.mid, codec: codec,
+                kind: offered.kind, mid: offered.mid, codecs: codecs,
                 midExtensionID: offered.extensionID(SDPExtensionMap.midURI),
                 transportWideCCExtensionID: options.transportWideCC
                     ? offered.extensionID(SDPExtensionMap.transportWideCCURI) : nil,
@@ -126,11 +136,11 @@ extension SessionDescription {
     }
 
     static func section(
-        kind: String, mid: String?, codec: SDPCodec, midExtensionID: UInt8?, transportWideCCExtensionID: UInt8?,
+        kind: String, mid: String?, codecs: [SDPCodec], midExtensionID: UInt8?, transportWideCCExtensionID: UInt8?,
         direction: SDPDirection,
         track: SDPLocalMedia.Track?, setup: SDPSetupRole, reducedSize: Bool, options: SDPLocalDescriptionOptions
     ) -> MediaDescription {
-        var m = MediaDescription(kind: kind, port: 9, formats: [String(codec.payloadType)])
+        var m = MediaDescription(kind: kind, port: 9, formats: codecs.map { String($0.payloadType) })
         m.connection = SDPConnection()
         m.rtcp = "9 IN IP4 0.0.0.0"
         m.candidates = options.candidates
@@ -145,7 +155,7 @@ extension SessionDescription {
         m.direction = direction
         m.rtcpMux = true
         m.rtcpReducedSize = reducedSize
-        m.codecs = [codec]
+        m.codecs = codecs
         if let track {
             m.mediaStreamIDs = [SDPMediaStreamID(streamID: track.streamID, trackID: track.trackID)]
             m.sources = track.layerSSRCs.flatMap { ssrc in [

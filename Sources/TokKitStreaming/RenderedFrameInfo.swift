@@ -11,11 +11,16 @@ public struct RenderedFrameInfo: Hashable, Sendable {
     public var renderedAt: Duration
     /// Whether it was a keyframe.
     public var isKeyframe: Bool
+    /// When it was due (``VideoPlayoutTiming``: its expected time plus the playout delay in use): earlier than
+    /// ``renderedAt`` for a frame that completed late (lip sync follows this, not each late frame).
+    public var scheduledAt: Duration
 
-    public init(rtpTimestamp: UInt32, receivedAt: Duration, renderedAt: Duration, isKeyframe: Bool) {
+    public init(rtpTimestamp: UInt32, receivedAt: Duration, renderedAt: Duration, isKeyframe: Bool,
+                scheduledAt: Duration? = nil) {
         self.rtpTimestamp = rtpTimestamp
         self.receivedAt = receivedAt
         self.renderedAt = renderedAt
         self.isKeyframe = isKeyframe
+        self.scheduledAt = scheduledAt ?? renderedAt
     }
 }

@@ -52,7 +52,11 @@ struct VideoDecodeStage {
         let (freezeCount, frozen, total) =
             (freezes.freezeCount, freezes.totalFreezesDuration, freezes.totalFramesDuration)
         let (delay, target) = (playout.delay, playout.targetDelay)
+        let rendered = RenderedFrameInfo(rtpTimestamp: header.rtpTimestamp, receivedAt: header.receivedAt,
+                                         renderedAt: renderedAt, isKeyframe: header.isKeyframe,
+                                         scheduledAt: min(renderAt, renderedAt))
         pipeline.record { s in
+            s.lastRenderedFrame = rendered
             (s.freezeCount, s.totalFreezesDuration, s.totalFramesDuration) = (freezeCount, frozen, total)
             (s.playoutDelay, s.targetPlayoutDelay) = (delay, target)
             s.framesDecoded += 1
@@ -62,8 +66,7 @@ struct VideoDecodeStage {
             s.height = format.height
             if refreshed { (s.framesPerSecond, s.bitrate) = (fps, bps) }
         }
-        targets.observer?(RenderedFrameInfo(rtpTimestamp: header.rtpTimestamp, receivedAt: header.receivedAt,
-                                    renderedAt: renderedAt, isKeyframe: header.isKeyframe))
+        targets.observer?(rendered)
         if let first = pipeline.firstFrameRendered() { first(format) }
     }
 

@@ -38,6 +38,8 @@ public struct VideoReceiveStatistics: Hashable, Sendable {
     public var playoutDelay: Duration = .zero
     /// Where the playout delay is heading: the lateness most recent frames stayed within.
     public var targetPlayoutDelay: Duration = .zero
+    /// The last frame rendered: its RTP timestamp and when (lip sync follows it, ``AudioVideoSync``).
+    public var lastRenderedFrame: RenderedFrameInfo?
 
     public init() {}
 }

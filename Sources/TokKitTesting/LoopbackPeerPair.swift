@@ -19,17 +19,22 @@ public struct LoopbackPeerPair: Sendable {
     /// `bandwidthEstimateBounds` bounds the publisher's send-side estimate, which starts at the upper bound
     /// (``PeerConfiguration/bandwidthEstimateBounds`` by default). `videoSimulcastSSRCs` makes the publisher offer
     /// simulcast (``PeerConfiguration/videoSimulcastSSRCs``); the subscriber then receives the smallest layer.
+    /// `audioRedundancy` has both ends offer and accept RFC 2198 redundant audio
+    /// (``PeerConfiguration/audioRedundancy``).
     public static func connect(timeout: Duration = .seconds(30),
                                transportFeedbackInterval: Duration? = .milliseconds(50),
                                publisherClock: PeerClock = .system,
                                bandwidthEstimateBounds: ClosedRange<Int>? = nil,
-                               videoSimulcastSSRCs: [UInt32] = []) async throws -> LoopbackPeerPair {
+                               videoSimulcastSSRCs: [UInt32] = [],
+                               audioRedundancy: Bool = false) async throws -> LoopbackPeerPair {
         var configuration = PeerConfiguration(rtcpInterval: nil, transportFeedbackInterval: transportFeedbackInterval)
+        configuration.audioRedundancy = audioRedundancy
         if let bandwidthEstimateBounds { configuration.bandwidthEstimateBounds = bandwidthEstimateBounds }
         configuration.videoSimulcastSSRCs = videoSimulcastSSRCs
         let publisher = try PeerConnection(configuration: configuration, clock: publisherClock)
-        let subscriber = try PeerConnection(configuration: PeerConfiguration(audioSSRC: nil, videoSSRC: nil,
-                                                                             rtcpInterval: nil))
+        var subscriberConfiguration = PeerConfiguration(audioSSRC: nil, videoSSRC: nil, rtcpInterval: nil)
+        subscriberConfiguration.audioRedundancy = audioRedundancy
+        let subscriber = try PeerConnection(configuration: subscriberConfiguration)
         let pair = LoopbackPeerPair(publisher: publisher, subscriber: subscriber,
                                     pumps: try InMemorySignaling.negotiate(publisher, subscriber))
         guard await eventually(timeout: timeout, { publisher.state == .connected && subscriber.state == .connected })

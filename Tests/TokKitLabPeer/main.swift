@@ -175,6 +175,10 @@ final class Peer: SessionDelegate, PublisherDelegate, SubscriberDelegate {
                 "framesSeconds": Double(stats.video.totalFramesDuration / .milliseconds(1)) / 1_000,
                 "audioDecoded": stats.audio.packetsDecoded, "audioConcealed": stats.audio.packetsConcealed,
                 "audioRecovered": stats.audio.packetsRecovered,
+                "audioRecoveredRED": stats.audio.packetsRecoveredFromRedundancy,
+                "audioHeld": stats.audio.packetsHeldForSync,
+                "syncDelayMs": Double(stats.audio.syncDelay / .microseconds(1)) / 1_000,
+                "syncLagMs": stats.audio.syncLag.map { Double($0 / .microseconds(1)) / 1_000 } ?? -1_000,
                 // A routed subscription's downlink limit (0: none), Subscriber.bandwidthLimitedResolution.
                 "limitWidth": w.subscriber.bandwidthLimitedResolution?.width ?? 0,
                 "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000,

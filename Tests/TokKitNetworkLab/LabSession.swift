@@ -97,8 +97,15 @@ public struct LabPeer: Sendable {
         public var framesSeconds: Double?
         public var audioDecoded: Int?
         public var audioConcealed: Int?
-        /// Missing audio packets recovered by Opus in-band FEC (not concealment).
+        /// Missing audio packets recovered by Opus in-band FEC or RFC 2198 redundancy (not concealment).
         public var audioRecovered: Int?
+        /// Of those, the ones decoded from a RED packet's redundant block.
+        public var audioRecoveredRED: Int?
+        /// 20 ms intervals the audio was held to follow the video (lip sync), the extra audio delay, and the video's
+        /// last measured lag behind the audio without it (-1000: none measured yet).
+        public var audioHeld: Int?
+        public var syncDelayMs: Double?
+        public var syncLagMs: Double?
         /// Milliseconds since the peer started, when the line was made.
         public var t: Double?
         public var encoderBitrate: Int?

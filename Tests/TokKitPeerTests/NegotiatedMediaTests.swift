@@ -50,4 +50,26 @@ import TokKitSDP
             }
         }
     }
+
+    /// Redundant audio: both ends asked for it, so both know the `red` payload type around Opus' (the media codec
+    /// is Opus although the answer lists `red` first); one end not asking leaves it out for both.
+    @Test func redundantAudioIsAgreedOnlyWhenBothEndsWantIt() throws {
+        func options(_ ssrc: UInt32?, receives: Bool, red: Bool) -> SDPLocalDescriptionOptions {
+            var o = Self.options(audioSSRC: ssrc, videoSSRC: ssrc.map { $0 + 1 }, receives: receives)
+            o.audioRedundancy = red
+            return o
+        }
+        let offer = try SessionDescription.offer(options(11, receives: false, red: true))
+        let answer = try SessionDescription.answer(to: offer, options(nil, receives: true, red: true))
+        let publisher = try NegotiatedMedia(remote: answer, answer: answer, local: offer, wantsTransportCC: true)
+        #expect(publisher.send[.audio]?.payloadType == 111 && publisher.send[.audio]?.redundancyPayloadType == 63)
+        #expect(publisher.send[.video]?.payloadType == 96 && publisher.send[.video]?.redundancyPayloadType == nil)
+        let subscriber = try NegotiatedMedia(remote: offer, answer: answer, local: answer, wantsTransportCC: true)
+        #expect(subscriber.receive[.audio]?.payloadType == 111)
+        #expect(subscriber.receive[.audio]?.redundancyPayloadType == 63)
+
+        let plainAnswer = try SessionDescription.answer(to: offer, options(nil, receives: true, red: false))
+        let plain = try NegotiatedMedia(remote: plainAnswer, answer: plainAnswer, local: offer, wantsTransportCC: true)
+        #expect(plain.send[.audio]?.payloadType == 111 && plain.send[.audio]?.redundancyPayloadType == nil)
+    }
 }

@@ -14,6 +14,7 @@ import TokKitRTP
         case packet(UInt16)
         case missing(UInt16, following: UInt16?)
         case empty
+        case hold
     }
 
     /// Pops once and checks the bytes match the sequence number.
@@ -26,6 +27,7 @@ import TokKitRTP
             if let f = following { #expect(Array(f.bytes) == payload(f.sequenceNumber)) }
             return .missing(seq, following: following?.sequenceNumber)
         case .empty: return .empty
+        case .hold: return .hold
         }
     }
 
@@ -81,6 +83,77 @@ import TokKitRTP
         #expect(Self.pop(buffer) == .missing(107, following: nil))
         #expect(Self.pop(buffer) == .missing(108, following: 109))
         #expect(Self.pop(buffer) == .packet(109))
+    }
+
+    @discardableResult
+    static func insertRedundant(_ buffer: AudioJitterBuffer, _ seq: UInt16) throws -> Bool {
+        try payload(seq).withUnsafeBytes {
+            try buffer.insertRedundant(sequenceNumber: seq, timestamp: UInt32(seq) &* 960, payload: $0)
+        }
+    }
+
+    /// RFC 2198 copies fill the place of a lost packet (flagged as such), and are ignored, uncounted, where the
+    /// packet is here, already played, or outside what is known; they never move the window.
+    @Test func redundantCopiesFillOnlyTheHolesOfLostPackets() throws {
+        let buffer = try AudioJitterBuffer()
+        #expect(try !Self.insertRedundant(buffer, 99))  // nothing known yet
+        for seq: UInt16 in [65534, 65535] { try Self.insert(buffer, seq) }
+        #expect(Self.pop(buffer) == .packet(65534))
+        // 0 lost; 1 arrives with a copy of 0 (across the wrap).
+        try Self.insert(buffer, 1)
+        #expect(try Self.insertRedundant(buffer, 0))
+        #expect(try !Self.insertRedundant(buffer, 65535))  // here already
+        #expect(try !Self.insertRedundant(buffer, 65534))  // played
+        #expect(try !Self.insertRedundant(buffer, 2))      // newer than the newest: not a copy of a known hole
+        #expect(try !Self.insertRedundant(buffer, 30_000)) // far away: no resynchronization
+        #expect(Self.pop(buffer) == .packet(65535))
+        guard case .packet(let recovered) = buffer.pop() else { Issue.record("0 was not recovered"); return }
+        #expect(recovered.sequenceNumber == 0 && recovered.isRedundant && Array(recovered.bytes) == Self.payload(0))
+        guard case .packet(let plain) = buffer.pop() else { Issue.record("1 did not play"); return }
+        #expect(plain.sequenceNumber == 1 && !plain.isRedundant)
+        #expect(buffer.counters.packetsRedundantStored == 1 && buffer.counters.packetsMissing == 0)
+        #expect(buffer.counters.packetsLate == 0 && buffer.counters.packetsDuplicate == 0)
+        #expect(buffer.counters.resynchronizations == 0)
+        // A copy too long or empty is a typed error, as for packets.
+        #expect(throws: RTPError.self) { try buffer.insertRedundant(sequenceNumber: 1, timestamp: 0, payload: UnsafeRawBufferPointer(start: nil, count: 0)) }
+    }
+
+    /// Lip sync's extra delay: playout holds one interval at a time (at most one per ``adjustmentSpacing``) until
+    /// the delay is added, and skips one packet at a time when it is taken off; the packets still come in order.
+    @Test func anExtraDelayIsAddedByHoldsAndTakenOffBySkipsSpreadOut() throws {
+        let buffer = try AudioJitterBuffer()
+        var seq: UInt16 = 500
+        var outputs: [Popped] = []
+        func tick() throws {  // one packet arrives, one interval plays
+            try Self.insert(buffer, seq)
+            seq &+= 1
+            outputs.append(Self.pop(buffer))
+        }
+        for _ in 0..<12 { try tick() }
+        #expect(!outputs.contains(.hold))
+        buffer.setExtraDelay(packets: 3)
+        outputs = []
+        for _ in 0..<40 { try tick() }
+        let holds = outputs.indices.filter { outputs[$0] == .hold }
+        #expect(holds.count == 3 && buffer.counters.holds == 3, "\(outputs)")
+        #expect(zip(holds, holds.dropFirst()).allSatisfy { $1 - $0 >= AudioJitterBuffer.adjustmentSpacing }, "\(holds)")
+        let played = outputs.compactMap { p -> UInt16? in
+            if case .packet(let s) = p { return s }
+            return nil
+        }
+        #expect(zip(played, played.dropFirst()).allSatisfy { $1 == $0 &+ 1 }, "\(played)")
+        #expect(buffer.count >= buffer.targetPackets + 2, "3 more packets wait (one arrives per pop)")
+        // Taken off again: three packets skipped, one per spacing at most, never an underrun.
+        buffer.setExtraDelay(packets: 0)
+        outputs = []
+        for _ in 0..<40 { try tick() }
+        #expect(buffer.counters.packetsSkipped == 3 && buffer.counters.underruns == 0, "\(buffer.counters)")
+        #expect(!outputs.contains(.empty) && !outputs.contains(.hold), "\(outputs)")
+        // Clamped to the capacity.
+        buffer.setExtraDelay(packets: 1_000)
+        #expect(buffer.extraPackets == buffer.configuration.capacity - buffer.maximumPackets - 1)
+        buffer.setExtraDelay(packets: -5)
+        #expect(buffer.extraPackets == 0)
     }
 
     @Test func aBurstAboveTheMaximumDelayIsCutBackToTheTarget() throws {

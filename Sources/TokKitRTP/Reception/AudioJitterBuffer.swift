@@ -43,6 +43,9 @@ public final class AudioJitterBuffer {
         public let bytes: UnsafeRawBufferPointer
         public let sequenceNumber: UInt16
         public let timestamp: UInt32
+        /// Whether it came as a redundant copy (``insertRedundant(sequenceNumber:timestamp:payload:)``), its own packet
+        /// lost: a recovery, for statistics.
+        public let isRedundant: Bool
     }
 
     /// What ``pop()`` returns.
@@ -54,6 +57,9 @@ public final class AudioJitterBuffer {
         case missing(sequenceNumber: UInt16, following: Packet?)
         /// Nothing to play this interval (pre-roll, underrun or discontinuous transmission).
         case empty
+        /// Playing, but held back one interval to add delay (``setExtraDelay(packets:)``): play something made up
+        /// (Opus concealment continues the sound); the next packet waits.
+        case hold
     }
 
     /// What ``insert(sequenceNumber:timestamp:payload:)`` did.
@@ -79,6 +85,12 @@ public final class AudioJitterBuffer {
         /// Times playout ran dry and went back to pre-roll.
         public var underruns = 0
         public var resynchronizations = 0
+        /// Redundant copies stored in place of a packet that had not arrived
+        /// (``insertRedundant(sequenceNumber:timestamp:payload:)``).
+        public var packetsRedundantStored = 0
+        /// ``Output/hold`` results, and packets skipped, to follow ``setExtraDelay(packets:)``.
+        public var holds = 0
+        public var packetsSkipped = 0
         public init() {}
     }
 
@@ -86,6 +98,7 @@ public final class AudioJitterBuffer {
         var sequence: Int64?
         var timestamp: UInt32 = 0
         var length = 0
+        var redundant = false
     }
 
     public let configuration: Configuration
@@ -106,6 +119,13 @@ public final class AudioJitterBuffer {
     private var playing = false
     private var hasPlayed = false
     private var consecutiveLate = 0
+    /// Extra delay asked for (``setExtraDelay(packets:)``), and what playout still has to add (positive: holds) or
+    /// take off (negative: skips); one adjustment per ``adjustmentSpacing`` intervals at most.
+    public private(set) var extraPackets = 0
+    private var pendingAdjustment = 0
+    private var popsSinceAdjustment = 0
+    /// Intervals between two holds or skips (200 ms of 20 ms packets): a change is spread out, not heard at once.
+    public static let adjustmentSpacing = 10
 
     /// Throws ``RTPError/valueOutOfRange(field:value:)`` when the delays or sizes do not fit together.
     public init(_ configuration: Configuration = Configuration()) throws(RTPError) {
@@ -179,19 +199,71 @@ public final class AudioJitterBuffer {
         return store(sequence, timestamp, payload)
     }
 
+    /// Copies a redundant copy of packet `sequenceNumber` in (a block of an RFC 2198 payload), only when that packet
+    /// is still to be played, inside the window and not here: the packet itself was lost or is late. Never
+    /// resynchronizes, counts nothing late or duplicate (most copies are of packets already here or played), and
+    /// returns whether it was stored. Throws as ``insert(sequenceNumber:timestamp:payload:)`` for a bad length.
+    @discardableResult
+    public func insertRedundant(sequenceNumber: UInt16, timestamp: UInt32,
+                                payload: UnsafeRawBufferPointer) throws(RTPError) -> Bool {
+        try require(.payload, 1, payload.count)
+        guard payload.count <= configuration.maximumPacketSize else {
+            throw .invalidField(.payload, field: "audio packet length", value: payload.count)
+        }
+        guard let start = next else { return false }
+        // Only around what is already known: never moves the window (unwrapping against the newest packet).
+        let sequence = newest + Int64(RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: newest),
+                                                                 to: sequenceNumber))
+        guard sequence >= start, sequence < newest, sequence > newest - Int64(configuration.capacity),
+              slots[index(sequence)].sequence != sequence
+        else { return false }
+        _ = store(sequence, timestamp, payload, redundant: true)
+        counters.packetsStored -= 1
+        counters.packetsRedundantStored += 1
+        return true
+    }
+
+    /// Sets how many packets of delay playout keeps beyond ``targetPackets`` (lip sync: the audio waiting for the
+    /// video), clamped to what the capacity allows. Playout follows by holding (``Output/hold``) or skipping one
+    /// packet at a time, at most once every ``adjustmentSpacing`` intervals; a new pre-roll (after an underrun)
+    /// starts with it at once.
+    public func setExtraDelay(packets: Int) {
+        let limit = max(0, configuration.capacity - maximumPackets - 1)
+        let value = min(max(packets, 0), limit)
+        pendingAdjustment += value - extraPackets
+        extraPackets = value
+    }
+
     /// The output for this frame interval.
     public func pop() -> Output {
         guard var position = next else { return .empty }
+        popsSinceAdjustment += 1
         if !playing {
-            guard count >= targetPackets else { return .empty }
+            guard count >= targetPackets + extraPackets else { return .empty }
+            pendingAdjustment = 0  // the pre-roll already waits for the extra delay
             // Start with the oldest buffered packet.
             while position <= newest && slots[index(position)].sequence != position { position += 1 }
             playing = true
             hasPlayed = true
         }
+        // Follow a change of the extra delay, one packet at a time.
+        if pendingAdjustment != 0, playing, popsSinceAdjustment >= Self.adjustmentSpacing {
+            if pendingAdjustment > 0 {
+                pendingAdjustment -= 1
+                popsSinceAdjustment = 0
+                counters.holds += 1
+                return .hold
+            }
+            if newest - position >= 1 {  // something stays to play after the skipped one
+                if release(position) { counters.packetsSkipped += 1 }
+                position += 1
+                pendingAdjustment += 1
+                popsSinceAdjustment = 0
+            }
+        }
         // Too much delay: drop the oldest down to the target.
-        if newest - position + 1 > Int64(maximumPackets) {
-            let keep = newest - Int64(targetPackets) + 1
+        if newest - position + 1 > Int64(maximumPackets + extraPackets) {
+            let keep = newest - Int64(targetPackets + extraPackets) + 1
             while position < keep {
                 if release(position) { counters.packetsDiscarded += 1 }
                 position += 1
@@ -217,11 +289,12 @@ public final class AudioJitterBuffer {
         return Int(((sequence % capacity) + capacity) % capacity)
     }
 
-    private func store(_ sequence: Int64, _ timestamp: UInt32, _ payload: UnsafeRawBufferPointer) -> Insertion {
+    private func store(_ sequence: Int64, _ timestamp: UInt32, _ payload: UnsafeRawBufferPointer,
+                       redundant: Bool = false) -> Insertion {
         let i = index(sequence)
         if slots[i].sequence != nil { count -= 1 }  // a stale packet outside the window
         storage.put(payload, at: i * configuration.maximumPacketSize)
-        slots[i] = Slot(sequence: sequence, timestamp: timestamp, length: payload.count)
+        slots[i] = Slot(sequence: sequence, timestamp: timestamp, length: payload.count, redundant: redundant)
         count += 1
         counters.packetsStored += 1
         return .stored
@@ -232,7 +305,8 @@ public final class AudioJitterBuffer {
         guard slot.sequence == sequence else { return nil }
         return Packet(bytes: UnsafeRawBufferPointer(storage).slice(index(sequence) * configuration.maximumPacketSize,
                                                                    slot.length),
-                      sequenceNumber: UInt16(truncatingIfNeeded: sequence), timestamp: slot.timestamp)
+                      sequenceNumber: UInt16(truncatingIfNeeded: sequence), timestamp: slot.timestamp,
+                      isRedundant: slot.redundant)
     }
 
     private func take(_ sequence: Int64) -> Packet? {
