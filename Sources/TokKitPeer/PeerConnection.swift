@@ -404,12 +404,14 @@ public final class PeerConnection: Sendable {
         transportCongestion.withLock { $0?.stamp(kind, length: length, now: now) }?.write(into: t.buffer)
         t.nackResponder?.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
         let lost = kind == .video && (outgoingVideoLoss.withLock { $0 }?.loss(header.sequenceNumber) ?? false)
+        // The sequence number is used once the packet is made, sent or not: a packet that fails to go out is a loss
+        // to the receiver (and a redundant copy of it in the next audio packet still maps to its own number).
+        t.sequenceNumber &+= 1
         do throws(DTLSError) {
             if !lost { try dtls.sendRTP(t.buffer, length: length) }
         } catch .notConnected {
             throw .notConnected
         } catch { throw .dtls(error) }
-        t.sequenceNumber &+= 1
         t.lastTimestamp = timestamp
         t.packets += 1
         t.payloadBytes += UInt64(payload.count)

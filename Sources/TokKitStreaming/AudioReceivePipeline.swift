@@ -119,7 +119,11 @@ public final class AudioReceivePipeline: Sendable {
                             let result = try? j.buffer.insert(sequenceNumber: sequenceNumber, timestamp: timestamp,
                                                               payload: block.bytes)
                             accepted = result == .stored || result == .resynchronized
-                        } else {
+                        } else if block.timestampOffset
+                                    == UInt32(block.distance) &* Self.samplesPerPacket(j.buffer) {
+                            // Only a copy whose timestamp is that of the packet `distance` before (a sender that
+                            // skipped a packet in its history, as WebRTC's does after a large one, sends an older
+                            // copy: not put in the wrong place).
                             _ = try? j.buffer.insertRedundant(
                                 sequenceNumber: sequenceNumber &- UInt16(truncatingIfNeeded: block.distance),
                                 timestamp: timestamp &- block.timestampOffset, payload: block.bytes)
@@ -145,6 +149,13 @@ public final class AudioReceivePipeline: Sendable {
             s.packetsReceived += 1
             if !accepted { s.packetsDropped += 1 }
         }
+    }
+
+    /// The RTP timestamp step of one packet the jitter buffer plays (48 kHz Opus clock).
+    @inline(__always)
+    private static func samplesPerPacket(_ buffer: AudioJitterBuffer) -> UInt32 {
+        UInt32(clamping: buffer.configuration.frameDuration.components.attoseconds / 1_000_000_000_000_000 * 48
+            + buffer.configuration.frameDuration.components.seconds * 48_000)
     }
 
     // MARK: - Render thread (called by AudioMixer)

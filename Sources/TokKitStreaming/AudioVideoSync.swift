@@ -16,7 +16,7 @@ import TokKitRTP
 /// ``Configuration/step`` units and by at most ``Configuration/maximumChange`` per update, and a lag within
 /// ``Configuration/deadBand`` of the delay in use changes nothing.
 ///
-/// A pure value with injected times; not thread-safe; allocates nothing after init.
+/// A pure value with injected times; not thread-safe; an update (twice a second) sorts a copy of the window.
 public struct AudioVideoSync: Sendable {
     public struct Configuration: Hashable, Sendable {
         /// The largest extra audio delay.
@@ -74,12 +74,22 @@ public struct AudioVideoSync: Sendable {
     }
 
     /// Takes one measurement at local time `now`; returns the new extra audio delay when it changed. Nothing
-    /// changes while a stream has not played recently or a report is missing.
+    /// changes while the audio has not played recently or a report is missing; while the video has not (for longer
+    /// than ``Configuration/staleness``), the delay goes back to zero by ``Configuration/maximumChange`` an update.
     public mutating func update(audio: Playout?, video: Playout?, audioReport: RemoteSenderReport?,
                                 videoReport: RemoteSenderReport?, now: Duration) -> Duration? {
-        guard let audio, let video, let audioReport, let videoReport,
-              now - audio.playedAt <= configuration.staleness, now - video.playedAt <= configuration.staleness
-        else { return nil }
+        guard let audio, now - audio.playedAt <= configuration.staleness else { return nil }
+        guard let video, now - video.playedAt <= configuration.staleness else {
+            // The audio plays, the video does not (turned off, frozen, gone): the audio stops waiting for it, as
+            // gradually as it started; the measurements are forgotten (they were of the video before).
+            lagCount = 0
+            guard delay > .zero else { return nil }
+            let step = max(configuration.step, .microseconds(1))
+            let steps = max(1, Int((configuration.maximumChange / step).rounded(.down)))
+            delay = max(.zero, delay - step * steps)
+            return delay
+        }
+        guard let audioReport, let videoReport else { return nil }
         let audioOffset = audio.playedAt - Self.captureTime(audio.rtpTimestamp, audioReport, rate: audioRate)
         let videoOffset = video.playedAt - Self.captureTime(video.rtpTimestamp, videoReport, rate: videoRate)
         // How much later the video plays than the audio would without the extra delay.

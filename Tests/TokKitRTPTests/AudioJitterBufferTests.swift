@@ -156,6 +156,40 @@ import TokKitRTP
         #expect(buffer.extraPackets == 0)
     }
 
+    /// A burst that trims the buffer while a lower extra delay is still being followed keeps the delay in effect:
+    /// the skips then take the change off once, not the trim and the skips both.
+    @Test func aBurstDuringADecreaseDoesNotTakeTheDelayOffTwice() throws {
+        let buffer = try AudioJitterBuffer()
+        var seq: UInt16 = 100
+        buffer.setExtraDelay(packets: 10)
+        for _ in 0..<(buffer.targetPackets + 10) {
+            try Self.insert(buffer, seq)
+            seq &+= 1
+        }
+        for _ in 0..<30 {  // steady: one packet in, one out
+            try Self.insert(buffer, seq)
+            seq &+= 1
+            _ = Self.pop(buffer)
+        }
+        #expect(buffer.count == buffer.targetPackets + 10)
+        buffer.setExtraDelay(packets: 4)
+        for _ in 0..<8 {  // a burst over the maximum
+            try Self.insert(buffer, seq)
+            seq &+= 1
+        }
+        _ = Self.pop(buffer)
+        #expect(buffer.counters.packetsDiscarded > 0)
+        for _ in 0..<100 {
+            try Self.insert(buffer, seq)
+            seq &+= 1
+            _ = Self.pop(buffer)
+        }
+        #expect(buffer.counters.packetsSkipped == 6, "\(buffer.counters)")
+        // The trim keeps the target counting the packet it plays at once: one less than a pre-roll waits for.
+        #expect(buffer.count == buffer.targetPackets + 4 - 1, "\(buffer.counters)")
+        #expect(buffer.counters.underruns == 0)
+    }
+
     @Test func aBurstAboveTheMaximumDelayIsCutBackToTheTarget() throws {
         let buffer = try AudioJitterBuffer()
         for seq: UInt16 in 0..<10 { try Self.insert(buffer, seq) }  // a 200 ms burst after a stall

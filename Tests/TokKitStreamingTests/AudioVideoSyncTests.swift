@@ -52,6 +52,29 @@ import TokKitRTP
         #expect(sync.lastLag.map { abs(($0 - .milliseconds(110)) / .milliseconds(1)) < 1 } == true, "\(String(describing: sync.lastLag))")
     }
 
+    /// Video that stops playing (turned off, frozen for good) leaves the audio waiting no longer: the delay goes
+    /// back to zero by the largest change an update, while the audio plays on.
+    @Test func theAudioStopsWaitingForAVideoThatStopped() {
+        var sync = AudioVideoSync()
+        _ = Self.run(&sync, audioDelay: .milliseconds(40), videoDelay: { _ in .milliseconds(150) })
+        #expect(sync.delay == .milliseconds(120))
+        let publisher = Publisher()
+        let lastVideo = Duration.seconds(1_020)
+        var changes: [Duration] = []
+        for n in 1...6 {
+            let now = lastVideo + .seconds(1) + .milliseconds(500) * n
+            let reports = publisher.reports(at: now - .seconds(1_001))
+            if let change = sync.update(
+                audio: .init(rtpTimestamp: publisher.audioRTP(now - .seconds(1_000)), playedAt: now),
+                video: .init(rtpTimestamp: publisher.videoRTP(lastVideo - .seconds(1_000)), playedAt: lastVideo),
+                audioReport: reports.audio, videoReport: reports.video, now: now) {
+                changes.append(change)
+            }
+        }
+        #expect(changes == [.milliseconds(80), .milliseconds(40), .zero], "\(changes)")
+        #expect(sync.delay == .zero)
+    }
+
     @Test func theDelayFollowsTheVideoBackDownAndNeverBelowZero() {
         var sync = AudioVideoSync()
         // 150 ms for 10 updates, then the video's delay falls to 30 ms: below the audio's own 40.

@@ -261,9 +261,11 @@ public final class AudioJitterBuffer {
                 popsSinceAdjustment = 0
             }
         }
-        // Too much delay: drop the oldest down to the target.
-        if newest - position + 1 > Int64(maximumPackets + extraPackets) {
-            let keep = newest - Int64(targetPackets + extraPackets) + 1
+        // Too much delay: drop the oldest down to the target, plus the extra delay in effect now (a change still
+        // being followed stays to the holds and skips: a cut to the new value here would take it off twice).
+        let extraInEffect = max(0, extraPackets - pendingAdjustment)
+        if newest - position + 1 > Int64(maximumPackets + extraInEffect) {
+            let keep = newest - Int64(targetPackets + extraInEffect) + 1
             while position < keep {
                 if release(position) { counters.packetsDiscarded += 1 }
                 position += 1
