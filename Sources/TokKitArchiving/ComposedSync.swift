@@ -1,3 +1,4 @@
+import TokKitRTP
 import TokKitRecording
 
 /// Where one stream's audio and video go on a composed archive's timeline once its publisher's RTCP sender reports

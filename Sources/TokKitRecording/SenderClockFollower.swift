@@ -1,3 +1,5 @@
+import TokKitRTP
+
 /// How far a stream's sender clock moved since a reference sender report: the correction that keeps the stream's
 /// placement on the archive's timeline where its newer sender reports say its timestamps are.
 ///

@@ -1,3 +1,5 @@
+import TokKitRTP
+
 /// A point where a recording's timeline and a sender's wall clock meet: the sender time ``senderTime`` is at
 /// ``offset`` on the archive's timeline. The first stream of a publisher placed by its arrival (and its sender
 /// report) makes one; the publisher's other streams are placed from it (``offset(of:on:)``), so that what the

@@ -120,7 +120,7 @@ public final class AudioReceivePipeline: Sendable {
                                                               payload: block.bytes)
                             accepted = result == .stored || result == .resynchronized
                         } else if block.timestampOffset
-                                    == UInt32(block.distance) &* Self.samplesPerPacket(j.buffer) {
+                                    == UInt32(block.distance) &* Self.samplesPerPacket {
                             // Only a copy whose timestamp is that of the packet `distance` before (a sender that
                             // skipped a packet in its history, as WebRTC's does after a large one, sends an older
                             // copy: not put in the wrong place).
@@ -151,12 +151,8 @@ public final class AudioReceivePipeline: Sendable {
         }
     }
 
-    /// The RTP timestamp step of one packet the jitter buffer plays (48 kHz Opus clock).
-    @inline(__always)
-    private static func samplesPerPacket(_ buffer: AudioJitterBuffer) -> UInt32 {
-        UInt32(clamping: buffer.configuration.frameDuration.components.attoseconds / 1_000_000_000_000_000 * 48
-            + buffer.configuration.frameDuration.components.seconds * 48_000)
-    }
+    /// The RTP timestamp step of one packet the jitter buffer plays (its frame on the 48 kHz Opus clock: 960).
+    private static let samplesPerPacket = UInt32(AudioJitterBuffer.Configuration().frameDuration / .milliseconds(1) * 48)
 
     // MARK: - Render thread (called by AudioMixer)
 

@@ -124,10 +124,6 @@ public struct AudioVideoSync: Sendable {
     /// The sender's NTP time of RTP timestamp `rtp` through `report`, as a duration since the NTP epoch (only
     /// differences between streams of one sender mean anything).
     static func captureTime(_ rtp: UInt32, _ report: RemoteSenderReport, rate: Int) -> Duration {
-        let raw = report.ntp.rawValue
-        let seconds = Int64(raw >> 32)
-        let micros = Int64(((raw & 0xFFFF_FFFF) &* 1_000_000) >> 32)
-        let ticks = Int64(Int32(bitPattern: rtp &- report.rtpTimestamp))
-        return .seconds(seconds) + .microseconds(micros + ticks * 1_000_000 / Int64(rate))
+        .nanoseconds(SenderClock(ntp: report.ntp, rtpTimestamp: report.rtpTimestamp, clockRate: rate).senderTime(of: rtp))
     }
 }

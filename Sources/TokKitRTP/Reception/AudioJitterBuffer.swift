@@ -160,10 +160,7 @@ public final class AudioJitterBuffer {
     @discardableResult
     public func insert(sequenceNumber: UInt16, timestamp: UInt32,
                        payload: UnsafeRawBufferPointer) throws(RTPError) -> Insertion {
-        try require(.payload, 1, payload.count)
-        guard payload.count <= configuration.maximumPacketSize else {
-            throw .invalidField(.payload, field: "audio packet length", value: payload.count)
-        }
+        try checkLength(of: payload)
         let sequence = unwrapper.unwrap(sequenceNumber)
         let capacity = Int64(configuration.capacity)
         guard let start = next else {
@@ -206,10 +203,7 @@ public final class AudioJitterBuffer {
     @discardableResult
     public func insertRedundant(sequenceNumber: UInt16, timestamp: UInt32,
                                 payload: UnsafeRawBufferPointer) throws(RTPError) -> Bool {
-        try require(.payload, 1, payload.count)
-        guard payload.count <= configuration.maximumPacketSize else {
-            throw .invalidField(.payload, field: "audio packet length", value: payload.count)
-        }
+        try checkLength(of: payload)
         guard let start = next else { return false }
         // Only around what is already known: never moves the window (unwrapping against the newest packet).
         let sequence = newest + Int64(RTPSequenceNumber.distance(from: UInt16(truncatingIfNeeded: newest),
@@ -284,6 +278,14 @@ public final class AudioJitterBuffer {
     }
 
     // MARK: - Internals
+
+    /// Throws for an empty payload or one larger than ``Configuration/maximumPacketSize``.
+    private func checkLength(of payload: UnsafeRawBufferPointer) throws(RTPError) {
+        try require(.payload, 1, payload.count)
+        guard payload.count <= configuration.maximumPacketSize else {
+            throw .invalidField(.payload, field: "audio packet length", value: payload.count)
+        }
+    }
 
     @inline(__always)
     private func index(_ sequence: Int64) -> Int {

@@ -1,5 +1,3 @@
-import TokKitRTP
-
 /// One RTP stream's timestamps mapped to its sender's wall clock, from an RTCP sender report (RFC 3550 §6.4.1: the
 /// report's RTP timestamp is the same instant as its NTP timestamp). A sender stamps its audio and its video from
 /// one NTP clock, so two streams' mappings put their timestamps on one common timeline: how a recorder keeps audio
