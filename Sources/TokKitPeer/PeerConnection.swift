@@ -23,7 +23,8 @@ import TokKitSRTP
 /// Feedback: the core above hands every packet sent and received, every RTCP packet and its timers to feedback
 /// units (``FeedbackUnit``, in the way pion's interceptors work), each a value-type state machine under its own lock:
 /// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, then every 20 ms, up to 10 times;
-/// - ``NACKResponder`` keeps our last 512 video packets and sends again those the peer NACKs;
+/// - ``NACKResponder`` keeps our last 512 video packets and sends again those the peer NACKs (while the path is
+///   congested, one packet at most once a round trip);
 /// - ``RTCPReporter`` writes SR/RR every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``) and reads the
 ///   peer's: loss, jitter, round-trip time from LSR/DLSR (``statistics(_:)``);
 /// - ``KeyframeRequestRouter`` gives PLI, new FIR and REMB about our streams to the section's feedback handler
@@ -33,8 +34,9 @@ import TokKitSRTP
 ///   packets and reports them every interval, so the peer's bandwidth estimator (Chromium's) can ramp up;
 ///   ``TransportCongestionControl`` numbers every RTP packet we send (audio, video, retransmissions) with one 16-bit
 ///   transport-wide counter and turns the peer's feedback into a send-side bandwidth estimate (draft-ietf-rmcat-gcc-02,
-///   bounded by ``PeerConfiguration/bandwidthEstimateBounds``), reported to the video feedback handler as
-///   ``RTCPFeedback/sendSideEstimatedBitrate(_:)``. ``transportFeedbackStatistics`` counts both directions.
+///   bounded by ``PeerConfiguration/bandwidthEstimateBounds``), whose video share (what the audio leaves) is
+///   reported to the video feedback handler as ``RTCPFeedback/sendSideEstimatedBitrate(_:)``.
+///   ``transportFeedbackStatistics`` counts both directions.
 /// The units read no clock: the connection passes them the time of its ``PeerClock``.
 ///
 /// Events: ``events`` carries trickled candidates, state changes and, once per received section,
@@ -494,11 +496,13 @@ public final class PeerConnection: Sendable {
             withSend(.video) { track in
                 guard let responder = track?.nackResponder else { return }
                 s.packetsRetransmitted = responder.retransmissions
+                s.retransmissionsSuppressed = responder.retransmissionsSuppressed
                 s.nacksReceived = responder.nacksReceived
             }
             videoLayerSend.withLock { tracks in
                 for case let responder? in tracks.map(\.nackResponder) {
                     s.packetsRetransmitted += responder.retransmissions
+                    s.retransmissionsSuppressed += responder.retransmissionsSuppressed
                     s.nacksReceived += responder.nacksReceived
                 }
             }
@@ -803,9 +807,17 @@ public final class PeerConnection: Sendable {
                 reporter.withLock { $0.received(decoded, now: arrival, output: &output) }
                 router.withLock { $0.received(decoded, now: now, output: &output) }
                 if case .genericNACK = decoded {
-                    withSend(.video) { $0?.nackResponder?.received(decoded, now: now, output: &output) }
+                    let rtt = reporter.withLock { $0.videoSender?.roundTripTime }
+                    let congested = transportCongestion.withLock { $0?.congested ?? false }
+                    withSend(.video) { track in
+                        track?.nackResponder?.roundTripTime = rtt
+                        track?.nackResponder?.pathCongested = congested
+                        track?.nackResponder?.received(decoded, now: now, output: &output)
+                    }
                     videoLayerSend.withLock { tracks in
                         for i in tracks.indices {
+                            tracks[i].nackResponder?.roundTripTime = rtt
+                            tracks[i].nackResponder?.pathCongested = congested
                             tracks[i].nackResponder?.received(decoded, now: now, output: &output)
                         }
                     }

@@ -11,8 +11,10 @@ public enum RTCPFeedback: Sendable, Hashable {
     case fullIntraRequest
     /// Receiver estimated maximum bitrate in bits per second (draft-alvestrand-rmcat-remb) covering our stream.
     case receiverEstimatedMaximumBitrate(UInt64)
-    /// Our own send-side estimate in bits per second (draft-ietf-rmcat-gcc-02), computed from the peer's
-    /// transport-wide feedback about our packets (draft-holmer-rmcat-transport-wide-cc-extensions-01); reported on
-    /// the video section when it first exists and then when it changes by 1 % or more.
+    /// The video's share, in bits per second of encoder output, of our own send-side estimate
+    /// (draft-ietf-rmcat-gcc-02, computed from the peer's transport-wide feedback about our packets,
+    /// draft-holmer-rmcat-transport-wide-cc-extensions-01): the estimate less what the audio sends and the video's
+    /// packet headers (``PeerConnection/bandwidthEstimate`` is the whole estimate); reported on the video section
+    /// when it first exists and then when it changes by 1 % or more.
     case sendSideEstimatedBitrate(UInt64)
 }

@@ -30,6 +30,9 @@ public struct TrackStatistics: Sendable, Hashable {
     public var receptionReportsReceived: Int = 0
     /// Packets of our stream sent again because the peer NACKed them (same sequence number; video only).
     public var packetsRetransmitted: UInt64 = 0
+    /// Requests for a packet sent again less than a round trip before while the path was congested, not answered
+    /// (``packetsRetransmitted`` does not count them).
+    public var retransmissionsSuppressed: UInt64 = 0
     /// Generic NACK packets received about our stream / sent about the peer's.
     public var nacksReceived: Int = 0
     public var nacksSent: Int = 0

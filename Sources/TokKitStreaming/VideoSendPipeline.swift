@@ -235,8 +235,9 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         updateCap(from: peer) { $0.estimatedBitrate = bitsPerSecond }
     }
 
-    /// Caps the bitrate by our send-side estimate towards `peer` (``PeerConnection/bandwidthEstimate``, from its
-    /// transport-wide feedback); combined with REMB as above: per peer the lower of the two, over peers the
+    /// Caps the bitrate by the video's share of our send-side estimate towards `peer` (from its transport-wide
+    /// feedback, less what the audio sends: ``RTCPFeedback/sendSideEstimatedBitrate(_:)``); combined with REMB as
+    /// above: per peer the lower of the two, over peers the
     /// lowest, never above ``VideoEncodeSettings/bitrate``.
     public func sendSideEstimatedBitrate(_ bitsPerSecond: Int, from peer: PeerConnection) {
         updateCap(from: peer) { $0.sendSideEstimate = bitsPerSecond }

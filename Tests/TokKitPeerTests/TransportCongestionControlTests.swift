@@ -17,8 +17,9 @@ import TokKitRTP
         let feedback = RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: 65533,
                                                  referenceTime: 1, feedbackPacketCount: 0, statuses: statuses)
         let reported = cc.received(feedback, now: 50_000)
-        #expect(reported == 2_000_000)  // the first estimate is reported; it starts at the upper bound
+        // The first estimate is reported: it starts at the upper bound; the video's share leaves its packet headers.
         #expect(cc.estimate == 2_000_000)
+        #expect(reported == Int(2_000_000 * TransportCongestionControl.videoPayloadShare))
         #expect(cc.estimator.packetCount == 5)
         #expect(cc.history.unknownReports == 1)
         // Nothing new: no report, no change.
@@ -44,9 +45,42 @@ import TokKitRTP
                                                      statuses: statuses)
             if let r = cc.received(feedback, now: time) { reports.append(r) }
         }
-        #expect(reports.first == 2_000_000)
+        #expect(reports.first == Int(2_000_000 * TransportCongestionControl.videoPayloadShare))
         #expect(reports.count >= 5 && reports.count < 40, "\(reports)")
         #expect(zip(reports, reports.dropFirst()).allSatisfy { abs(Double($1 - $0)) >= 0.01 * Double($0) })
-        #expect(cc.estimate! < 1_000_000 && cc.estimate == reports.last)
+        #expect(cc.estimate! < 1_000_000 && cc.videoShare(of: cc.estimate!, now: time) == reports.last)
+    }
+
+    /// The estimate covers audio and video; the video is told what is left once the audio's packets, counted on
+    /// the wire, have their share: 50 Opus packets a second of 200 RTP bytes (238 on the wire, 95.2 kb/s) leave
+    /// (500 − 95.2) × 0.96 kb/s of a 500 kb/s estimate. Audio without transport-wide numbers is in neither.
+    @Test func theVideoIsToldWhatTheAudioLeavesOfTheEstimate() throws {
+        for audioNumbered in [true, false] {
+            var cc = try #require(TransportCongestionControl(bounds: 50_000 ... 500_000))
+            cc.setOffset(20, for: .video)
+            cc.setOffset(audioNumbered ? 20 : nil, for: .audio)
+            var time: UInt64 = 1_000_000_000
+            var statuses: [RTCPTransportWideFeedback.PacketStatus] = []
+            let base = cc.nextSequence
+            for i in 0 ..< 100 {  // 2 s of audio every 20 ms, a video packet every 20 ms
+                let audio = cc.stamp(.audio, length: 200, now: time)
+                #expect((audio != nil) == audioNumbered)
+                // Each packet arrives as far after the one before as it was sent (10 ms apart, 20 ms without audio).
+                if audio != nil { statuses.append(.receivedSmallDelta(i == 0 ? 4 : 40)) }
+                _ = cc.stamp(.video, length: 1_000, now: time + 10_000_000)
+                statuses.append(.receivedSmallDelta(audioNumbered ? 40 : 80))
+                time += 20_000_000
+            }
+            let feedback = RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: base,
+                                                     referenceTime: 1, feedbackPacketCount: 0,
+                                                     statuses: statuses)
+            let report = cc.received(feedback, now: Int64(time / 1000))
+            let reported = try #require(report)
+            #expect(cc.estimate == 500_000)
+            let expected = (500_000 - (audioNumbered ? 95_200 : 0)) * TransportCongestionControl.videoPayloadShare
+            #expect(abs(Double(reported) - expected) < 4_000, "\(reported) vs \(expected)")
+            // Never under the estimator's minimum, however much the audio takes.
+            #expect(cc.videoShare(of: 60_000, now: Int64(time / 1000)) == (audioNumbered ? 50_000 : 57_600))
+        }
     }
 }

@@ -236,10 +236,10 @@ import TokKitTesting
         let before = sender.statistics.targetBitrate
         #expect(before > 0 && before <= 600_000)
         // 60 % of the video lost on the way out: the send-side estimate falls and the encoder follows it. The loss
-        // controller's fast decrease needs over 25 % reported lost, and the retransmissions count as received: a
-        // gap is NACKed every 20 ms until it fills, so when a round trip takes longer (a loaded machine, a
-        // sanitizer) a packet goes out again more than once (1.75 times under ThreadSanitizer, where 40 % loss was
-        // reported as 24 %). 60 % stays over 25 % up to 2.3 retransmissions per lost packet.
+        // controller's fast decrease needs over 25 % reported lost, and the retransmissions count as received (one
+        // per lost packet and round trip at most, but at least once: 60 % stays over 25 % up to 2.3 retransmissions
+        // per lost packet, as under ThreadSanitizer before retransmissions waited a round trip). The encoder's target
+        // is the video's share of the estimate (no audio here: 0.96 of it).
         peers.publisher.setOutgoingVideoLoss { $0 % 10 < 6 }
         var published = 30, lowered = false
         let deadline = ContinuousClock.now + .seconds(45)
@@ -252,7 +252,7 @@ import TokKitTesting
         let estimate = peers.publisher.bandwidthEstimate
         let feedback = peers.publisher.transportFeedbackStatistics
         #expect(lowered, "target \(sender.statistics.targetBitrate), estimate \(estimate as Any), \(feedback)")
-        #expect(estimate != nil && estimate! < 300_000)
+        #expect(estimate != nil && estimate! < 320_000)
     }
 
     @Test func disablingStopsEncodingAndReEnablingResumesWithAKeyframe() async throws {

@@ -4,7 +4,8 @@ import TokKitRTP
 /// shared by audio, video and retransmissions (draft-holmer-rmcat-transport-wide-cc-extensions-01 §2: 16 bits,
 /// wrapping), written into each packet we send and recorded with its send time and size
 /// (``TransportSendHistory``), and the ``SendSideBandwidthEstimator`` (draft-ietf-rmcat-gcc-02) fed with the peer's
-/// feedback, whose estimate goes to the video section as ``RTCPFeedback/sendSideEstimatedBitrate(_:)``.
+/// feedback. The estimate is the path's, for everything we send; the video section is told what is left of it once
+/// the audio is sent (``videoShare(of:now:)``, as ``RTCPFeedback/sendSideEstimatedBitrate(_:)``).
 ///
 /// Neither path allocates once the results buffer has grown to a message's size.
 struct TransportCongestionControl: FeedbackUnit {
@@ -17,7 +18,10 @@ struct TransportCongestionControl: FeedbackUnit {
     /// The number the next packet gets (libwebrtc starts at 1 too).
     var nextSequence: UInt16 = 1  // settable for tests (the wrap)
     private(set) var packetsStamped = 0
+    /// The path's estimate (bits per second), audio and video together.
     private(set) var estimate: Int?
+    /// What the audio sends, counted on the wire: its share of the estimate is not the video's.
+    private var audioSent = SendRateMeter()
     /// Where the number's two bytes sit in each section's packets (the header layout never changes: no CSRCs, this
     /// one element); nil for a section that does not carry the extension.
     private var audioOffset: Int?
@@ -39,11 +43,21 @@ struct TransportCongestionControl: FeedbackUnit {
         if section == .audio { audioOffset = offset } else { videoOffset = offset }
     }
 
+    /// Bytes a packet takes on the wire beside its RTP bytes: the SRTP tag (10), UDP (8) and IPv4 (20) headers.
+    static let wireOverhead = 38
+    /// The part of what is left after the audio that the video encoder may use: its packets' RTP headers and
+    /// ``wireOverhead`` take the rest (~60 bytes on the wire for a ~1,100-byte payload).
+    static let videoPayloadShare = 0.96
+
     /// Numbers the packet of `length` bytes (RTP header included) about to go out on `section` at `now` and
-    /// records it; nil when the section does not carry the number. The send path writes it into the packet.
+    /// records it with its size on the wire (``wireOverhead`` more: the estimate is of what the path carries); nil
+    /// when the section does not carry the number. The send path writes it into the packet. Numbered audio is
+    /// also counted for ``videoShare(of:now:)`` (audio without the number is not in the estimate either).
     mutating func stamp(_ section: MediaKind, length: Int, now: UInt64) -> TransportStamp? {
         guard let offset = section == .audio ? audioOffset : videoOffset, offset + 2 <= length else { return nil }
-        return TransportStamp(offset: offset, sequenceNumber: stamp(size: length, now: Int64(now / 1000)))
+        let size = length + Self.wireOverhead, time = Int64(now / 1000)
+        if section == .audio { audioSent.add(size, now: time) }
+        return TransportStamp(offset: offset, sequenceNumber: stamp(size: size, now: time))
     }
 
     mutating func received<Output: FeedbackOutput>(_ feedback: RTCPTransportWideFeedback, now: UInt64,
@@ -53,7 +67,7 @@ struct TransportCongestionControl: FeedbackUnit {
         }
     }
 
-    /// Numbers one packet of `size` bytes (RTP header included) sent at `now` (µs) and records it.
+    /// Numbers one packet of `size` bytes (on the wire) sent at `now` (µs) and records it.
     mutating func stamp(size: Int, now: Int64) -> UInt16 {
         let sequence = nextSequence
         nextSequence &+= 1
@@ -62,14 +76,32 @@ struct TransportCongestionControl: FeedbackUnit {
         return sequence
     }
 
-    /// Takes one feedback message about our packets at `now` (µs); returns the estimate when it should be
-    /// reported (the first one, then changes of at least ``reportThreshold``).
+    /// Whether the path shows congestion: the loss-based controller's last window lost more than it tolerates
+    /// (``LossBasedController/decreaseLoss``). Retransmissions are then held to one a round trip
+    /// (``NACKResponder``).
+    var congested: Bool { estimator.lossBased.lastLossFraction > LossBasedController.decreaseLoss }
+
+    /// What the video encoder may use of the path's `estimate` at `now` (bits per second): the estimate less the
+    /// audio's rate, less the video's own packet headers, never under the estimator's minimum (all in bytes on the
+    /// wire, as the estimate). The estimate covers every numbered packet we send. Given to the video whole, audio
+    /// and video together went over it (100 kb/s of Opus with redundancy on a 500 kb/s path: 20 %), the loss never
+    /// stopped, and the loss-based controller took the estimate to its floor (network-bench's bottleneck row) or,
+    /// held up, key frames lost at the full bottleneck were asked for again and again. libwebrtc's bitrate
+    /// allocator likewise gives audio its share first and the video what is left.
+    func videoShare(of estimate: Int, now: Int64) -> Int {
+        let left = Double(estimate - audioSent.bitsPerSecond(now: now)) * Self.videoPayloadShare
+        return max(Int(left), estimator.configuration.minimum)
+    }
+
+    /// Takes one feedback message about our packets at `now` (µs); returns the video's share of the estimate
+    /// (``videoShare(of:now:)``) when it should be reported (the first one, then changes of at least
+    /// ``reportThreshold``).
     mutating func received(_ feedback: RTCPTransportWideFeedback, now: Int64) -> Int? {
         results.removeAll(keepingCapacity: true)
         history.results(for: feedback, into: &results)
         guard !results.isEmpty else { return nil }
-        let target = estimator.update(now: now, packets: results)
-        estimate = target
+        estimate = estimator.update(now: now, packets: results)
+        let target = videoShare(of: estimator.target, now: now)
         if let last = lastReported, abs(Double(target - last)) < Self.reportThreshold * Double(last) { return nil }
         lastReported = target
         return target

@@ -21,6 +21,8 @@ public struct LossBasedController: Sendable {
     public static let fastWindow: Int64 = 200_000
     public static let fastLoss = 0.25
     public static let minimumPackets = 10
+    /// Loss over this decreases the estimate (the draft's 10 %): the loss the controller takes for congestion.
+    public static let decreaseLoss = 0.10
 
     public let minimum: Int
     public let maximum: Int
@@ -62,7 +64,7 @@ public struct LossBasedController: Sendable {
         let loss = Double(self.lost) / Double(self.total)
         lastLossFraction = loss
         var next = Double(estimate)
-        if loss > 0.10 {
+        if loss > Self.decreaseLoss {
             next *= 1 - 0.5 * loss
         } else if loss < 0.02 {
             next *= pow(1.05, Double(min(elapsed, 1_000_000)) / 1_000_000)

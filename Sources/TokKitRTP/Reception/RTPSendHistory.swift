@@ -3,8 +3,9 @@
 /// ``store(_:)`` copies a whole unprotected RTP packet (header included) into the slot of its sequence number;
 /// ``packet(sequenceNumber:)`` finds it again while it has not been overwritten, i.e. for the last ``capacity``
 /// packets (512 by default: about a second of 4 Mbps video). Slots are allocated at init: nothing is allocated per
-/// packet. Threading: not thread-safe; use it under the sender's lock (the send path stores, the RTCP receive path
-/// looks up).
+/// packet. It also remembers when each packet was last sent again (``markResent(sequenceNumber:at:)``), so a sender
+/// can refuse to send one packet again within a round trip. Threading: not thread-safe; use it under the sender's
+/// lock (the send path stores, the RTCP receive path looks up).
 public final class RTPSendHistory {
     /// Packets kept.
     public let capacity: Int
@@ -12,6 +13,8 @@ public final class RTPSendHistory {
     public let maximumPacketSize: Int
     private let sequences: UnsafeMutableBufferPointer<Int32>
     private let lengths: UnsafeMutableBufferPointer<Int>
+    /// When the slot's packet was last sent again (any monotonic clock; 0: never).
+    private let resentAt: UnsafeMutableBufferPointer<UInt64>
     private let storage: UnsafeMutableRawBufferPointer
 
     /// Throws ``RTPError/valueOutOfRange(field:value:)`` for a capacity outside 1...32768 or a packet size below an
@@ -29,12 +32,15 @@ public final class RTPSendHistory {
         sequences.initialize(repeating: -1)
         lengths = .allocate(capacity: capacity)
         lengths.initialize(repeating: 0)
+        resentAt = .allocate(capacity: capacity)
+        resentAt.initialize(repeating: 0)
         storage = .allocate(byteCount: capacity * maximumPacketSize, alignment: 8)
     }
 
     deinit {
         sequences.deallocate()
         lengths.deallocate()
+        resentAt.deallocate()
         storage.deallocate()
     }
 
@@ -48,6 +54,22 @@ public final class RTPSendHistory {
         storage.put(packet, at: i * maximumPacketSize)
         sequences[i] = Int32(sequence)
         lengths[i] = packet.count
+        resentAt[i] = 0
+    }
+
+    /// When the packet with `sequenceNumber` was last sent again (as given to ``markResent(sequenceNumber:at:)``);
+    /// nil if it has not been, or is not held.
+    public func lastResent(sequenceNumber: UInt16) -> UInt64? {
+        let i = Int(sequenceNumber) % capacity
+        guard sequences[i] == Int32(sequenceNumber), resentAt[i] != 0 else { return nil }
+        return resentAt[i]
+    }
+
+    /// Notes that the packet with `sequenceNumber` was sent again at `now` (nonzero); nothing if it is not held.
+    public func markResent(sequenceNumber: UInt16, at now: UInt64) {
+        let i = Int(sequenceNumber) % capacity
+        guard sequences[i] == Int32(sequenceNumber) else { return }
+        resentAt[i] = max(now, 1)
     }
 
     /// The stored packet with `sequenceNumber`, or nil if it was never stored or has been overwritten. Valid until
@@ -60,6 +82,6 @@ public final class RTPSendHistory {
 
     /// Forgets every packet.
     public func removeAll() {
-        for i in sequences.indices { sequences[i] = -1 }
+        for i in sequences.indices { sequences[i] = -1; resentAt[i] = 0 }
     }
 }

@@ -37,4 +37,49 @@ import TokKitRTP
         unit.received(Self.nack([1]), now: ms(0), output: &out)
         #expect(out.resent.count == 1 && unit.nacksReceived == 1 && unit.retransmissions == 0)
     }
+
+    /// A receiver repeats its NACK until the packet arrives (TokKit's every 20 ms). Without congestion every
+    /// request is answered; while the path is congested, within a round trip of its last retransmission a packet
+    /// is not sent again, after it it is; a round trip longer than the minimum from the receiver reports is waited
+    /// out in full.
+    @Test func aPacketIsNotSentAgainWithinARoundTripOfItsLastRetransmissionWhileThePathIsCongested() throws {
+        var unit = try #require(NACKResponder(ssrc: 0xCAFE))
+        for s: UInt16 in 1 ... 3 { try Self.packet(s).withUnsafeBytes { unit.store($0) } }
+        var out = RecordingOutput()
+        for t: UInt64 in stride(from: 0, through: 60, by: 20) { unit.received(Self.nack([1]), now: ms(t), output: &out) }
+        #expect(out.resent.count == 4 && unit.retransmissionsSuppressed == 0)  // not congested: every request
+        unit.pathCongested = true
+        unit.received(Self.nack([1]), now: ms(80), output: &out)  // 20 ms after its last retransmission
+        #expect(out.resent.count == 4 && unit.retransmissionsSuppressed == 1)
+        out.resent.removeAll()
+        unit = try #require(NACKResponder(ssrc: 0xCAFE))
+        unit.pathCongested = true
+        for s: UInt16 in 1 ... 3 { try Self.packet(s).withUnsafeBytes { unit.store($0) } }
+        #expect(unit.resendInterval == NACKResponder.minimumResendInterval)  // no round trip known yet
+        unit.received(Self.nack([2]), now: ms(1_000), output: &out)
+        for t: UInt64 in stride(from: 1_020, through: 1_080, by: 20) {
+            unit.received(Self.nack([2, 3]), now: ms(t), output: &out)
+        }
+        // 2 once; 3 the first time it was asked for (at 1,020 ms), not again at 1,040-1,080.
+        #expect(try out.resent == [Self.packet(2), Self.packet(3)])
+        #expect(unit.retransmissions == 2 && unit.retransmissionsSuppressed == 7)
+        unit.received(Self.nack([2, 3]), now: ms(1_100), output: &out)  // 100 ms after 2's retransmission: due
+        #expect(try out.resent.suffix(1) == [Self.packet(2)])
+        unit.received(Self.nack([3]), now: ms(1_120), output: &out)  // 100 ms after 3's
+        #expect(try out.resent.suffix(1) == [Self.packet(3)] && unit.retransmissions == 4)
+
+        // A 250 ms round trip: the next retransmission of 2 waits for it.
+        unit.roundTripTime = .milliseconds(250)
+        unit.received(Self.nack([2]), now: ms(1_300), output: &out)
+        #expect(unit.retransmissions == 4)
+        unit.received(Self.nack([2]), now: ms(1_350), output: &out)
+        #expect(unit.retransmissions == 5)
+        // A wrong round trip (a peer's bad DLSR) holds a packet back for a second at most.
+        unit.roundTripTime = .seconds(3_600)
+        #expect(unit.resendInterval == NACKResponder.maximumResendInterval)
+        // A packet stored again under the same number (the history wrapped) starts afresh.
+        try Self.packet(2).withUnsafeBytes { unit.store($0) }
+        unit.received(Self.nack([2]), now: ms(1_360), output: &out)
+        #expect(unit.retransmissions == 6)
+    }
 }
