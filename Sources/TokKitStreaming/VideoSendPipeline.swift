@@ -11,10 +11,10 @@ import TokKitPeer
 /// counted as dropped). A named encode thread (`tk-venc-N`) converts and scales it to I420 at the encode size
 /// with ``VideoConverter`` (pooled memory), rotates it upright, renders it to ``previewRenderer``, encodes it
 /// with VP8 and packetizes it once into a bounded ``PacketSendQueue``; a named sending thread (`tk-vsend-N`) takes
-/// each packet out at the pacer's rate (``PacketPacer``, at the path's estimate) and sends it with
-/// `sendRTP(.video, …)` to every attached peer that is connected. Pacing never holds the encode thread: when the
-/// queue is behind by more than ``SendBacklogGate/maximumBacklog``, frames are skipped instead (WebRTC's frame
-/// dropper). RTP timestamps come from the frame's capture time through ``clockMapping`` (90 kHz). Nothing is
+/// each packet out at the pacer's rate (``PacketPacer``, 2.5 × the video's share of the path's estimate) and sends
+/// it with `sendRTP(.video, …)` to every attached peer that is connected. Pacing never holds the encode thread:
+/// when the queue is behind by more than ``SendBacklogGate/maximumBacklog``, frames are skipped instead (WebRTC's
+/// frame dropper). RTP timestamps come from the frame's capture time through ``clockMapping`` (90 kHz). Nothing is
 /// allocated per frame or packet in steady state.
 ///
 /// ## Control

@@ -22,8 +22,9 @@ public struct SendRateMeter: Sendable {
         current += bytes
     }
 
-    /// The rate over the previous bucket and the current one so far; 0 before anything was sent or after a
-    /// second without packets.
+    /// The rate over the previous bucket and the current one so far; 0 before anything was sent, or once a
+    /// bucket has run its course without packets after the one before (0.5-1 s after the last packet). A gap
+    /// shorter than that is averaged in: after a mute of under a second the rate reads low for up to a second.
     public func bitsPerSecond(now: Int64) -> Int {
         guard let start else { return 0 }
         let elapsed = max(now - start, 0)
