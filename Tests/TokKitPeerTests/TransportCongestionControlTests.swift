@@ -83,4 +83,35 @@ import TokKitRTP
             #expect(cc.videoShare(of: 60_000, now: Int64(time / 1000)) == (audioNumbered ? 50_000 : 57_600))
         }
     }
+
+    /// The path counts as congested (retransmissions held to one a round trip) while the loss-based controller's
+    /// last window lost more than 10 %: not at 5 % random loss, yes at 30 %, and no longer once a clean window
+    /// follows.
+    @Test func congestionIsLossOverTenPercentInTheLastWindow() throws {
+        var cc = try #require(TransportCongestionControl(bounds: 50_000 ... 2_000_000))
+        var time: Int64 = 0
+        func feed(seconds: Int, lostOfTwenty: Int) {
+            for round in 0 ..< seconds * 20 {  // 20 packets every 50 ms
+                let base = cc.nextSequence
+                var statuses: [RTCPTransportWideFeedback.PacketStatus] = []
+                for i in 0 ..< 20 {
+                    _ = cc.stamp(size: 1200, now: time)
+                    time += 2_500
+                    // The lost ones spread over the rounds: `lostOfTwenty` of every 20 packets × 20 rounds.
+                    statuses.append((i + round) % 20 < lostOfTwenty ? .notReceived : .receivedSmallDelta(10))
+                }
+                let feedback = RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: base,
+                                                         referenceTime: UInt32(round), feedbackPacketCount: 0,
+                                                         statuses: statuses)
+                _ = cc.received(feedback, now: time)
+            }
+        }
+        #expect(!cc.congested)
+        feed(seconds: 2, lostOfTwenty: 1)  // 5 %
+        #expect(!cc.congested)
+        feed(seconds: 2, lostOfTwenty: 6)  // 30 %
+        #expect(cc.congested)
+        feed(seconds: 2, lostOfTwenty: 0)
+        #expect(!cc.congested)
+    }
 }
