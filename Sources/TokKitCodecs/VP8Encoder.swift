@@ -95,6 +95,7 @@ public final class VP8Encoder {
             patternIndex = (patternIndex + 1) % pattern.periodicity
             layer = frame
         }
+        if flags & TOKKIT_VPX_EFLAG_FORCE_KF != 0 && lastPTS > 0 { try limitRateBuffer(to: Self.keyframeBufferLevel) }
         try frame.withPlanes(ifExpired: CodecError.expiredFrame) { (planes) throws(CodecError) in
             let img = image
             let y = UnsafeMutablePointer(mutating: planes[0].baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -137,12 +138,54 @@ public final class VP8Encoder {
         let previous = (config.pointee.rc_target_bitrate, config.pointee.ts_target_bitrate)
         Self.setTargetBitrate(config, bitsPerSecond, pattern)
         do throws(CodecError) {
-            try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
+            if Double(bitsPerSecond) < Self.cut * Double(settings.bitrate) {
+                try limitRateBuffer(to: Self.cutBufferLevel)
+            } else {
+                try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
+            }
         } catch {
             (config.pointee.rc_target_bitrate, config.pointee.ts_target_bitrate) = previous
             throw error
         }
         settings = updated
+    }
+
+    // MARK: - Rate buffer
+
+    /// The most of libvpx's rate buffer (ms at the target rate) left before a forced keyframe.
+    ///
+    /// libvpx's key frame size model is barely trained mid-stream: a key frame asked for comes out far under its
+    /// target, leaving the rate buffer full, and libvpx then caps the next frame's quantizer at its long-run
+    /// inter average. That frame restores all the detail the key frame lacked: on the camera-like test sequence at
+    /// 1 Mb/s a 2.8 kB key frame was followed by a 56 kB delta frame (q9), half a second of the target in one
+    /// frame; after a cut to 261 kb/s, 1.9 kB then 37 kB. Behind a bottleneck that frame is lost and asked for
+    /// again. Clipped to 300 ms first, the frame after the key frame was 9.5 kB and 2.5 kB (libvpx 1.12, VP8
+    /// `calc_pframe_target_size` and `vp8_regulate_q`). The cost: for about a second after the key frame the
+    /// encoder sends ~10 % under its target.
+    static let keyframeBufferLevel: UInt32 = 300
+    /// The most of the rate buffer left when the bitrate goes down (ms at the new rate): libvpx keeps the bits it
+    /// saved at the higher rate up to the buffer's size (1 s), and spends them at the old quantizer before the cut
+    /// shows (443 kb/s for a second after a cut to 261 kb/s; with the buffer at 600 ms, 327 kb/s).
+    static let cutBufferLevel: UInt32 = 600
+    /// A new bitrate under this share of the old one is a cut (the estimate moves by a few per cent all the time:
+    /// the buffer must not be clipped on each).
+    static let cut = 0.85
+
+    /// Applies ``config`` with libvpx's rate buffer shrunk to `milliseconds` (which drops the bits it holds above
+    /// that), then restores the buffer's size; the bits stay dropped (`vp8_change_config` only clips them). Not with
+    /// temporal layers: each layer keeps its own buffer level, which libvpx restores before each frame, so only the
+    /// configuration is applied.
+    private func limitRateBuffer(to milliseconds: UInt32) throws(CodecError) {
+        guard pattern.layers == 1 else {
+            try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
+            return
+        }
+        let size = config.pointee.rc_buf_sz
+        config.pointee.rc_buf_sz = min(size, milliseconds)
+        let shrunk = vpx_codec_enc_config_set(context, config)
+        config.pointee.rc_buf_sz = size
+        try Self.check("vpx_codec_enc_config_set", shrunk, context)
+        try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
     }
 
     // MARK: - Configuration

@@ -808,16 +808,18 @@ public final class PeerConnection: Sendable {
                 router.withLock { $0.received(decoded, now: now, output: &output) }
                 if case .genericNACK = decoded {
                     let rtt = reporter.withLock { $0.videoSender?.roundTripTime }
-                    let congested = transportCongestion.withLock { $0?.congested ?? false }
+                    let (congested, estimate) = transportCongestion.withLock { ($0?.congested ?? false, $0?.estimate) }
                     withSend(.video) { track in
                         track?.nackResponder?.roundTripTime = rtt
                         track?.nackResponder?.pathCongested = congested
+                        track?.nackResponder?.pathEstimate = estimate
                         track?.nackResponder?.received(decoded, now: now, output: &output)
                     }
                     videoLayerSend.withLock { tracks in
                         for i in tracks.indices {
                             tracks[i].nackResponder?.roundTripTime = rtt
                             tracks[i].nackResponder?.pathCongested = congested
+                            tracks[i].nackResponder?.pathEstimate = estimate
                             tracks[i].nackResponder?.received(decoded, now: now, output: &output)
                         }
                     }
@@ -859,7 +861,9 @@ public final class PeerConnection: Sendable {
 
         mutating func resendRTP(_ buffer: UnsafeMutableRawBufferPointer, length: Int) -> Bool {
             let now = now
-            connection.transportCongestion.withLock { $0?.stamp(.video, length: length, now: now) }?.write(into: buffer)
+            connection.transportCongestion.withLock {
+                $0?.stamp(.video, length: length, now: now, retransmission: true)
+            }?.write(into: buffer)
             return (try? dtls.sendRTP(buffer, length: length)) != nil
         }
 

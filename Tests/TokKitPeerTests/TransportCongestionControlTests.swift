@@ -84,6 +84,24 @@ import TokKitRTP
         }
     }
 
+    /// Retransmissions take their part of the video's share, measured on the wire over the last second, up to
+    /// half of it: none, one video packet in five resent (the encoder gets 80 %), four in five (it keeps 50 %).
+    @Test(arguments: [(0, 1.0), (1, 0.8), (4, 0.5)])
+    func retransmissionsTakeTheirPartOfTheVideosShareUpToHalf(resentOfFive: Int, left: Double) throws {
+        var cc = try #require(TransportCongestionControl(bounds: 50_000 ... 500_000))
+        cc.setOffset(20, for: .video)
+        var time: UInt64 = 1_000_000_000
+        for i in 0 ..< 100 {  // 1 s, a 1,000-byte packet every 10 ms
+            #expect(cc.stamp(.video, length: 1_000, now: time, retransmission: i % 5 < resentOfFive) != nil)
+            time += 10_000_000
+        }
+        let share = cc.videoShare(of: 500_000, now: Int64(time / 1000))
+        let expected = 500_000 * left * TransportCongestionControl.videoPayloadShare
+        #expect(abs(Double(share) - expected) < 2, "\(share) vs \(expected)")
+        // Never under the estimator's minimum.
+        #expect(cc.videoShare(of: 60_000, now: Int64(time / 1000)) == max(Int(60_000 * left * 0.96), 50_000))
+    }
+
     /// The path counts as congested (retransmissions held to one a round trip) while the loss-based controller's
     /// last window lost more than 10 %: not at 5 % random loss, yes at 30 %, and no longer once a clean window
     /// follows.

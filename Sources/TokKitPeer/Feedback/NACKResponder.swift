@@ -14,7 +14,8 @@ import TokKitRTP
 /// after a lost one repairs the frame within the playout delay, where one a round trip later may come too late for
 /// it (network-bench's loss row, one run each: with the rule always on up to 1.95 % frozen in a direction; with it
 /// always on and the receiver's repeats a round trip apart, 1.5-2.03 % in four of eight; with it under congestion
-/// only, 0.00 %).
+/// only, 0.00 %). Whatever the path's state, retransmissions are held to its estimate (``pathEstimate``,
+/// ``RetransmissionRateLimiter``); ``retransmissionsSuppressed`` counts what either rule held back.
 struct NACKResponder: FeedbackUnit {
     /// Our video SSRC: NACKs about other streams are not ours.
     let ssrc: UInt32
@@ -23,8 +24,8 @@ struct NACKResponder: FeedbackUnit {
     private(set) var nacksReceived = 0
     /// Packets sent again.
     private(set) var retransmissions: UInt64 = 0
-    /// Requests for a packet sent again less than ``resendInterval`` before while the path was congested, not
-    /// answered.
+    /// Requests not answered: for a packet sent again less than ``resendInterval`` before while the path was
+    /// congested, or beyond the path's estimate.
     private(set) var retransmissionsSuppressed: UInt64 = 0
     /// The round trip to the peer, from its receiver reports (the connection sets it before each NACK); nil while
     /// unknown.
@@ -32,6 +33,11 @@ struct NACKResponder: FeedbackUnit {
     /// Whether the path is congested now (the connection sets it before each NACK, from
     /// ``TransportCongestionControl/congested``; false without transport-wide feedback).
     var pathCongested = false
+    /// The path's estimate (bits per second, audio and video: the connection sets it before each NACK, from
+    /// ``TransportCongestionControl/estimate``; nil without transport-wide feedback): retransmissions are held to it
+    /// (``RetransmissionRateLimiter``).
+    var pathEstimate: Int?
+    private var limiter = RetransmissionRateLimiter()
     /// The least time between two retransmissions of one packet when the round trip is shorter or unknown (the round
     /// trip libwebrtc's NACK module assumes while it has none). Receiver reports come once a second and may have
     /// been measured while the path's queue was empty: behind a bottleneck the round trip then read a few ms while
@@ -68,6 +74,9 @@ struct NACKResponder: FeedbackUnit {
         var suppressed: UInt64 = 0
         let history = history
         let congested = pathCongested
+        let estimate = pathEstimate
+        var limiter = limiter
+        defer { self.limiter = limiter }
         let interval = UInt64(resendInterval.components.seconds) * 1_000_000_000
             + UInt64(resendInterval.components.attoseconds / 1_000_000_000)
         scratch.withUnsafeMutableBytes { buffer in
@@ -77,6 +86,11 @@ struct NACKResponder: FeedbackUnit {
                     let sequence = item.packetID &+ UInt16(bit + 1)
                     guard let packet = history.packet(sequenceNumber: sequence) else { continue }
                     if congested, let last = history.lastResent(sequenceNumber: sequence), now &- last < interval {
+                        suppressed += 1
+                        continue
+                    }
+                    guard limiter.allows(packet.count + TransportCongestionControl.wireOverhead, now: now,
+                                         rate: estimate) else {
                         suppressed += 1
                         continue
                     }

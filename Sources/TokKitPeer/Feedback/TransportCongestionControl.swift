@@ -22,6 +22,10 @@ struct TransportCongestionControl: FeedbackUnit {
     private(set) var estimate: Int?
     /// What the audio sends, counted on the wire: its share of the estimate is not the video's.
     private var audioSent = SendRateMeter()
+    /// What the video sends on the wire, retransmissions included, and the retransmissions alone: the part of the
+    /// video's share that repairs take is not the encoder's either (``videoShare(of:now:)``).
+    private var videoSent = SendRateMeter()
+    private var retransmitted = SendRateMeter()
     /// Where the number's two bytes sit in each section's packets (the header layout never changes: no CSRCs, this
     /// one element); nil for a section that does not carry the extension.
     private var audioOffset: Int?
@@ -51,12 +55,19 @@ struct TransportCongestionControl: FeedbackUnit {
 
     /// Numbers the packet of `length` bytes (RTP header included) about to go out on `section` at `now` and
     /// records it with its size on the wire (``wireOverhead`` more: the estimate is of what the path carries); nil
-    /// when the section does not carry the number. The send path writes it into the packet. Numbered audio is
-    /// also counted for ``videoShare(of:now:)`` (audio without the number is not in the estimate either).
-    mutating func stamp(_ section: MediaKind, length: Int, now: UInt64) -> TransportStamp? {
+    /// when the section does not carry the number. The send path writes it into the packet. Numbered packets are
+    /// also counted for ``videoShare(of:now:)``, video `retransmission`s apart (what is not numbered is not in the
+    /// estimate either).
+    mutating func stamp(_ section: MediaKind, length: Int, now: UInt64,
+                        retransmission: Bool = false) -> TransportStamp? {
         guard let offset = section == .audio ? audioOffset : videoOffset, offset + 2 <= length else { return nil }
         let size = length + Self.wireOverhead, time = Int64(now / 1000)
-        if section == .audio { audioSent.add(size, now: time) }
+        if section == .audio {
+            audioSent.add(size, now: time)
+        } else {
+            videoSent.add(size, now: time)
+            retransmitted.add(retransmission ? size : 0, now: time)  // the same buckets as `videoSent`
+        }
         return TransportStamp(offset: offset, sequenceNumber: stamp(size: size, now: time))
     }
 
@@ -81,15 +92,26 @@ struct TransportCongestionControl: FeedbackUnit {
     /// (``NACKResponder``).
     var congested: Bool { estimator.lossBased.lastLossFraction > LossBasedController.decreaseLoss }
 
+    /// The most of the video's share that retransmissions are taken to need (libwebrtc's protection overhead
+    /// threshold): under heavy loss the encoder keeps at least half.
+    static let maximumRetransmissionShare = 0.5
+
     /// What the video encoder may use of the path's `estimate` at `now` (bits per second): the estimate less the
-    /// audio's rate, less the video's own packet headers, never under the estimator's minimum (all in bytes on the
-    /// wire, as the estimate). The estimate covers every numbered packet we send. Given to the video whole, audio
-    /// and video together went over it (100 kb/s of Opus with redundancy on a 500 kb/s path: 20 %), the loss never
-    /// stopped, and the loss-based controller took the estimate to its floor (network-bench's bottleneck row) or,
-    /// held up, key frames lost at the full bottleneck were asked for again and again. libwebrtc's bitrate
-    /// allocator likewise gives audio its share first and the video what is left.
+    /// audio's rate, less the part of the video's that went to retransmissions over the last second (at most
+    /// ``maximumRetransmissionShare``), less the video's own packet headers, never under the estimator's minimum
+    /// (all in bytes on the wire, as the estimate). The estimate covers every numbered packet we send. Given to the
+    /// video whole, audio and video together went over it (100 kb/s of Opus with redundancy on a 500 kb/s path:
+    /// 20 %), the loss never stopped, and the loss-based controller took the estimate to its floor (network-bench's
+    /// bottleneck row) or, held up, key frames lost at the full bottleneck were asked for again and again.
+    /// Retransmissions likewise: after a cut the lost packets were resent beside an encoder already at the whole
+    /// share, the path stayed over its capacity for seconds and lost the repairs too. libwebrtc's bitrate allocator
+    /// gives audio its share first, and its FEC controller leaves the encoder what protection does not take.
     func videoShare(of estimate: Int, now: Int64) -> Int {
-        let left = Double(estimate - audioSent.bitsPerSecond(now: now)) * Self.videoPayloadShare
+        let video = videoSent.bitsPerSecond(now: now)
+        let repairs = video > 0 ? Double(retransmitted.bitsPerSecond(now: now)) / Double(video) : 0
+        let left = Double(estimate - audioSent.bitsPerSecond(now: now))
+            * (1 - min(repairs, Self.maximumRetransmissionShare))
+            * Self.videoPayloadShare
         return max(Int(left), estimator.configuration.minimum)
     }
 

@@ -82,4 +82,25 @@ import TokKitRTP
         unit.received(Self.nack([2]), now: ms(1_360), output: &out)
         #expect(unit.retransmissions == 6)
     }
+    /// Retransmissions are held to the path's estimate within each 100 ms: at 48 kb/s (600 bytes a window) of the
+    /// ten 16-byte packets asked for at once (54 bytes each on the wire) ten fit; at 24 kb/s five, and the other
+    /// five when the receiver asks again in the next window. Without an estimate, all.
+    @Test func retransmissionsAreHeldToThePathsEstimate() throws {
+        var unit = try #require(NACKResponder(ssrc: 0xCAFE))
+        for s: UInt16 in 1 ... 10 { try Self.packet(s).withUnsafeBytes { unit.store($0) } }
+        var out = RecordingOutput()
+        unit.received(Self.nack(Array(1 ... 10)), now: ms(0), output: &out)
+        #expect(out.resent.count == 10)
+        unit.pathEstimate = 48_000
+        unit.received(Self.nack(Array(1 ... 10)), now: ms(1_000), output: &out)
+        #expect(out.resent.count == 20 && unit.retransmissionsSuppressed == 0)
+        unit.pathEstimate = 24_000
+        unit.received(Self.nack(Array(1 ... 10)), now: ms(2_000), output: &out)
+        #expect(try out.resent.suffix(5) == (1 ... 5).map { try Self.packet($0) })
+        #expect(unit.retransmissionsSuppressed == 5)
+        unit.received(Self.nack(Array(6 ... 10)), now: ms(2_050), output: &out)  // the same window
+        #expect(out.resent.count == 25 && unit.retransmissionsSuppressed == 10)
+        unit.received(Self.nack(Array(6 ... 10)), now: ms(2_100), output: &out)  // the next
+        #expect(try out.resent.suffix(5) == (6 ... 10).map { try Self.packet($0) })
+    }
 }

@@ -1,0 +1,54 @@
+import Testing
+import TokKitCodecs
+import TokKitMedia
+import TokKitTesting
+
+/// A key frame asked for mid-stream must not be followed by a frame that spends libvpx's whole rate buffer
+/// (``VP8Encoder``'s rate buffer limits): on the camera-like test sequence at 640x480, libvpx 1.12 followed a
+/// 2.8 kB key frame at 1 Mb/s with a 56 kB delta frame, and after a cut to 261 kb/s a 1.9 kB key frame with a 37 kB
+/// one. Behind a bottleneck such a frame is lost and asked for again.
+@Suite struct VP8KeyframeOvershootTests {
+    /// Encodes 200 frames of the textured sequence at 1 Mb/s, the bitrate cut in steps from frame 150 when `cut`
+    /// (as a congestion estimate falls), a key frame forced at frame 166; returns each output's size and kind and
+    /// the final per-frame budget in bytes.
+    static func encode(cut: Bool) throws -> (frames: [(bytes: Int, isKeyframe: Bool)], budget: Int) {
+        let sequence = PictureSequence(.textured)
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: PictureSequence.width,
+                                                                  height: PictureSequence.height,
+                                                                  bitrate: 1_000_000))
+        let pool = VideoFramePool(capacity: 2)
+        let steps = cut ? [150: 582_000, 157: 357_000, 164: 261_000] : [:]
+        var frames: [(bytes: Int, isKeyframe: Bool)] = []
+        for i in 0 ..< 200 {
+            if let bitrate = steps[i] { try encoder.setBitrate(bitrate) }
+            let frame = try pool.makeFrame(format: .i420(width: PictureSequence.width, height: PictureSequence.height),
+                                           timestamp: .milliseconds(1000 * i / 30))
+            sequence.withFrame(i) { y, u, v in
+                frame.withMutablePlanes { planes in
+                    for (plane, source) in [y, u, v].enumerated() {
+                        planes[plane].copyMemory(from: source)
+                    }
+                }
+            }
+            var produced = 0
+            try encoder.encode(frame, forceKeyframe: i == 166) {
+                frames.append(($0.bytes.count, $0.isKeyframe))
+                produced += 1
+            }
+            #expect(produced == 1, "frame \(i): camera content is never dropped")
+        }
+        return (frames, encoder.settings.bitrate / 8 / 30)
+    }
+
+    /// The 30 frames after the key frame stay within 4 frame budgets each (without the limits: 13 and 34 budgets).
+    @Test(arguments: [false, true])
+    func theFramesAfterAKeyframeAskedForStayNearTheirBudget(cut: Bool) throws {
+        let (frames, budget) = try Self.encode(cut: cut)
+        try #require(frames.count == 200)
+        #expect(frames[166].isKeyframe)
+        let after = frames[167 ..< 197]
+        #expect(after.allSatisfy { !$0.isKeyframe })
+        let largest = after.map(\.bytes).max() ?? 0
+        #expect(largest < 4 * budget, "largest frame after the key frame: \(largest) bytes, budget \(budget)")
+    }
+}
