@@ -138,7 +138,7 @@ public final class VP8Encoder {
         let previous = (config.pointee.rc_target_bitrate, config.pointee.ts_target_bitrate)
         Self.setTargetBitrate(config, bitsPerSecond, pattern)
         do throws(CodecError) {
-            if Double(bitsPerSecond) < Self.cut * Double(settings.bitrate) {
+            if bitsPerSecond < settings.bitrate {
                 try limitRateBuffer(to: Self.cutBufferLevel)
             } else {
                 try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
@@ -165,11 +165,13 @@ public final class VP8Encoder {
     static let keyframeBufferLevel: UInt32 = 300
     /// The most of the rate buffer left when the bitrate goes down (ms at the new rate): libvpx keeps the bits it
     /// saved at the higher rate up to the buffer's size (1 s), and spends them at the old quantizer before the cut
-    /// shows (443 kb/s for a second after a cut to 261 kb/s; with the buffer at 600 ms, 327 kb/s).
+    /// shows (443 kb/s for a second after a cut to 261 kb/s; with the buffer at 600 ms, 327 kb/s). On every
+    /// decrease, small ones too: an estimate falling by a few per cent at a time would otherwise leave the saved
+    /// bits to be spent (network-bench's bottleneck row, three 40 s runs each: clipped on every decrease 1-2
+    /// freezes after settling, 0.7-0.9 s; only on cuts of over 15 %, 2-3, 1.2-1.8 s). The cost: under an estimate
+    /// that keeps moving, the buffer rarely holds more than its optimal level, so the encoder has less in hand for
+    /// a sudden change of picture.
     static let cutBufferLevel: UInt32 = 600
-    /// A new bitrate under this share of the old one is a cut (the estimate moves by a few per cent all the time:
-    /// the buffer must not be clipped on each).
-    static let cut = 0.85
 
     /// Applies ``config`` with libvpx's rate buffer shrunk to `milliseconds` (which drops the bits it holds above
     /// that), then restores the buffer's size; the bits stay dropped (`vp8_change_config` only clips them). Not with

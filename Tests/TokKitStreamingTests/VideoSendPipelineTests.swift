@@ -239,7 +239,8 @@ import TokKitTesting
         // controller's fast decrease needs over 25 % reported lost, and the retransmissions count as received (one
         // per lost packet and round trip at most, but at least once: 60 % stays over 25 % up to 2.3 retransmissions
         // per lost packet, as under ThreadSanitizer before retransmissions waited a round trip). The encoder's target
-        // is the video's share of the estimate (no audio here: 0.96 of it).
+        // is the video's share of the estimate (no audio here: 0.96 of it, less what retransmissions take, at most
+        // half), so it is lowered before the estimate is: wait for both.
         peers.publisher.setOutgoingVideoLoss { $0 % 10 < 6 }
         var published = 30, lowered = false
         let deadline = ContinuousClock.now + .seconds(45)
@@ -247,12 +248,11 @@ import TokKitTesting
             try await Self.publish(sender, published ..< published + 3, start: MonotonicClock.now())
             published += 3
             try await Task.sleep(for: .milliseconds(30))
-            lowered = sender.statistics.targetBitrate < 300_000
+            lowered = sender.statistics.targetBitrate < 300_000 && peers.publisher.bandwidthEstimate ?? .max < 320_000
         }
         let estimate = peers.publisher.bandwidthEstimate
         let feedback = peers.publisher.transportFeedbackStatistics
         #expect(lowered, "target \(sender.statistics.targetBitrate), estimate \(estimate as Any), \(feedback)")
-        #expect(estimate != nil && estimate! < 320_000)
     }
 
     @Test func disablingStopsEncodingAndReEnablingResumesWithAKeyframe() async throws {
