@@ -18,6 +18,8 @@ public final class VP8Encoder {
     private let config: UnsafeMutablePointer<vpx_codec_enc_cfg_t>
     private let image: UnsafeMutablePointer<vpx_image_t>
     private var keyframeRequested = false
+    /// Whether libvpx has encoded a frame yet (the first one's key frame leaves the rate buffer alone).
+    private var hasEncoded = false
     private var firstTimestamp: Duration?
     private var lastPTS: vpx_codec_pts_t = -1
     /// Temporal layering (one layer: nothing per frame).
@@ -95,7 +97,9 @@ public final class VP8Encoder {
             patternIndex = (patternIndex + 1) % pattern.periodicity
             layer = frame
         }
-        if flags & TOKKIT_VPX_EFLAG_FORCE_KF != 0 && lastPTS > 0 { try limitRateBuffer(to: Self.keyframeBufferLevel) }
+        if flags & TOKKIT_VPX_EFLAG_FORCE_KF != 0 && hasEncoded && pattern.layers == 1 {
+            try limitRateBuffer(to: Self.keyframeBufferLevel)
+        }
         try frame.withPlanes(ifExpired: CodecError.expiredFrame) { (planes) throws(CodecError) in
             let img = image
             let y = UnsafeMutablePointer(mutating: planes[0].baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -109,6 +113,7 @@ public final class VP8Encoder {
                 "vpx_codec_encode", vpx_codec_encode(context, img, pts, duration, flags, TOKKIT_VPX_DL_REALTIME), context)
         }
         keyframeRequested = false
+        hasEncoded = true
         var iterator: vpx_codec_iter_t?
         while let packet = vpx_codec_get_cx_data(context, &iterator) {
             guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
@@ -152,7 +157,8 @@ public final class VP8Encoder {
 
     // MARK: - Rate buffer
 
-    /// The most of libvpx's rate buffer (ms at the target rate) left before a forced keyframe.
+    /// The most of libvpx's rate buffer (ms at the target rate) left before a forced keyframe (not the stream's
+    /// first frame; one layer only, see ``limitRateBuffer(to:)``).
     ///
     /// libvpx's key frame size model is barely trained mid-stream: a key frame asked for comes out far under its
     /// target, leaving the rate buffer full, and libvpx then caps the next frame's quantizer at its long-run
@@ -166,11 +172,12 @@ public final class VP8Encoder {
     /// The most of the rate buffer left when the bitrate goes down (ms at the new rate): libvpx keeps the bits it
     /// saved at the higher rate up to the buffer's size (1 s), and spends them at the old quantizer before the cut
     /// shows (443 kb/s for a second after a cut to 261 kb/s; with the buffer at 600 ms, 327 kb/s). On every
-    /// decrease, small ones too: an estimate falling by a few per cent at a time would otherwise leave the saved
-    /// bits to be spent (network-bench's bottleneck row, three 40 s runs each: clipped on every decrease 1-2
-    /// freezes after settling, 0.7-0.9 s; only on cuts of over 15 %, 2-3, 1.2-1.8 s). The cost: under an estimate
-    /// that keeps moving, the buffer rarely holds more than its optimal level, so the encoder has less in hand for
-    /// a sudden change of picture.
+    /// decrease, small ones too, though the case for that over a 15 % threshold is weak: in network-bench's
+    /// bottleneck row (three 40 s runs each) every decrease gave 1-2 freezes after settling (0.7-0.9 s), cuts of
+    /// over 15 % only 2-3 (1.2-1.8 s), but seven later runs of this code gave 1-4 (0.7-2.0 s); and on the textured
+    /// test sequence an estimate falling 5 % at a time encodes the same either way (262 against 264 kb/s after a
+    /// fall to 261). The cost: under an estimate that keeps moving, the buffer rarely holds more than its optimal
+    /// level, so the encoder has less in hand for a sudden change of picture.
     static let cutBufferLevel: UInt32 = 600
 
     /// Applies ``config`` with libvpx's rate buffer shrunk to `milliseconds` (which drops the bits it holds above

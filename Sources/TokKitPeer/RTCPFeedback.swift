@@ -13,8 +13,9 @@ public enum RTCPFeedback: Sendable, Hashable {
     case receiverEstimatedMaximumBitrate(UInt64)
     /// The video's share, in bits per second of encoder output, of our own send-side estimate
     /// (draft-ietf-rmcat-gcc-02, computed from the peer's transport-wide feedback about our packets,
-    /// draft-holmer-rmcat-transport-wide-cc-extensions-01): the estimate less what the audio sends and the video's
-    /// packet headers (``PeerConnection/bandwidthEstimate`` is the whole estimate); reported on the video section
+    /// draft-holmer-rmcat-transport-wide-cc-extensions-01): the estimate less what the audio sends, what the
+    /// video's retransmissions take (at most half) and the video's packet headers (``PeerConnection/bandwidthEstimate``
+    /// is the whole estimate); reported on the video section
     /// when it first exists and then when it changes by 1 % or more.
     case sendSideEstimatedBitrate(UInt64)
 }

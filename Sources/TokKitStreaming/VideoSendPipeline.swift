@@ -236,9 +236,9 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
     }
 
     /// Caps the bitrate by the video's share of our send-side estimate towards `peer` (from its transport-wide
-    /// feedback, less what the audio sends: ``RTCPFeedback/sendSideEstimatedBitrate(_:)``); combined with REMB as
-    /// above: per peer the lower of the two, over peers the
-    /// lowest, never above ``VideoEncodeSettings/bitrate``.
+    /// feedback, less what the audio and the retransmissions take: ``RTCPFeedback/sendSideEstimatedBitrate(_:)``);
+    /// combined with REMB as above: per peer the lower of the two, over peers the lowest, never above
+    /// ``VideoEncodeSettings/bitrate``.
     public func sendSideEstimatedBitrate(_ bitsPerSecond: Int, from peer: PeerConnection) {
         updateCap(from: peer) { $0.sendSideEstimate = bitsPerSecond }
     }

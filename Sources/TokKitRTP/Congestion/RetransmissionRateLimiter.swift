@@ -3,10 +3,11 @@
 /// packet it misses at once, and again every few tens of ms until they come; answered in full, the copies went out
 /// unpaced beside the media into the queue that had just dropped the originals (network-bench's bottleneck row:
 /// retransmissions alone came to more than the video at the cap, the loss went on for a second and the key frame
-/// asked for took half a second to arrive). A request not answered for want of budget is answered when the
-/// receiver repeats it in a later window (while its NACK generator still repeats: 10 × 20 ms in TokKit), and a copy
-/// larger than a window's budget goes once nothing is owed, the windows after it paying it off. The window is short
-/// so that the budget it gives is spread a little too; under random loss, a few per cent of the rate, it never binds.
+/// asked for took half a second to arrive). A request not answered for want of budget may be answered when the
+/// receiver repeats it in a later window (while its NACK generator still repeats: 10 × 20 ms in TokKit), and a
+/// copy larger than a window's budget goes once nothing is owed, the windows after it paying it off. The window is
+/// short so that the budget it gives is spread a little too; under random loss, a few per cent of the rate, it
+/// never binds.
 /// libwebrtc's limiter measures over a sliding 500 ms, one for the whole transport; this one is per video stream
 /// (simulcast layers each get the whole estimate).
 ///
@@ -24,7 +25,7 @@ public struct RetransmissionRateLimiter: Sendable, Hashable {
     /// no limit); counts them when so.
     public mutating func allows(_ bytes: Int, now: UInt64, rate: Int?) -> Bool {
         guard let rate else { return true }
-        let budget = max(rate, 0) / 80  // bytes in a 100 ms window
+        let budget = max(rate / 80, 1)  // bytes in a 100 ms window (at least one: debt is always paid off)
         if let begun = start {
             // Each window that has passed pays off one budget of what was sent.
             let passed = (now &- begun) / Self.window
