@@ -172,11 +172,11 @@ public final class VP8Encoder {
     /// The most of the rate buffer left when the bitrate goes down (ms at the new rate): libvpx keeps the bits it
     /// saved at the higher rate up to the buffer's size (1 s), and spends them at the old quantizer before the cut
     /// shows (443 kb/s for a second after a cut to 261 kb/s; with the buffer at 600 ms, 327 kb/s). On every
-    /// decrease, small ones too, though the case for that over a 15 % threshold is weak: in network-bench's
-    /// bottleneck row (three 40 s runs each) every decrease gave 1-2 freezes after settling (0.7-0.9 s), cuts of
-    /// over 15 % only 2-3 (1.2-1.8 s), but seven later runs of this code gave 1-4 (0.7-2.0 s); and on the textured
-    /// test sequence an estimate falling 5 % at a time encodes the same either way (262 against 264 kb/s after a
-    /// fall to 261). The cost: under an estimate that keeps moving, the buffer rarely holds more than its optimal
+    /// decrease, small ones too, though the case for that over a 15 % threshold rests on few runs: in
+    /// network-bench's bottleneck row, clipping on every decrease gave 1-2 freezes after settling (0.7-1.7 s, four
+    /// runs), on cuts of over 15 % only 1-4 (0.8-2.0 s, eight runs, 2-4 in most); and on the textured test sequence
+    /// an estimate falling 5 % at a time on its own encodes the same either way (262 against 264 kb/s after a fall
+    /// to 261). The cost: under an estimate that keeps moving, the buffer rarely holds more than its optimal
     /// level, so the encoder has less in hand for a sudden change of picture.
     static let cutBufferLevel: UInt32 = 600
 
