@@ -24,7 +24,7 @@ import TokKitSRTP
 /// units (``FeedbackUnit``, in the way pion's interceptors work), each a value-type state machine under its own lock:
 /// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, then every 20 ms, up to 10 times;
 /// - ``NACKResponder`` keeps our last 512 video packets and sends again those the peer NACKs (while the path is
-///   congested, one packet at most once a round trip);
+///   congested, one packet at most once a round trip; always within the path's estimate);
 /// - ``RTCPReporter`` writes SR/RR every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``) and reads the
 ///   peer's: loss, jitter, round-trip time from LSR/DLSR (``statistics(_:)``);
 /// - ``KeyframeRequestRouter`` gives PLI, new FIR and REMB about our streams to the section's feedback handler
@@ -34,8 +34,8 @@ import TokKitSRTP
 ///   packets and reports them every interval, so the peer's bandwidth estimator (Chromium's) can ramp up;
 ///   ``TransportCongestionControl`` numbers every RTP packet we send (audio, video, retransmissions) with one 16-bit
 ///   transport-wide counter and turns the peer's feedback into a send-side bandwidth estimate (draft-ietf-rmcat-gcc-02,
-///   bounded by ``PeerConfiguration/bandwidthEstimateBounds``), whose video share (what the audio leaves) is
-///   reported to the video feedback handler as ``RTCPFeedback/sendSideEstimatedBitrate(_:)``.
+///   bounded by ``PeerConfiguration/bandwidthEstimateBounds``), whose video share (what the audio and the retransmissions
+///   leave) is reported to the video feedback handler as ``RTCPFeedback/sendSideEstimatedBitrate(_:)``.
 ///   ``transportFeedbackStatistics`` counts both directions.
 /// The units read no clock: the connection passes them the time of its ``PeerClock``.
 ///

@@ -11,7 +11,8 @@
 /// libwebrtc's limiter measures over a sliding 500 ms, one for the whole transport; this one is per video stream
 /// (simulcast layers each get the whole estimate).
 ///
-/// A plain value with injected times (ns on any monotonic clock); no allocation.
+/// A plain value with injected times (ns on any monotonic clock); no allocation. Not thread-safe: one owner calls it
+/// (in TokKit the peer's `NACKResponder`, under its video section's lock).
 public struct RetransmissionRateLimiter: Sendable, Hashable {
     /// One budget's span (ns).
     public static let window: UInt64 = 100_000_000
@@ -25,12 +26,13 @@ public struct RetransmissionRateLimiter: Sendable, Hashable {
     /// no limit); counts them when so.
     public mutating func allows(_ bytes: Int, now: UInt64, rate: Int?) -> Bool {
         guard let rate else { return true }
-        let budget = max(rate / 80, 1)  // bytes in a 100 ms window (at least one: debt is always paid off)
+        // Bytes in a window, at least one (debt is always paid off).
+        let budget = max(max(rate, 0) / Int(8_000_000_000 / Self.window), 1)
         if let begun = start {
             // Each window that has passed pays off one budget of what was sent.
             let passed = (now &- begun) / Self.window
             if passed > 0 {
-                sent = passed >= UInt64(Int.max / max(budget, 1)) ? 0 : max(sent - Int(passed) * budget, 0)
+                sent = passed >= UInt64(Int.max / budget) ? 0 : max(sent - Int(passed) * budget, 0)
                 start = begun &+ passed * Self.window
             }
         } else {
