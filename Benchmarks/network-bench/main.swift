@@ -116,6 +116,13 @@ struct SwiftParticipant: Participant {
             }
             previous = line
         }
+        // When the encoded size changed (a slow path: smaller; publisher lines, same clock).
+        var size: [Int]?
+        for line in peer.lines where line.event == "publisher" {
+            guard let w = line.encodedWidth, let h = line.encodedHeight, w > 0, [w, h] != size, let t = line.t else { continue }
+            if size != nil { marks.append(String(format: "%dx%d@%.1f", w, h, t / 1_000)) }
+            size = [w, h]
+        }
         if !marks.isEmpty { print("  TokKit \(peer.host.label) timeline: \(marks.joined(separator: " "))") }
         let notices = peer.process.stderrTail.split(separator: "\n").filter { $0.contains("notice") || $0.contains("warning") }
         if !notices.isEmpty { print("  TokKit \(peer.host.label) log:\n    " + notices.suffix(8).joined(separator: "\n    ")) }

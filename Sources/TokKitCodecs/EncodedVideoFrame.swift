@@ -18,10 +18,14 @@ public struct EncodedVideoFrame {
     public let temporalLayer: UInt8?
     /// The frame reads only layer-0 frames since the last layer-0 frame (the VP8 descriptor's Y bit).
     public let layerSync: Bool
+    /// The quantizer the frame was encoded at, on libvpx's 0...63 rate-control scale (the one
+    /// ``VP8Encoder/maximumQuantizer`` is on), when the encoder reported it.
+    public let quantizer: Int?
 
     public init(bytes: UnsafeRawBufferPointer, isKeyframe: Bool, width: Int, height: Int, timestamp: Duration,
-                temporalLayer: UInt8? = nil, layerSync: Bool = false) {
+                temporalLayer: UInt8? = nil, layerSync: Bool = false, quantizer: Int? = nil) {
         self.bytes = bytes
+        self.quantizer = quantizer
         self.temporalLayer = temporalLayer
         self.layerSync = layerSync
         self.isKeyframe = isKeyframe

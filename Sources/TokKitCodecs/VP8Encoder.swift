@@ -29,6 +29,10 @@ public final class VP8Encoder {
     /// Frames since the last keyframe (temporal layers: keyframes are placed by the encoder itself, at a TL0 frame).
     private var framesSinceKeyframe = 0
 
+    /// The highest quantizer rate control may choose, on libvpx's 0...63 scale (WebRTC's 56): a frame at it is as
+    /// small as this size and content can be made.
+    public static let maximumQuantizer = 56
+
     /// RTP's video clock: timestamps reach libvpx in 90 kHz ticks.
     private static let clockRate: Int64 = 90_000
 
@@ -114,6 +118,10 @@ public final class VP8Encoder {
         }
         keyframeRequested = false
         hasEncoded = true
+        var quantizer: Int32 = -1
+        if tokkit_vpx_control_get_int(context, Int32(VP8E_GET_LAST_QUANTIZER_64.rawValue), &quantizer) != VPX_CODEC_OK {
+            quantizer = -1
+        }
         var iterator: vpx_codec_iter_t?
         while let packet = vpx_codec_get_cx_data(context, &iterator) {
             guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
@@ -123,7 +131,8 @@ public final class VP8Encoder {
             body(EncodedVideoFrame(
                 bytes: UnsafeRawBufferPointer(start: data.buf, count: data.sz), isKeyframe: isKeyframe,
                 width: settings.width, height: settings.height, timestamp: frame.timestamp,
-                temporalLayer: layer.map { isKeyframe ? 0 : $0.layer }, layerSync: !isKeyframe && layer?.layerSync == true))
+                temporalLayer: layer.map { isKeyframe ? 0 : $0.layer }, layerSync: !isKeyframe && layer?.layerSync == true,
+                quantizer: quantizer >= 0 ? Int(quantizer) : nil))
         }
     }
 
@@ -213,7 +222,7 @@ public final class VP8Encoder {
         c.pointee.rc_resize_allowed = 0
         c.pointee.rc_dropframe_thresh = s.isScreenContent ? 30 : 0
         c.pointee.rc_min_quantizer = s.isScreenContent ? 12 : 2
-        c.pointee.rc_max_quantizer = 56
+        c.pointee.rc_max_quantizer = UInt32(maximumQuantizer)
         c.pointee.rc_undershoot_pct = 100
         c.pointee.rc_overshoot_pct = 15
         c.pointee.rc_buf_initial_sz = 500

@@ -27,6 +27,11 @@ public struct VideoEncodeSettings: Hashable, Sendable {
     /// upstream, so that the media router can forward a quarter, half or all of the frames to a subscriber
     /// (`preferredFrameRate`); 1 (a single layer) otherwise.
     public var temporalLayers = 1
+    /// Encode smaller while the bitrate cannot carry ``width`` × ``height`` (a congested or slow path), and back at
+    /// the full size when it can (WebRTC's `maintain-framerate` degradation, for a camera): see the
+    /// ``VideoSendStatistics/encodedWidth``. Only a single stream adapts: simulcast already sends smaller layers,
+    /// and screen content (``isScreenContent``) keeps its size, as text must stay readable.
+    public var adaptsResolution = true
 
     public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, bitrate: Int? = nil,
                 contentHint: VideoContentHint = .none) {

@@ -8,7 +8,8 @@ import TokKitRTP
 /// its sending thread sends every packet to every connected peer at the pacer's rate (so a key frame does not leave
 /// in one burst, and pacing never holds this thread). When the queue is behind by more than
 /// ``SendBacklogGate/maximumBacklog`` at the pacer's rate, or more than half full, the frame is not encoded (WebRTC's
-/// frame dropper).
+/// frame dropper). A single camera stream is encoded smaller while its bitrate cannot carry the configured size
+/// (``ResolutionAdapter``; ``VideoEncodeSettings/adaptsResolution``); the preview keeps the configured size.
 ///
 /// Owned by the encode thread (not `Sendable`); everything it uses per frame is preallocated.
 struct VideoEncodeStage {
@@ -32,6 +33,8 @@ struct VideoEncodeStage {
     /// The lowest peer estimate last taken from the pipeline (`Int.max`: none), kept across encoder changes.
     private var cap = Int.max
     private var gate = SendBacklogGate()
+    /// The single layer's size when it adapts to the bitrate (nil: simulcast, screen content, or turned off).
+    private var adapter: ResolutionAdapter?
 
     init(pipeline: VideoSendPipeline) {
         self.pipeline = pipeline
@@ -81,10 +84,11 @@ struct VideoEncodeStage {
         let timestamp = pipeline.clockMapping.timestamp(at: image.timestamp)
         // The smaller layers first (scaled from the one converted picture), the full size last, all with the
         // capture's timestamp.
+        var quantizer: Int?
         for k in layers.indices {
             let top = k == layers.count - 1
             let picture: VideoFrame
-            if top {
+            if layers[k].width == image.format.width && layers[k].height == image.format.height {
                 picture = image
             } else {
                 do throws(VideoFrameError) {
@@ -100,6 +104,7 @@ struct VideoEncodeStage {
                     // configuration never makes, would otherwise count the first one's sending).
                     let encodeTime = produced ? .zero : MonotonicClock.now() - started
                     produced = true
+                    if top { quantizer = encoded.quantizer }
                     send(encoded, layer: k, timestamp: timestamp, to: control.peers, detachments: control.detachments,
                          encodeTime: encodeTime)
                 }
@@ -109,6 +114,11 @@ struct VideoEncodeStage {
             }
             // Rate control skipped it (screen tuning).
             if !produced && top { pipeline.record { $0.framesDropped += 1 } }
+        }
+        if adapter != nil, let settings = encoderSettings,
+           adapter!.update(target: target(settings), quantizer: quantizer, at: MonotonicClock.now()) {
+            makeEncoders(layout(settings), settings)
+            pipeline.record { $0.resolutionChanges += 1 }
         }
     }
 
@@ -159,15 +169,27 @@ struct VideoEncodeStage {
         let layout = layout(settings)
         if !layers.isEmpty, let old = encoderSettings, old.width == settings.width, old.height == settings.height,
            old.contentHint == settings.contentHint, old.framesPerSecond == settings.framesPerSecond,
-           old.temporalLayers == settings.temporalLayers, layout.count == layers.count {
+           old.temporalLayers == settings.temporalLayers,
+           old.adaptsResolution == settings.adaptsResolution, layout.count == layers.count {
             encoderSettings = settings
             applyBitrate(settings)
             return
         }
+        adapter = layout.count == 1 && settings.adaptsResolution && !settings.isScreenContent
+            ? ResolutionAdapter(width: settings.width, height: settings.height,
+                                framesPerSecond: settings.framesPerSecond)
+            : nil
+        makeEncoders(layout, settings)
+    }
+
+    /// Makes an encoder and a packetizer per layer of `layout` (the single layer at the ``adapter``'s size), and asks
+    /// for a keyframe.
+    private mutating func makeEncoders(_ layout: SimulcastLayout, _ settings: VideoEncodeSettings) {
         layers = []
         for layer in layout.layers {
+            let (width, height) = adapter?.size ?? (layer.width, layer.height)
             var vp8 = VP8EncoderSettings(
-                width: layer.width, height: layer.height, framesPerSecond: settings.framesPerSecond,
+                width: width, height: height, framesPerSecond: settings.framesPerSecond,
                 bitrate: layer.bitrate, contentHint: settings.contentHint)
             vp8.temporalLayers = settings.temporalLayers
             guard let encoder = try? VP8Encoder(settings: vp8),
@@ -176,13 +198,17 @@ struct VideoEncodeStage {
                 layers = []
                 break
             }
-            layers.append(LayerEncoder(encoder: encoder, packetizer: packetizer, width: layer.width,
-                                       height: layer.height, applied: layer.bitrate))
+            layers.append(LayerEncoder(encoder: encoder, packetizer: packetizer, width: width,
+                                       height: height, applied: layer.bitrate))
         }
         encoderSettings = settings
         pipeline.setSimulcasting(layers.count > 1)
         let bitrate = target(settings)
-        pipeline.record { $0.targetBitrate = bitrate }
+        let size = layers.last.map { ($0.width, $0.height) } ?? (0, 0)
+        pipeline.record { s in
+            s.targetBitrate = bitrate
+            (s.encodedWidth, s.encodedHeight) = size
+        }
         pipeline.requestKeyframe()
     }
 

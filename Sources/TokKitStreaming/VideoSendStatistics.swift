@@ -40,6 +40,12 @@ public struct VideoSendStatistics: Hashable, Sendable {
     /// The bitrate the encoder was last set to (bits per second): ``VideoEncodeSettings/bitrate`` capped by the
     /// lowest peer estimate (REMB or send-side); 0 before the first encode.
     public var targetBitrate = 0
+    /// The size the full-size layer is encoded at (0 before the first encoder): the configured size, or smaller while
+    /// the bitrate cannot carry it (``VideoEncodeSettings/adaptsResolution``; WebRTC's `frameWidth`/`frameHeight`).
+    public var encodedWidth = 0
+    public var encodedHeight = 0
+    /// Times the encoded size changed for the bitrate (WebRTC's `qualityLimitationResolutionChanges`).
+    public var resolutionChanges = 0
     /// Peers currently attached.
     public var peers = 0
 

@@ -116,6 +116,9 @@ public struct LabPeer: Sendable {
         /// the encoder made.
         public var framesSkipped: Int?
         public var framesEncoded: Int?
+        /// Publisher lines: the size the encoder makes (smaller than the configured one on a slow path).
+        public var encodedWidth: Int?
+        public var encodedHeight: Int?
         public var localPort: Int?
         public var remotePort: Int?
         public var code: Int?
