@@ -249,6 +249,7 @@ func bottleneck(_ stack: String) async throws {
                                       content: stack == "TokKit" ? "textured" : "pattern", interval: 250)
         try await Task.sleep(for: .seconds(3))
         let capped = now()
+        let beforeCap = pb.sample()
         try await lab.impair(a, Impairments(bandwidthKbit: 500))
         var settledAt: Double?
         var atSettle: Sample?
@@ -278,6 +279,10 @@ func bottleneck(_ stack: String) async throws {
         print("  \(stack) a later (s:sent/target kb/s): \(minute.joined(separator: " "))")
         let tail = series.filter { $0.0 > end - 10 }.map(\.1)
         record("500 kb/s: a's send rate, last 10 s", stack, kbps(tail.reduce(0, +) / Double(max(tail.count, 1))))
+        if let s0 = beforeCap, let s1 = pb.sample() {  // the transition too: what settling earlier or later hides
+            record("500 kb/s: freezes at b from the cap on", stack,
+                   "\(s1.freezeCount - s0.freezeCount) (\(String(format: "%.2f", s1.freezeSeconds - s0.freezeSeconds)) s)")
+        }
         if let s0 = atSettle, let s1 = pb.sample() {
             record("500 kb/s: freezes at b after settling (goal 0)", stack,
                    "\(s1.freezeCount - s0.freezeCount) (\(String(format: "%.2f", s1.freezeSeconds - s0.freezeSeconds)) s)")

@@ -28,7 +28,7 @@ public struct VideoEncodeSettings: Hashable, Sendable {
     /// (`preferredFrameRate`); 1 (a single layer) otherwise.
     public var temporalLayers = 1
     /// Encode smaller while the bitrate cannot carry ``width`` × ``height`` (a congested or slow path), and back at
-    /// the full size when it can (WebRTC's `maintain-framerate` degradation, for a camera): see the
+    /// the full size when it can (WebRTC's `maintain-framerate` degradation, for a camera): see
     /// ``VideoSendStatistics/encodedWidth``. Only a single stream adapts: simulcast already sends smaller layers,
     /// and screen content (``isScreenContent``) keeps its size, as text must stay readable.
     public var adaptsResolution = true

@@ -93,7 +93,10 @@ struct VideoEncodeStage {
             } else {
                 do throws(VideoFrameError) {
                     picture = try converter.scale(image, width: layers[k].width, height: layers[k].height)
-                } catch { continue }
+                } catch {
+                    if top { pipeline.record { $0.framesDropped += 1 } }
+                    continue
+                }
             }
             let encoder = layers[k].encoder  // a copy: `send` below changes `self`
             var produced = false
@@ -115,10 +118,28 @@ struct VideoEncodeStage {
             // Rate control skipped it (screen tuning).
             if !produced && top { pipeline.record { $0.framesDropped += 1 } }
         }
-        if adapter != nil, let settings = encoderSettings,
-           adapter!.update(target: target(settings), quantizer: quantizer, at: MonotonicClock.now()) {
-            makeEncoders(layout(settings), settings)
-            pipeline.record { $0.resolutionChanges += 1 }
+        if let settings = encoderSettings {
+            let bitrate = target(settings)
+            if adapter?.update(target: bitrate, quantizer: quantizer, at: MonotonicClock.now()) == true { resize(settings) }
+        }
+    }
+
+    /// A new encoder for the single layer at the ``adapter``'s size, with the old packetizer (picture IDs go on);
+    /// its first frame is a keyframe. If libvpx cannot make it, the old encoder stays and the size stops adapting.
+    private mutating func resize(_ settings: VideoEncodeSettings) {
+        guard let size = adapter?.size, layers.count == 1, let old = layers.last else { return }
+        var vp8 = VP8EncoderSettings(width: size.width, height: size.height, framesPerSecond: settings.framesPerSecond,
+                                     bitrate: old.applied, contentHint: settings.contentHint)
+        vp8.temporalLayers = settings.temporalLayers
+        guard let encoder = try? VP8Encoder(settings: vp8) else {
+            adapter = nil
+            return
+        }
+        layers = [LayerEncoder(encoder: encoder, packetizer: old.packetizer, width: size.width, height: size.height,
+                               applied: old.applied)]
+        pipeline.record { s in
+            (s.encodedWidth, s.encodedHeight) = size
+            s.resolutionChanges += 1
         }
     }
 
@@ -175,19 +196,25 @@ struct VideoEncodeStage {
             applyBitrate(settings)
             return
         }
-        adapter = layout.count == 1 && settings.adaptsResolution && !settings.isScreenContent
-            ? ResolutionAdapter(width: settings.width, height: settings.height,
-                                framesPerSecond: settings.framesPerSecond)
-            : nil
+        if layout.count > 1 || !settings.adaptsResolution || settings.isScreenContent {
+            adapter = nil
+        } else if let current = adapter, current.width == settings.width, current.height == settings.height,
+                  current.framesPerSecond == settings.framesPerSecond {
+            // The same size (temporal layers turned on, say): the adapted size stays.
+        } else {
+            adapter = ResolutionAdapter(width: settings.width, height: settings.height,
+                                        framesPerSecond: settings.framesPerSecond)
+        }
         makeEncoders(layout, settings)
     }
 
-    /// Makes an encoder and a packetizer per layer of `layout` (the single layer at the ``adapter``'s size), and asks
+    /// Makes an encoder and a packetizer per layer of `layout` (a single layer at the ``adapter``'s size), and asks
     /// for a keyframe.
     private mutating func makeEncoders(_ layout: SimulcastLayout, _ settings: VideoEncodeSettings) {
         layers = []
         for layer in layout.layers {
-            let (width, height) = adapter?.size ?? (layer.width, layer.height)
+            let (width, height) = layout.count == 1 ? adapter?.size ?? (layer.width, layer.height)
+                                                    : (layer.width, layer.height)
             var vp8 = VP8EncoderSettings(
                 width: width, height: height, framesPerSecond: settings.framesPerSecond,
                 bitrate: layer.bitrate, contentHint: settings.contentHint)

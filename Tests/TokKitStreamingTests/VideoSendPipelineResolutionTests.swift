@@ -80,12 +80,14 @@ import TokKitTesting
         #expect(stats.targetBitrate == 1_000_000)
     }
 
-    @Test func aStillPictureOrAnAdaptationTurnedOffKeepsTheSizeHoweverLowTheEstimate() async throws {
-        for textured in [false, true] {
+    @Test func aStillPictureScreenContentOrAnAdaptationTurnedOffKeepsTheSizeHoweverLowTheEstimate() async throws {
+        // The still picture with adaptation on; the detailed one with it off, and as screen content.
+        for (textured, adapts, hint) in [(false, true, VideoContentHint.none), (true, false, .none), (true, true, .detail)] {
             let peers = try await LoopbackPeerPair.connect(transportFeedbackInterval: nil)
             defer { peers.close() }
             var settings = Self.settings
-            settings.adaptsResolution = !textured  // the still picture with it on, the detailed one with it off
+            settings.adaptsResolution = adapts
+            settings.contentHint = hint
             let sender = try VideoSendPipeline(settings: settings, previewRenderer: VideoSendPipelineTests.Preview())
             defer { sender.close() }
             try sender.attach(peers.publisher)
@@ -94,9 +96,10 @@ import TokKitTesting
             sender.sendSideEstimatedBitrate(100_000, from: peers.publisher)
             try await Self.feed(sender, 60, textured: textured, from: &frame)
             let stats = sender.statistics
-            #expect(stats.targetBitrate == 100_000 && stats.framesEncoded > 40, "\(stats)")
+            // Screen tuning lets libvpx drop frames over its budget: fewer are encoded.
+            #expect(stats.targetBitrate == 100_000 && stats.framesEncoded > (hint == .none ? 40 : 15), "\(stats)")
             #expect(stats.encodedWidth == 640 && stats.encodedHeight == 480 && stats.resolutionChanges == 0,
-                    "textured \(textured): \(stats)")
+                    "textured \(textured), adapts \(adapts), \(hint): \(stats)")
         }
     }
 }

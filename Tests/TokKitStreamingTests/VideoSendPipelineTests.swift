@@ -192,7 +192,8 @@ import TokKitTesting
         let peers = try await LoopbackPeerPair.connect(transportFeedbackInterval: nil)
         defer { peers.close() }
         // The full 640x480: its keyframes are several kilobytes even at the lowest quality.
-        let settings = VideoEncodeSettings(width: 640, height: 480, framesPerSecond: 30, bitrate: 600_000)
+        var settings = VideoEncodeSettings(width: 640, height: 480, framesPerSecond: 30, bitrate: 600_000)
+        settings.adaptsResolution = false  // stays at 640x480 (a smaller size would fit the path)
         let sender = try VideoSendPipeline(settings: settings, previewRenderer: Preview())
         defer { sender.close() }
         let renderer = CountingRenderer(width: 640, height: 480)
