@@ -12,6 +12,9 @@
 ///   largest size whose floor the target meets.
 /// - Up: one size at a time, after the target has stayed at ``upHeadroom`` × the larger size's floor for
 ///   ``upHold`` without a break.
+/// - With a keyframe asked for (``keyframeComing(target:)``): down on the last frame alone, as the keyframe is made
+///   anyway; changing the size later would cost a second one, at the moment (a receiver that lost a frame on a
+///   congested path) a path can least carry it.
 ///
 /// A pure value: the encode thread gives it the target, each frame's quantizer and the time.
 struct ResolutionAdapter {
@@ -78,6 +81,15 @@ struct ResolutionAdapter {
         upSince = since
         guard now - since >= Self.upHold else { return false }
         step -= 1
+        return changed()
+    }
+
+    /// A keyframe is about to be made (a receiver asked for one), with the encoder at `target` bits per second.
+    /// Returns whether ``size`` changed: the keyframe is to be made at it. Steps down as ``update(target:quantizer:at:)``
+    /// does, on the last frame at the highest quantizer instead of ``highQuantizerFrames`` of them.
+    mutating func keyframeComing(target: Int) -> Bool {
+        guard step < steps - 1, target < floor(step), highFrames >= 1 else { return false }
+        step = (step + 1..<steps).first { floor($0) <= target } ?? steps - 1
         return changed()
     }
 

@@ -81,6 +81,10 @@ struct VideoEncodeStage {
             return
         }
         let force = pipeline.takeKeyframeRequest() || control.newlyLive
+        if force, let settings = encoderSettings {
+            let bitrate = target(settings)
+            if adapter?.keyframeComing(target: bitrate) == true { resize(settings) }  // one keyframe, not two
+        }
         let timestamp = pipeline.clockMapping.timestamp(at: image.timestamp)
         // The smaller layers first (scaled from the one converted picture), the full size last, all with the
         // capture's timestamp.

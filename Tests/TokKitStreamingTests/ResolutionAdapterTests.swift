@@ -19,6 +19,10 @@ import Testing
         adapter.update(target: target, quantizer: quantizer, at: now)
     }
 
+    static func keyframeComing(_ adapter: inout ResolutionAdapter, target: Int) -> Bool {
+        adapter.keyframeComing(target: target)
+    }
+
     @Test func theSizesAreEvenFractionsDownToTheSmallest() {
         let a = Self.adapter()
         #expect((0..<4).map { a.size($0).width } == [640, 480, 320, 160])
@@ -76,6 +80,23 @@ import Testing
         #expect(Self.update(&a, target: 2_000_000, quantizer: 20, at: .seconds(25)))
         #expect(a.size.width == 640 && a.size.height == 480)
         #expect(!Self.update(&a, target: 2_000_000, quantizer: 20, at: .seconds(30)))  // no larger size
+    }
+
+    @Test func aKeyframeAskedForTakesTheSmallerSizeOnTheLastFrameAlone() {
+        var a = Self.adapter()
+        // Not before any frame at the highest quantizer, nor while the target carries the size.
+        #expect(!Self.keyframeComing(&a, target: 100_000))
+        #expect(!Self.frames(&a, 1, target: 100_000, quantizer: 30, from: .zero))
+        #expect(!Self.keyframeComing(&a, target: 100_000))
+        #expect(!Self.frames(&a, 1, target: 300_000, quantizer: 56, from: .seconds(1)))
+        #expect(!Self.keyframeComing(&a, target: 300_000))
+        // One frame at it under the floor (four short of a step on its own): the keyframe goes to 320x240.
+        #expect(!Self.frames(&a, 1, target: 100_000, quantizer: 56, from: .seconds(2)))
+        #expect(Self.keyframeComing(&a, target: 100_000))
+        #expect(a.size.width == 320 && a.size.height == 240)
+        // The count starts again at the new size.
+        #expect(!Self.keyframeComing(&a, target: 20_000))
+        #expect(a.step == 2)
     }
 
     @Test func aSmallConfiguredSizeHasFewerSteps() {
