@@ -59,6 +59,8 @@ public final class LabProcess: Sendable {
 
     /// Every line written to stdout so far (the newest ``lineCapacity``).
     public var lines: [String] { stdout.lines }
+    /// The stdout lines after the first `seen` ever written; advances `seen` to the number written so far.
+    public func lines(after seen: inout Int) -> [String] { stdout.lines(after: &seen) }
     /// The last lines written to stderr.
     public var stderrTail: String { stderr.lines.joined(separator: "\n") }
     /// The exit status, once it has exited.

@@ -76,27 +76,50 @@ public final class TURNServer: Sendable {
     /// address is `relay` ("198.18.2.2:60143", the local end of a relayed candidate pair), read from coturn's
     /// verbose log: the allocation's session is named right after its relay address, and the session's closing line
     /// names its listener. Waits (at most `timeout`) for that closing line, written once the client has left.
-    public func listenerPort(ofAllocation relay: String, timeout: Duration = .seconds(10)) async -> Int? {
+    /// Only the log from line `since` on is read (``logLines`` before the allocation was made): coturn may give a
+    /// later allocation the relay port of one that has closed. `client`: the allocating host's address (see below).
+    public func listenerPort(ofAllocation relay: String, client: String? = nil, since: Int = 0,
+                             timeout: Duration = .seconds(10)) async -> Int? {
         let deadline = ContinuousClock.now + timeout
         while true {
-            if let port = Self.listenerPort(ofAllocation: relay, in: process.lines) { return port }
+            var seen = since
+            if let port = Self.listenerPort(ofAllocation: relay, client: client, in: process.lines(after: &seen)) {
+                return port
+            }
             if ContinuousClock.now >= deadline { return nil }
             try? await Task.sleep(for: .milliseconds(100))
         }
     }
 
-    static func listenerPort(ofAllocation relay: String, in log: [String]) -> Int? {
-        guard let at = log.firstIndex(where: { $0.hasSuffix("Local relay addr: \(relay)") }),
-              let next = log[(at + 1)...].first(where: { $0.contains(": new, realm=") }),
-              let sessionRange = next.range(of: "session "),
-              let colon = next[sessionRange.upperBound...].firstIndex(of: ":")
-        else { return nil }
-        let session = "session " + next[sessionRange.upperBound..<colon] + ":"
-        for line in log where line.contains(session) && line.contains("closed") {
-            guard let local = line.range(of: ", local ") else { continue }
-            let address = line[local.upperBound...].prefix { $0 != "," }
-            if let port = address.split(separator: ":").last.flatMap({ Int($0) }) { return port }
+    /// Lines coturn has logged so far (for ``listenerPort(ofAllocation:client:since:timeout:)``).
+    public var logLines: Int {
+        var seen = Int.max  // past everything: nothing is copied, and `seen` becomes the count
+        _ = process.lines(after: &seen)
+        return seen
+    }
+
+    /// The allocation's session is the next one created after its relay address was logged, or, when allocations
+    /// were made at once on coturn's other threads, the next one whose closing line names `client` (an address) as
+    /// its remote end. Nil until that session has closed.
+    static func listenerPort(ofAllocation relay: String, client: String? = nil, in log: [String]) -> Int? {
+        guard let at = log.firstIndex(where: { $0.hasSuffix("Local relay addr: \(relay)") }) else { return nil }
+        for created in log[(at + 1)...] where created.contains(": new, realm=") {
+            guard let sessionRange = created.range(of: "session "),
+                  let colon = created[sessionRange.upperBound...].firstIndex(of: ":")
+            else { continue }
+            let session = "session " + created[sessionRange.upperBound..<colon] + ":"
+            // "closed (2nd stage), …, local <listener>, remote <client>, reason: …" (a TCP session logs "TCP socket
+            // closed remotely" first).
+            guard let closed = log.first(where: { $0.contains(session) && $0.contains("closed (2nd stage)") })
+            else { return nil }
+            if let client, field(", remote ", in: closed)?.hasPrefix(client + ":") != true { continue }
+            return field(", local ", in: closed)?.split(separator: ":").last.flatMap { Int($0) }
         }
         return nil
+    }
+
+    /// The text after `name` in `line`, up to the next comma.
+    private static func field(_ name: String, in line: String) -> Substring? {
+        line.range(of: name).map { line[$0.upperBound...].prefix { $0 != "," } }
     }
 }

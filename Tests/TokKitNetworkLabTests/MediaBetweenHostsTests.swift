@@ -57,6 +57,7 @@ struct MediaBetweenHostsTests {
             try await lab.impair(walled, Impairments(blockUDP: true))
             for (round, blockedTCP) in [(1, [Int]()), (2, [3478])] {
                 try await lab.impair(walled, Impairments(blockUDP: true, blockedTCPPorts: blockedTCP))
+                let since = turn.logLines  // round 2's allocation may reuse round 1's relay port
                 let peerWalled = try await LabPeer.join(lab, on: walled, server: server, name: "walled-\(round)")
                 let peerB = try await LabPeer.join(lab, on: b, server: server, name: "b-\(round)")
                 let seenWalled = try await peerWalled.waitForMedia(), seenByB = try await peerB.waitForMedia()
@@ -66,7 +67,7 @@ struct MediaBetweenHostsTests {
                 #expect(await peerB.leave() == 0)
                 // Which listener the walled host's allocation came through: TCP on 3478, or TLS on 5349.
                 let relay = "\(seenWalled.localAddress ?? ""):\(seenWalled.localPort ?? 0)"
-                let port = await turn.listenerPort(ofAllocation: relay)
+                let port = await turn.listenerPort(ofAllocation: relay, client: walled.address, since: since)
                 #expect(port == (blockedTCP.isEmpty ? 3478 : 5349), "round \(round): relay \(relay) via \(port ?? 0)")
             }
         }
