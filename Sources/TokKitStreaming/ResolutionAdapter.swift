@@ -7,14 +7,17 @@
 /// smaller picture fits, and looks better than one at the highest quantizer.
 ///
 /// - Down: the target under the current size's floor (``bitsPerPixel`` × pixels × frame rate) and the encoder at
-///   its highest quantizer for ``highQuantizerFrames`` frames in a row (as small as this size makes the frames), so
+///   its highest quantizer for ``highQuantizerFrames`` delta frames in a row (as small as this size makes them), so
 ///   that content that fits (a still picture) keeps its size however low the estimate is. It goes at once to the
 ///   largest size whose floor the target meets.
 /// - Up: one size at a time, after the target has stayed at ``upHeadroom`` × the larger size's floor for
 ///   ``upHold`` without a break.
-/// - With a keyframe asked for (``keyframeComing(target:)``): down on the last frame alone, as the keyframe is made
-///   anyway; changing the size later would cost a second one, at the moment (a receiver that lost a frame on a
-///   congested path) a path can least carry it.
+/// - With a keyframe coming (``keyframeComing(target:)``: a receiver asked for one, a peer became live, the send
+///   queue overflowed): down on the last delta frame alone, as the keyframe is made anyway; changing the size later
+///   would cost a second one, when the path (a receiver that lost a frame on a congested path) can least carry it.
+///
+/// Keyframes' quantizers are not counted: at a low target a keyframe comes out near the highest quantizer whatever
+/// the content.
 ///
 /// A pure value: the encode thread gives it the target, each frame's quantizer and the time.
 struct ResolutionAdapter {
@@ -65,10 +68,11 @@ struct ResolutionAdapter {
         return Int((Self.bitsPerPixel * Double(w * h * framesPerSecond)).rounded())
     }
 
-    /// One frame was encoded (`quantizer`: its quantizer, nil if unknown) with the encoder at `target` bits per
-    /// second, at `now` (monotonic). Returns whether ``size`` changed: the next frame is to be encoded at it.
-    mutating func update(target: Int, quantizer: Int?, at now: Duration) -> Bool {
-        highFrames = (quantizer ?? 0) >= Self.highQuantizer ? highFrames + 1 : 0
+    /// One frame was encoded (`quantizer`: its quantizer, nil if unknown or none was made; `keyframe`: it was one)
+    /// with the encoder at `target` bits per second, at `now` (monotonic). Returns whether ``size`` changed: the
+    /// next frame is to be encoded at it.
+    mutating func update(target: Int, quantizer: Int?, keyframe: Bool = false, at now: Duration) -> Bool {
+        if !keyframe { highFrames = (quantizer ?? 0) >= Self.highQuantizer ? highFrames + 1 : 0 }
         if step < steps - 1, target < floor(step), highFrames >= Self.highQuantizerFrames {
             step = (step + 1..<steps).first { floor($0) <= target } ?? steps - 1
             return changed()
@@ -84,9 +88,9 @@ struct ResolutionAdapter {
         return changed()
     }
 
-    /// A keyframe is about to be made (a receiver asked for one), with the encoder at `target` bits per second.
-    /// Returns whether ``size`` changed: the keyframe is to be made at it. Steps down as ``update(target:quantizer:at:)``
-    /// does, on the last frame at the highest quantizer instead of ``highQuantizerFrames`` of them.
+    /// A keyframe is about to be made, with the encoder at `target` bits per second. Returns whether ``size``
+    /// changed: the keyframe is to be made at it. Steps down as ``update(target:quantizer:keyframe:at:)`` does, on
+    /// the last delta frame at the highest quantizer instead of ``highQuantizerFrames`` of them.
     mutating func keyframeComing(target: Int) -> Bool {
         guard step < steps - 1, target < floor(step), highFrames >= 1 else { return false }
         step = (step + 1..<steps).first { floor($0) <= target } ?? steps - 1

@@ -88,7 +88,7 @@ struct VideoEncodeStage {
         let timestamp = pipeline.clockMapping.timestamp(at: image.timestamp)
         // The smaller layers first (scaled from the one converted picture), the full size last, all with the
         // capture's timestamp.
-        var quantizer: Int?
+        var (quantizer, keyframe): (Int?, Bool) = (nil, false)
         for k in layers.indices {
             let top = k == layers.count - 1
             let picture: VideoFrame
@@ -111,7 +111,7 @@ struct VideoEncodeStage {
                     // configuration never makes, would otherwise count the first one's sending).
                     let encodeTime = produced ? .zero : MonotonicClock.now() - started
                     produced = true
-                    if top { quantizer = encoded.quantizer }
+                    if top { (quantizer, keyframe) = (encoded.quantizer, encoded.isKeyframe) }
                     send(encoded, layer: k, timestamp: timestamp, to: control.peers, detachments: control.detachments,
                          encodeTime: encodeTime)
                 }
@@ -124,7 +124,9 @@ struct VideoEncodeStage {
         }
         if let settings = encoderSettings {
             let bitrate = target(settings)
-            if adapter?.update(target: bitrate, quantizer: quantizer, at: MonotonicClock.now()) == true { resize(settings) }
+            if adapter?.update(target: bitrate, quantizer: quantizer, keyframe: keyframe, at: MonotonicClock.now()) == true {
+                resize(settings)
+            }
         }
     }
 

@@ -100,7 +100,9 @@ public final class TURNServer: Sendable {
 
     /// The allocation's session is the next one created after its relay address was logged, or, when allocations
     /// were made at once on coturn's other threads, the next one whose closing line names `client` (an address) as
-    /// its remote end. Nil until that session has closed.
+    /// its remote end. Nil until that session has closed. Two allocations of the same client logged interleaved
+    /// (libnice allocates on every TURN URL given) would not be told apart; in the logs seen, each relay address is
+    /// followed by its own session's line.
     static func listenerPort(ofAllocation relay: String, client: String? = nil, in log: [String]) -> Int? {
         guard let at = log.firstIndex(where: { $0.hasSuffix("Local relay addr: \(relay)") }) else { return nil }
         for created in log[(at + 1)...] where created.contains(": new, realm=") {

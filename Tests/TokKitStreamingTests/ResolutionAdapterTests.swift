@@ -15,8 +15,9 @@ import Testing
         return changed
     }
 
-    static func update(_ adapter: inout ResolutionAdapter, target: Int, quantizer: Int?, at now: Duration) -> Bool {
-        adapter.update(target: target, quantizer: quantizer, at: now)
+    static func update(_ adapter: inout ResolutionAdapter, target: Int, quantizer: Int?, keyframe: Bool = false,
+                       at now: Duration) -> Bool {
+        adapter.update(target: target, quantizer: quantizer, keyframe: keyframe, at: now)
     }
 
     static func keyframeComing(_ adapter: inout ResolutionAdapter, target: Int) -> Bool {
@@ -90,8 +91,12 @@ import Testing
         #expect(!Self.keyframeComing(&a, target: 100_000))
         #expect(!Self.frames(&a, 1, target: 300_000, quantizer: 56, from: .seconds(1)))
         #expect(!Self.keyframeComing(&a, target: 300_000))
-        // One frame at it under the floor (four short of a step on its own): the keyframe goes to 320x240.
-        #expect(!Self.frames(&a, 1, target: 100_000, quantizer: 56, from: .seconds(2)))
+        // Nor after a keyframe at it (a keyframe at a low target is, whatever the content), after a delta frame under.
+        #expect(!Self.frames(&a, 1, target: 100_000, quantizer: 30, from: .seconds(2)))
+        #expect(!Self.update(&a, target: 100_000, quantizer: 56, keyframe: true, at: .milliseconds(2_100)))
+        #expect(!Self.keyframeComing(&a, target: 100_000))
+        // One delta frame at it under the floor (four short of a step on its own): the keyframe goes to 320x240.
+        #expect(!Self.frames(&a, 1, target: 100_000, quantizer: 56, from: .seconds(3)))
         #expect(Self.keyframeComing(&a, target: 100_000))
         #expect(a.size.width == 320 && a.size.height == 240)
         // The count starts again at the new size.
