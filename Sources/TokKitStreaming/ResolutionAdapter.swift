@@ -74,8 +74,7 @@ struct ResolutionAdapter {
     mutating func update(target: Int, quantizer: Int?, keyframe: Bool = false, at now: Duration) -> Bool {
         if !keyframe { highFrames = (quantizer ?? 0) >= Self.highQuantizer ? highFrames + 1 : 0 }
         if step < steps - 1, target < floor(step), highFrames >= Self.highQuantizerFrames {
-            step = (step + 1..<steps).first { floor($0) <= target } ?? steps - 1
-            return changed()
+            return stepDown(for: target)
         }
         guard step > 0, Double(target) >= Self.upHeadroom * Double(floor(step - 1)) else {
             upSince = nil
@@ -93,6 +92,11 @@ struct ResolutionAdapter {
     /// the last delta frame at the highest quantizer instead of ``highQuantizerFrames`` of them.
     mutating func keyframeComing(target: Int) -> Bool {
         guard step < steps - 1, target < floor(step), highFrames >= 1 else { return false }
+        return stepDown(for: target)
+    }
+
+    /// To the largest smaller size whose floor `target` meets, or the smallest.
+    private mutating func stepDown(for target: Int) -> Bool {
         step = (step + 1..<steps).first { floor($0) <= target } ?? steps - 1
         return changed()
     }

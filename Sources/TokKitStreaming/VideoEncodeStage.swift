@@ -134,10 +134,8 @@ struct VideoEncodeStage {
     /// its first frame is a keyframe. If libvpx cannot make it, the old encoder stays and the size stops adapting.
     private mutating func resize(_ settings: VideoEncodeSettings) {
         guard let size = adapter?.size, layers.count == 1, let old = layers.last else { return }
-        var vp8 = VP8EncoderSettings(width: size.width, height: size.height, framesPerSecond: settings.framesPerSecond,
-                                     bitrate: old.applied, contentHint: settings.contentHint)
-        vp8.temporalLayers = settings.temporalLayers
-        guard let encoder = try? VP8Encoder(settings: vp8) else {
+        guard let encoder = Self.encoder(width: size.width, height: size.height, bitrate: old.applied, settings)
+        else {
             adapter = nil
             return
         }
@@ -221,11 +219,7 @@ struct VideoEncodeStage {
         for layer in layout.layers {
             let (width, height) = layout.count == 1 ? adapter?.size ?? (layer.width, layer.height)
                                                     : (layer.width, layer.height)
-            var vp8 = VP8EncoderSettings(
-                width: width, height: height, framesPerSecond: settings.framesPerSecond,
-                bitrate: layer.bitrate, contentHint: settings.contentHint)
-            vp8.temporalLayers = settings.temporalLayers
-            guard let encoder = try? VP8Encoder(settings: vp8),
+            guard let encoder = Self.encoder(width: width, height: height, bitrate: layer.bitrate, settings),
                 let packetizer = try? VP8Packetizer()
             else {
                 layers = []
@@ -243,6 +237,14 @@ struct VideoEncodeStage {
             (s.encodedWidth, s.encodedHeight) = size
         }
         pipeline.requestKeyframe()
+    }
+
+    /// A VP8 encoder for one layer of `settings` at `width` × `height` and `bitrate`; nil if libvpx cannot make it.
+    private static func encoder(width: Int, height: Int, bitrate: Int, _ settings: VideoEncodeSettings) -> VP8Encoder? {
+        var vp8 = VP8EncoderSettings(width: width, height: height, framesPerSecond: settings.framesPerSecond,
+                                     bitrate: bitrate, contentHint: settings.contentHint)
+        vp8.temporalLayers = settings.temporalLayers
+        return try? VP8Encoder(settings: vp8)
     }
 
     /// The configured bitrate capped by the peers' lowest estimate, not below ``VideoEncodeSettings``' 10 kb/s floor.

@@ -59,6 +59,8 @@ public final class LabProcess: Sendable {
 
     /// Every line written to stdout so far (the newest ``lineCapacity``).
     public var lines: [String] { stdout.lines }
+    /// Stdout lines written so far, those no longer kept included.
+    public var linesWritten: Int { stdout.linesWritten }
     /// The stdout lines after the first `seen` ever written; advances `seen` to the number written so far.
     public func lines(after seen: inout Int) -> [String] { stdout.lines(after: &seen) }
     /// The last lines written to stderr.

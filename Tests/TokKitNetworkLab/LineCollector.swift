@@ -28,6 +28,8 @@ public final class LineCollector: Sendable {
 
     /// Every line so far (the newest `capacity`).
     public var lines: [String] { state.withLock { $0.lines } }
+    /// Lines written so far, those dropped included.
+    public var linesWritten: Int { state.withLock { $0.dropped + $0.lines.count } }
     /// Whether EOF was read (a last line without a newline is in ``lines`` by then).
     public var finished: Bool { state.withLock { $0.finished } }
 

@@ -92,11 +92,7 @@ public final class TURNServer: Sendable {
     }
 
     /// Lines coturn has logged so far (for ``listenerPort(ofAllocation:client:since:timeout:)``).
-    public var logLines: Int {
-        var seen = Int.max  // past everything: nothing is copied, and `seen` becomes the count
-        _ = process.lines(after: &seen)
-        return seen
-    }
+    public var logLines: Int { process.linesWritten }
 
     /// The allocation's session is the next one created after its relay address was logged, or, when allocations
     /// were made at once on coturn's other threads, the next one whose closing line names `client` (an address) as

@@ -5,7 +5,8 @@ import TokKitRTP
 /// wrapping), written into each packet we send and recorded with its send time and size
 /// (``TransportSendHistory``), and the ``SendSideBandwidthEstimator`` (draft-ietf-rmcat-gcc-02) fed with the peer's
 /// feedback. The estimate is the path's, for everything we send; the video section is told what is left of it once
-/// the audio and the video's retransmissions are sent (``videoShare(of:now:)``, as ``RTCPFeedback/sendSideEstimatedBitrate(_:)``).
+/// the audio and the video's retransmissions are sent (``videoShare(of:now:)``, as
+/// ``RTCPFeedback/sendSideEstimatedBitrate(_:)``).
 ///
 /// Neither path allocates once the results buffer has grown to a message's size.
 struct TransportCongestionControl: FeedbackUnit {

@@ -1,8 +1,9 @@
 /// The rate at which one kind of our packets goes out (bits per second over about the last second): two
 /// consecutive 500 ms buckets, the older one whole and the current one so far. Fed per packet with its size on the
 /// wire; read when the bandwidth estimate is shared out (``TransportCongestionControl`` keeps them for the audio,
-/// the video and its retransmissions, whose shares the video encoder must leave free). Times are µs on any monotonic clock. A plain value, no allocation; not
-/// thread-safe: one owner feeds and reads it (there, under the congestion controller's lock).
+/// the video and its retransmissions, whose shares the video encoder must leave free). Times are µs on any
+/// monotonic clock. A plain value, no allocation; not thread-safe: one owner feeds and reads it (there, under the
+/// congestion controller's lock).
 public struct SendRateMeter: Sendable {
     /// One bucket's span (µs).
     public static let bucket: Int64 = 500_000
