@@ -42,6 +42,19 @@ import TokKitRTP
         #expect(nack.missingCount == 0)
     }
 
+    @Test func theQuickRequestsAreFollowedByLateOnesUntilTheLast() throws {
+        let nack = try NACKGenerator(.init(maximumRetries: 6, retryInterval: 20 * Self.ms, quickRequests: 3,
+                                           lateRetryInterval: 100 * Self.ms))
+        _ = nack.observe(1, now: 0)
+        _ = nack.observe(3, now: 0)
+        var times: [UInt64] = []
+        for ms in stride(from: UInt64(0), through: 1_000, by: 5) where !nack.pending(now: ms * Self.ms).isEmpty {
+            times.append(ms)
+        }
+        #expect(times == [0, 20, 40, 140, 240, 340])
+        #expect(nack.missingCount == 0 && nack.counters.expired == 1 && nack.counters.requested == 6)
+    }
+
     @Test func theListIsBoundedAndAHugeGapOverflows() throws {
         let nack = try NACKGenerator(.init(capacity: 8))
         _ = nack.observe(0, now: 0)

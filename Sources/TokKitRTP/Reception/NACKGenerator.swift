@@ -3,11 +3,13 @@
 /// ``observe(_:now:)`` takes the sequence number of every received packet of the stream (retransmissions too). A
 /// jump past the highest sequence number seen adds the skipped numbers to the missing list; a packet on that list
 /// removes it. ``pending(now:)`` returns the numbers to put in the next NACK (feed them to
-/// ``RTCPGenericNACK/write(senderSSRC:mediaSSRC:lostSequenceNumbers:into:)``): each is requested at once, then again
-/// every ``Configuration/retryInterval`` (about one round trip) up to ``Configuration/maximumRetries`` times, and
-/// forgotten after ``Configuration/maximumAge``. The list holds at most ``Configuration/capacity`` numbers, oldest
-/// dropped first; a gap larger than that clears it and is reported as ``Observation/overflow(_:)`` (ask for a key
-/// frame instead, as libwebrtc does).
+/// ``RTCPGenericNACK/write(senderSSRC:mediaSSRC:lostSequenceNumbers:into:)``): each is requested at once, again
+/// every ``Configuration/retryInterval`` until it was requested ``Configuration/quickRequests`` times, then every
+/// ``Configuration/lateRetryInterval``, up to ``Configuration/maximumRetries`` requests in all, and forgotten after
+/// ``Configuration/maximumAge``. The quick repeats repair random loss within the playout delay; the late ones reach
+/// past a congested queue that dropped the quick ones' answers, until the frame is given up. The list holds at most
+/// ``Configuration/capacity`` numbers, oldest dropped first; a gap larger than that clears it and is reported as
+/// ``Observation/overflow(_:)`` (ask for a key frame instead, as libwebrtc does).
 ///
 /// Times are monotonic nanoseconds from the caller's clock. Storage is allocated at init; observing and collecting
 /// allocate nothing. Threading: not thread-safe; use it from one thread (the network thread) or under a lock.
@@ -18,16 +20,23 @@ public final class NACKGenerator {
         public var capacity: Int
         /// Requests per missing packet.
         public var maximumRetries: Int
-        /// Nanoseconds between two requests of the same packet (set it to about one round trip).
+        /// Nanoseconds between two of the first ``quickRequests`` requests of the same packet.
         public var retryInterval: UInt64
+        /// Requests of one packet spaced by ``retryInterval``; later ones are spaced by ``lateRetryInterval``.
+        public var quickRequests: Int
+        /// Nanoseconds between two later requests of the same packet (about a round trip).
+        public var lateRetryInterval: UInt64
         /// Nanoseconds after which a missing packet is no longer requested.
         public var maximumAge: UInt64
 
         public init(capacity: Int = 256, maximumRetries: Int = 10, retryInterval: UInt64 = 20_000_000,
+                    quickRequests: Int = 5, lateRetryInterval: UInt64 = 100_000_000,
                     maximumAge: UInt64 = 1_000_000_000) {
             self.capacity = capacity
             self.maximumRetries = maximumRetries
             self.retryInterval = retryInterval
+            self.quickRequests = quickRequests
+            self.lateRetryInterval = lateRetryInterval
             self.maximumAge = maximumAge
         }
     }
@@ -139,7 +148,9 @@ public final class NACKGenerator {
         counters.expired += before - entries.count
         for i in entries.indices {
             let entry = entries[i]
-            guard entry.retries == 0 || now &- entry.lastSent >= configuration.retryInterval else { continue }
+            let interval = entry.retries < configuration.quickRequests ? configuration.retryInterval
+                                                                       : configuration.lateRetryInterval
+            guard entry.retries == 0 || now &- entry.lastSent >= interval else { continue }
             entries[i].retries += 1
             entries[i].lastSent = now
             output[count] = UInt16(truncatingIfNeeded: entry.sequence)
