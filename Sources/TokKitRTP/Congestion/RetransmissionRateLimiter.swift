@@ -1,24 +1,26 @@
-/// Holds retransmissions to the path's estimate (libwebrtc's retransmission rate limiter): within each ``window``
-/// no more bytes are sent again than the estimate carries in that time. After a loss burst a receiver asks for every
-/// packet it misses at once, and again every few tens of ms until they come; answered in full, the copies went out
-/// unpaced beside the media into the queue that had just dropped the originals (network-bench's bottleneck row:
-/// retransmissions alone came to more than the video at the cap, the loss went on for a second and the key frame
-/// asked for took half a second to arrive). A request not answered for want of budget may be answered when the
-/// receiver repeats it in a later window (while its NACK generator still repeats: 10 × 20 ms in TokKit), and a
-/// copy larger than a window's budget goes once nothing is owed, the windows after it paying it off. The window is
-/// short so that the budget it gives is spread a little too; under random loss, a few per cent of the rate, it
-/// never binds.
+/// Holds retransmissions to a rate, the path's estimate or what it leaves (libwebrtc's retransmission rate limiter):
+/// each copy takes its size's time at the rate it is sent under, and a copy goes while what is owed stays within one
+/// ``window`` ahead of now. After a loss burst a receiver asks for every packet it misses at once, and again every
+/// few tens of ms until they come; answered in full, the copies went out unpaced beside the media into the queue that
+/// had just dropped the originals (network-bench's bottleneck row: retransmissions alone came to more than the video
+/// at the cap, the loss went on for a second and the key frame asked for took half a second to arrive). A request not
+/// answered for want of time may be answered when the receiver repeats it (TokKit's NACK generator repeats for
+/// about half a second), and a copy longer than a window goes once nothing is owed, the time after it paying it off.
+/// What is owed is time, not bytes: when the rate falls (a cut), the copies sent before it stay paid at the rate they
+/// went under; counted in bytes, a burst sent at 700 kb/s took 1.6 s to pay off at the estimator's 50 kb/s floor, and
+/// the key frame answering the loss could not be repaired in that time. The window is short so that the rate is
+/// spread a little too; under random loss, a few per cent of the rate, it never binds.
 /// libwebrtc's limiter measures over a sliding 500 ms, one for the whole transport; this one is per video stream
 /// (simulcast layers each get the whole estimate).
 ///
 /// A plain value with injected times (ns on any monotonic clock); no allocation. Not thread-safe: one owner calls it
 /// (in TokKit the peer's `NACKResponder`, under its video section's lock).
 public struct RetransmissionRateLimiter: Sendable, Hashable {
-    /// One budget's span (ns).
+    /// How far ahead of now what is owed may reach (ns).
     public static let window: UInt64 = 100_000_000
 
-    private var start: UInt64?
-    private var sent = 0
+    /// When the copies sent so far are paid off (ns).
+    private var paidUntil: UInt64 = 0
 
     public init() {}
 
@@ -26,22 +28,13 @@ public struct RetransmissionRateLimiter: Sendable, Hashable {
     /// no limit); counts them when so.
     public mutating func allows(_ bytes: Int, now: UInt64, rate: Int?) -> Bool {
         guard let rate else { return true }
-        // Bytes in a window, at least one (debt is always paid off).
-        let budget = max(max(rate, 0) / Int(8_000_000_000 / Self.window), 1)
-        if let begun = start {
-            // Each window that has passed pays off one budget of what was sent.
-            let passed = (now &- begun) / Self.window
-            if passed > 0 {
-                sent = passed >= UInt64(Int.max / budget) ? 0 : max(sent - Int(passed) * budget, 0)
-                start = begun &+ passed * Self.window
-            }
-        } else {
-            start = now
-        }
-        // A copy goes whenever nothing is owed: at the estimator's floor (50 kb/s: 625 bytes a window) a full-size
-        // packet would otherwise never be sent again; what it takes over the budget is paid off by the windows after.
-        guard sent == 0 || sent + bytes <= budget else { return false }
-        sent += bytes
+        let start = max(paidUntil, now)
+        let owed = start - now
+        let cost = UInt64(max(bytes, 0)) * 8_000_000_000 / UInt64(max(rate, 1))
+        // A copy goes whenever nothing is owed: at the estimator's floor (50 kb/s: a full-size packet takes 200 ms)
+        // it would otherwise never be sent again; the time after it pays it off.
+        guard owed == 0 || owed + cost <= Self.window else { return false }
+        paidUntil = start + cost
         return true
     }
 }
