@@ -102,6 +102,18 @@ import TokKitRTP
         #expect(link.queueDelay < backlog, "queue \(backlog) → \(link.queueDelay) µs")
     }
 
+    /// An over-use with a third of the packets lost (a queue that overflowed) is cut by 0.7, not 0.85; the same
+    /// bottleneck without loss is not. (2 Mb/s: enough packets in two feedback messages to judge the loss.)
+    @Test func anOverUseWithHeavyLossIsCutAsAnOverflow() {
+        for loseEvery in [3, nil] as [Int?] {
+            var estimator = SendSideBandwidthEstimator(.init(start: 4_000_000, maximum: 8_000_000))
+            var link = Link(capacity: 2_000_000, loseEvery: loseEvery)
+            let targets = link.run(&estimator, seconds: 2) { _ in 4_000_000 }
+            #expect((estimator.delayBased.lastOverflowDecrease != nil) == (loseEvery != nil),
+                    "\(targets.prefix(20)) \(estimator.lostCount)/\(estimator.packetCount)")
+        }
+    }
+
     @Test func twentyPercentLossLowersTheEstimateAndItRecoversWithoutLoss() {
         var estimator = SendSideBandwidthEstimator(.init(start: 1_000_000, maximum: 2_000_000))
         var link = Link(loseEvery: 5)
@@ -163,6 +175,25 @@ import TokKitRTP
         var meter = ReceivedRateMeter()
         for k in 0 ..< 20 { meter.add(Self.message(sequence: UInt16(k * 5), start: Int64(k) * 50_000)) }
         #expect(meter.bitsPerSecond == 1_000_000, "\(String(describing: meter.bitsPerSecond))")
+    }
+
+    /// Half a second at 1 Mb/s, then 150 ms at 500 kb/s (packets 20 ms apart): the half second reads in between,
+    /// the recent rate reads the new one.
+    @Test func theRecentRateFollowsAFallAtOnce() {
+        var meter = ReceivedRateMeter()
+        for k in 0 ..< 10 { meter.add(Self.message(sequence: UInt16(k * 5), start: Int64(k) * 50_000)) }
+        for k in 0 ..< 3 {
+            let start = 500_000 + Int64(k) * 50_000
+            meter.add((0 ..< 5).map { i in
+                let sequence = UInt16(50 + k * 5 + i)
+                let sent = start + Int64(i) * 10_000
+                return TransportPacketResult(sequenceNumber: sequence, sendTime: sent,
+                                             arrivalTime: 500_000 + Int64(k * 5 + i + 1) * 20_000, size: 1250)
+            })
+        }
+        let (rate, recent) = (meter.bitsPerSecond ?? 0, meter.recentBitsPerSecond ?? 0)
+        #expect(rate > 600_000 && rate < 900_000, "\(rate)")
+        #expect(abs(recent - 500_000) < 10_000, "\(recent)")
     }
 
     @Test func aLostFeedbackMessageDoesNotLowerTheRate() {

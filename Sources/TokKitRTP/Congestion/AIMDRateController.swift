@@ -14,7 +14,9 @@ import Darwin
 ///   (the received rate within 3 standard deviations of the average rate measured at past decreases): additive,
 ///   about one packet per response time (RTT + 100 ms), at least 4 kb/s per second. Either way the estimate may
 ///   not rise above `1.5 × R_hat + 10 kb/s` (§5.5: it must not run away from what the path delivered).
-/// - Decrease: `A = 0.85 × R_hat` (β, §5.5), not above the current estimate, at most once per RTT unless the
+/// - Decrease: `A = 0.85 × R_hat` (β, §5.5; ``overflowDecreaseFactor`` when the feedback also shows heavy loss),
+///   R_hat the lower of the rate over the last half second and the recent one
+///   (``ReceivedRateMeter/recentBitsPerSecond``), not above the current estimate, at most once per RTT unless the
 ///   received rate fell below half the estimate; then hold.
 /// The estimate stays within [``minimum``, ``maximum``]. Times are µs, rates bits per second. A plain value.
 public struct AIMDRateController: Sendable {
@@ -22,6 +24,14 @@ public struct AIMDRateController: Sendable {
 
     /// β of §5.5.
     public static let decreaseFactor = 0.85
+    /// β when the over-use comes with heavy loss (`overflowing`): the queue did not just grow, it filled and
+    /// overflowed before the feedback could tell (a bottleneck's onset, the feedback delayed behind a full queue in
+    /// the other direction too). At 0.85 the full queue drains at 15 % of the path's rate: behind a 500 kb/s
+    /// drop-tail `tc tbf` (about 170 ms of queue) it stayed nearly full for over half a second after the cut, and the
+    /// packets and key frames sent then were lost or late (network-bench's bottleneck row: a freeze after settling in
+    /// most runs). 0.7 drains it twice as fast. The cut is of the measured rate, not of the estimate, so repeated
+    /// cuts while the loss is still being reported do not compound.
+    public static let overflowDecreaseFactor = 0.7
     /// η of §5.5 per second.
     public static let increaseFactorPerSecond = 1.08
 
@@ -33,6 +43,8 @@ public struct AIMDRateController: Sendable {
     public var roundTripTime: Int64 = 200_000
     private var lastChange: Int64?
     private var lastDecrease: Int64?
+    /// When the estimate was last cut by ``overflowDecreaseFactor`` (µs): the queue overflowed then.
+    public private(set) var lastOverflowDecrease: Int64?
     /// Average and normalised variance of the received rate at decreases (kb/s), libwebrtc's convergence test.
     private var averageMaximum: Double?
     private var varianceMaximum = 0.4
@@ -43,9 +55,12 @@ public struct AIMDRateController: Sendable {
         estimate = min(max(start, minimum), self.maximum)
     }
 
-    /// Applies one detector signal at `now`, with the received rate if known; returns the new estimate.
+    /// Applies one detector signal at `now`, with the received rate if known (over half a second, and over the
+    /// last messages: `recentRate`) and whether the feedback shows heavy loss (`overflowing`); returns the new
+    /// estimate.
     @discardableResult
-    public mutating func update(_ usage: BandwidthUsage, receivedRate: Int?, now: Int64) -> Int {
+    public mutating func update(_ usage: BandwidthUsage, receivedRate: Int?, recentRate: Int? = nil,
+                                overflowing: Bool = false, now: Int64) -> Int {
         switch usage {
         case .overusing: state = .decrease
         case .underusing: state = .hold
@@ -75,9 +90,12 @@ public struct AIMDRateController: Sendable {
             let due = lastDecrease.map { now - $0 >= spacing } ?? true
             let collapsed = receivedRate.map { $0 < estimate / 2 } ?? false
             if due || collapsed {
-                let basis = Double(receivedRate ?? estimate)
-                estimate = clamp(min(estimate, Int(Self.decreaseFactor * basis)))
+                let measured = recentRate.map { recent in receivedRate.map { min($0, recent) } ?? recent } ?? receivedRate
+                let basis = Double(measured ?? estimate)
+                let beta = overflowing ? Self.overflowDecreaseFactor : Self.decreaseFactor
+                estimate = clamp(min(estimate, Int(beta * basis)))
                 lastDecrease = now
+                if overflowing { lastOverflowDecrease = now }
                 if let r = receivedRate { learnMaximum(Double(r) / 1000) }
             }
             state = .hold

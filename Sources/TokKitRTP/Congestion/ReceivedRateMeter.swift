@@ -10,15 +10,23 @@
 /// arrival is within ``window`` of the newest one. The consecutive windows used before counted a lost message's
 /// time but not its bytes: behind a capped reverse path, with a third of the feedback lost, R_hat read a third
 /// under what was delivered, and each AIMD decrease to β × R_hat went that much too far
-/// (`SendSideBandwidthEstimatorBottleneckTests`). A plain value: a fixed ring, no allocation.
+/// (`SendSideBandwidthEstimatorBottleneckTests`). ``recentBitsPerSecond`` is the same over ``recentWindow``, for
+/// the cut at an over-use (libwebrtc's acknowledged rate is measured over 150 ms likewise): at a bottleneck's onset
+/// the half second before it still holds the rate sent before, and a cut to β × R_hat stayed over the new capacity
+/// (network-bench's bottleneck row: 870 kb/s at a 500 kb/s cap, three more cuts and 0.4 s of loss to reach it). A
+/// plain value: a fixed ring, no allocation.
 public struct ReceivedRateMeter: Sendable {
     /// T of §5.5 (µs).
     public static let window: Int64 = 500_000
     /// Spans shorter than this in total give no rate yet (µs).
     public static let minimumSpan: Int64 = 100_000
+    /// The span of ``recentBitsPerSecond`` (µs).
+    public static let recentWindow: Int64 = 150_000
 
     /// The rate over the last window in bits per second, nil before the first.
     public private(set) var bitsPerSecond: Int?
+    /// The rate over the messages of the last ``recentWindow`` (at least ``minimumSpan`` of them), nil before.
+    public private(set) var recentBitsPerSecond: Int?
     private struct Message { var end: Int64, bytes: Int, span: Int64 }
     /// A ring of the last messages (feedback every 50-100 ms: 64 cover more than the window).
     private var messages = (0 ..< 64).map { _ in Message(end: 0, bytes: 0, span: 0) }
@@ -58,11 +66,18 @@ public struct ReceivedRateMeter: Sendable {
         count = min(count + 1, messages.count)
         var totalBytes = 0
         var totalSpan: Int64 = 0
+        var recent: (bytes: Int, span: Int64)?
         for i in 0 ..< count {
             let message = messages[(head - 1 - i + messages.count) % messages.count]
             guard end - message.end < Self.window else { break }
+            if recent == nil, end - message.end >= Self.recentWindow, totalSpan >= Self.minimumSpan {
+                recent = (totalBytes, totalSpan)
+            }
             totalBytes += message.bytes
             totalSpan += message.span
+        }
+        if let (bytes, span) = recent ?? (totalSpan >= Self.minimumSpan ? (totalBytes, totalSpan) : nil) {
+            recentBitsPerSecond = Int(Int64(bytes) * 8 * 1_000_000 / span)
         }
         if totalSpan >= Self.minimumSpan {
             bitsPerSecond = Int(Int64(totalBytes) * 8 * 1_000_000 / totalSpan)

@@ -42,6 +42,8 @@ public struct SendSideBandwidthEstimator: Sendable {
     public private(set) var feedbackCount = 0
     public private(set) var packetCount = 0
     public private(set) var lostCount = 0
+    /// The previous feedback message's packets: lost, and in all (heavy loss is read over the last two).
+    private var previousFeedback = (lost: 0, total: 0)
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -80,7 +82,14 @@ public struct SendSideBandwidthEstimator: Sendable {
         packetCount += packets.count
         lostCount += lost
         usage = overused ? .overusing : detector.state
-        delayBased.update(usage, receivedRate: receivedRate.bitsPerSecond, now: now)
+        // Heavy loss in the last two feedback messages (50-200 ms): the queue overflowed (a bottleneck's onset), not
+        // only grew.
+        let (recentLost, recentTotal) = (lost + previousFeedback.lost, packets.count + previousFeedback.total)
+        previousFeedback = (lost, packets.count)
+        let overflowing = recentTotal >= LossBasedController.minimumPackets
+            && Double(recentLost) > LossBasedController.fastLoss * Double(recentTotal)
+        delayBased.update(usage, receivedRate: receivedRate.bitsPerSecond, recentRate: receivedRate.recentBitsPerSecond,
+                          overflowing: overflowing, now: now)
         lossBased.update(lost: lost, total: packets.count, now: now)
         return target
     }
