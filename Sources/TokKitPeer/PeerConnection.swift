@@ -22,7 +22,8 @@ import TokKitSRTP
 ///
 /// Feedback: the core above hands every packet sent and received, every RTCP packet and its timers to feedback
 /// units (``FeedbackUnit``, in the way pion's interceptors work), each a value-type state machine under its own lock:
-/// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, then every 20 ms, up to 10 times;
+/// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, 5 times 20 ms apart, then every
+///   100 ms, 10 requests in all;
 /// - ``NACKResponder`` keeps our last 512 video packets and sends again those the peer NACKs (while the path is
 ///   congested, one packet at most once a round trip; always within the path's estimate);
 /// - ``RTCPReporter`` writes SR/RR every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``) and reads the
@@ -404,7 +405,7 @@ public final class PeerConnection: Sendable {
                 rebasing: t.buffer[0..<SendTrack.capacity]))
         } catch { throw .rtp(error) }
         transportCongestion.withLock { $0?.stamp(kind, length: length, now: now) }?.write(into: t.buffer)
-        t.nackResponder?.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]))
+        t.nackResponder?.store(UnsafeRawBufferPointer(rebasing: t.buffer[..<length]), now: now)
         let lost = kind == .video && (outgoingVideoLoss.withLock { $0 }?.loss(header.sequenceNumber) ?? false)
         // The sequence number is used once the packet is made, sent or not: a packet that fails to go out is a loss
         // to the receiver (and a redundant copy of it in the next audio packet still maps to its own number).
@@ -589,6 +590,9 @@ public final class PeerConnection: Sendable {
             guard let ssrc = kind == .audio ? configuration.audioSSRC : configuration.videoSSRC else { continue }
             var track = SendTrack(kind: kind, ssrc: ssrc, payloadType: send.payloadType,
                                   transportSequenceID: send.transportSequenceID)
+            if kind == .video, !configuration.videoSimulcastSSRCs.isEmpty {
+                track.nackResponder?.refreshesDeclinedRepairs = false
+            }
             if kind == .audio, let red = send.redundancyPayloadType {
                 track.redundancy = try? REDPacketizer(redPayloadType: red, blockPayloadType: send.payloadType)
             }
@@ -601,8 +605,10 @@ public final class PeerConnection: Sendable {
                 let ssrcs = configuration.videoSimulcastSSRCs
                 videoLayerSend.withLock { tracks in
                     for ssrc in ssrcs {
-                        tracks.append(SendTrack(kind: .video, ssrc: ssrc, payloadType: payloadType,
-                                                transportSequenceID: sequenceID))
+                        var layer = SendTrack(kind: .video, ssrc: ssrc, payloadType: payloadType,
+                                              transportSequenceID: sequenceID)
+                        layer.nackResponder?.refreshesDeclinedRepairs = false
+                        tracks.append(layer)
                     }
                 }
                 router.withLock { $0.addVideoLayers(configuration.videoSimulcastSSRCs) }
@@ -808,18 +814,25 @@ public final class PeerConnection: Sendable {
                 router.withLock { $0.received(decoded, now: now, output: &output) }
                 if case .genericNACK = decoded {
                     let rtt = reporter.withLock { $0.videoSender?.roundTripTime }
-                    let (congested, estimate) = transportCongestion.withLock { ($0?.congested ?? false, $0?.estimate) }
+                    let (congested, overloaded, estimate, room) = transportCongestion.withLock {
+                        ($0?.congested ?? false, $0?.overloaded(now: Int64(now / 1000)) ?? false, $0?.estimate,
+                         $0?.retransmissionRoom(now: Int64(now / 1000)))
+                    }
                     withSend(.video) { track in
                         track?.nackResponder?.roundTripTime = rtt
                         track?.nackResponder?.pathCongested = congested
+                        track?.nackResponder?.pathOverloaded = overloaded
                         track?.nackResponder?.pathEstimate = estimate
+                        track?.nackResponder?.pathRoom = room
                         track?.nackResponder?.received(decoded, now: now, output: &output)
                     }
                     videoLayerSend.withLock { tracks in
                         for i in tracks.indices {
                             tracks[i].nackResponder?.roundTripTime = rtt
                             tracks[i].nackResponder?.pathCongested = congested
+                            tracks[i].nackResponder?.pathOverloaded = overloaded
                             tracks[i].nackResponder?.pathEstimate = estimate
+                            tracks[i].nackResponder?.pathRoom = room
                             tracks[i].nackResponder?.received(decoded, now: now, output: &output)
                         }
                     }

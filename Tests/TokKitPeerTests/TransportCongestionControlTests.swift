@@ -132,4 +132,32 @@ import TokKitRTP
         feed(seconds: 2, lostOfTwenty: 0)
         #expect(!cc.congested)
     }
+
+    /// The room for retransmissions while overloaded: what the path delivered lately less the media sent over the
+    /// last second, at least the estimator's minimum. Sending at 1 Mb/s what arrives at 500 kb/s leaves none (the
+    /// minimum); once the sender has been quiet for most of a second, most of what was delivered. No room without an
+    /// estimate.
+    @Test func theRoomIsWhatThePathDeliversBesideTheMedia() throws {
+        var cc = try #require(TransportCongestionControl(bounds: 50_000 ... 2_000_000))
+        cc.setOffset(20, for: .video)
+        #expect(cc.retransmissionRoom(now: 0) == nil)
+        var time: UInt64 = 1_000_000_000
+        let base = cc.nextSequence
+        var statuses: [RTCPTransportWideFeedback.PacketStatus] = []
+        for i in 0 ..< 100 {  // 1 s: 1,212-byte packets (1,250 on the wire) every 10 ms, arriving 20 ms apart
+            _ = cc.stamp(.video, length: 1_212, now: time)
+            time += 10_000_000
+            statuses.append(.receivedSmallDelta(i == 0 ? 0 : 80))  // 250 µs units
+        }
+        let feedback = RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: base,
+                                                 referenceTime: 0, feedbackPacketCount: 0, statuses: statuses)
+        _ = cc.received(feedback, now: Int64(time / 1000))
+        let delivered = try #require(cc.estimator.receivedRate.recentBitsPerSecond)
+        #expect(abs(delivered - 500_000) < 10_000, "\(delivered)")
+        #expect(cc.retransmissionRoom(now: Int64(time / 1000)) == 50_000)
+        let quiet = Int64(time / 1000) + 900_000
+        let room = try #require(cc.retransmissionRoom(now: quiet))
+        #expect(room > 300_000 && room <= delivered, "\(room)")
+        #expect(!cc.overloaded(now: quiet))  // delay grew, nothing was lost: no overflow cut
+    }
 }

@@ -31,6 +31,13 @@ import TokKitRTP
         #expect(compact.lostSequenceNumbers == run)
     }
 
+    @Test func walksTheSameNumbersAsTheList() {
+        let nack = RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 2, lostSequenceNumbers: [65534, 65535, 3, 40, 41, 60])
+        var walked: [UInt16] = []
+        nack.forEachLostSequenceNumber { walked.append($0) }
+        #expect(walked == nack.lostSequenceNumbers && walked == [65534, 65535, 3, 40, 41, 60])
+    }
+
     @Test func writesIntoABufferWithoutBuildingItems() throws {
         var buffer = [UInt8](repeating: 0, count: 64)
         let n = try buffer.withUnsafeMutableBytes {

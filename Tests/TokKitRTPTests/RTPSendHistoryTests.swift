@@ -29,6 +29,18 @@ import TokKitRTP
         #expect(history.packet(sequenceNumber: 263) == nil)
     }
 
+    /// A packet counts as asked for once, until its slot holds another packet.
+    @Test func aPacketIsMarkedRequestedOnceUntilItIsStoredAgain() throws {
+        let history = try RTPSendHistory(capacity: 4, maximumPacketSize: 64)
+        try Self.packet(5).withUnsafeBytes { try history.store($0) }
+        #expect(history.markRequested(sequenceNumber: 5))
+        #expect(!history.markRequested(sequenceNumber: 5))
+        #expect(!history.markRequested(sequenceNumber: 6))  // never stored
+        try Self.packet(9).withUnsafeBytes { try history.store($0) }  // the same slot (9 % 4 == 5 % 4)
+        #expect(!history.markRequested(sequenceNumber: 5))
+        #expect(history.markRequested(sequenceNumber: 9))
+    }
+
     @Test func rejectsPacketsThatDoNotFit() throws {
         let history = try RTPSendHistory(capacity: 4, maximumPacketSize: 100)
         #expect(throws: RTPError.truncated(.rtpHeader, needed: 12, available: 11)) {

@@ -6,16 +6,31 @@ import TokKitRTP
 /// under that section's lock, beside the packet buffer it keeps copies of.
 ///
 /// While the path is congested (``pathCongested``: the send-side estimator saw more than 10 % loss in its last
-/// window) one packet is not sent again within ``resendInterval`` of its last retransmission (libwebrtc's packet
-/// history waits a round trip likewise): a receiver repeats its NACK until the packet arrives (TokKit's every
-/// 20 ms), and behind a full queue of 100-200 ms each repetition sent the packet once more, unpaced, into the
-/// queue that was dropping it (network-bench's bottleneck row: the estimate went to its floor without this, with
-/// the audio's share of it left free). Otherwise every request is answered: under random loss a second copy 20 ms
-/// after a lost one repairs the frame within the playout delay, where one a round trip later may come too late for
-/// it (network-bench's loss row, one run each: with the rule always on up to 1.95 % frozen in a direction; with it
-/// always on and the receiver's repeats a round trip apart, 1.5-2.03 % in four of eight; with it under congestion
-/// only, 0.00 %). Whatever the path's state, retransmissions are held to its estimate (``pathEstimate``,
-/// ``RetransmissionRateLimiter``); ``retransmissionsSuppressed`` counts what either rule held back.
+/// window; or ``heavyLoss``: the peer asked for more than a quarter of our last packets, ``RequestedPacketMeter``,
+/// which the NACKs tell a feedback window before the estimator) one packet is not sent again within
+/// ``resendInterval`` of its last retransmission (libwebrtc's packet history waits a round trip likewise): a receiver
+/// repeats its NACK until the packet arrives (TokKit's 20 ms apart at first), and behind a full queue of 100-200 ms
+/// each repetition sent the packet once more, unpaced, into the queue that was dropping it (network-bench's
+/// bottleneck row: the estimate went to its floor without this, with the audio's share of it left free). Otherwise
+/// every request is answered: under random loss a second copy 20 ms after a lost one repairs the frame within the
+/// playout delay, where one a round trip later may come too late for it (network-bench's loss row, one run each:
+/// with the rule always on up to 1.95 % frozen in a direction; with it always on and the receiver's repeats a round
+/// trip apart, 1.5-2.03 % in four of eight; with it under congestion only, 0.00 %).
+///
+/// While the path is congested, packets sent before the last key frame are not sent again either: the peer skips to
+/// the key frame, and the little room there is goes to the key frame's packets and those after it. (The key frame
+/// is found in the VP8 payload: TokKit sends VP8 only.)
+///
+/// Retransmissions are also held to a rate (``RetransmissionRateLimiter``): the path's estimate (``pathEstimate``),
+/// or while the path is congested what the path delivers beside our media (``pathRoom``,
+/// ``TransportCongestionControl/retransmissionRoom(now:)``). ``retransmissionsSuppressed`` counts what the rules
+/// held back. A packet held back for that rate while the estimator sees the congestion will not be repaired: the
+/// peer's frame is lost, and its decoder waits for a key frame it would ask for only after giving the frame up
+/// (TokKit's 500 ms, then the request's way back). With ``refreshesDeclinedRepairs`` the responder reports
+/// ``RTCPFeedback/pictureLoss`` for the peer at once, as if it had asked (the video pipeline makes the key frame, at
+/// most one per ``VideoSendPipeline``'s interval for requests): by then the encoder is at the lower target, and its
+/// key frame is far smaller than the packets it replaces. Not on ``heavyLoss`` alone: before the estimator has cut,
+/// the key frame would be made at the old target, the largest packet burst of all.
 struct NACKResponder: FeedbackUnit {
     /// Our video SSRC: NACKs about other streams are not ours.
     let ssrc: UInt32
@@ -34,10 +49,24 @@ struct NACKResponder: FeedbackUnit {
     /// ``TransportCongestionControl/congested``; false without transport-wide feedback).
     var pathCongested = false
     /// The path's estimate (bits per second, audio and video: the connection sets it before each NACK, from
-    /// ``TransportCongestionControl/estimate``; nil without transport-wide feedback): retransmissions are held to it
-    /// (``RetransmissionRateLimiter``).
+    /// ``TransportCongestionControl/estimate``; nil without transport-wide feedback, no limit).
     var pathEstimate: Int?
+    /// Whether the estimator cut the estimate for an overflowing queue within the last second (the connection sets
+    /// it before each NACK, from ``TransportCongestionControl/overloaded(now:)``).
+    var pathOverloaded = false
+    /// What the path delivers beside our media (bits per second: the connection sets it before each NACK, from
+    /// ``TransportCongestionControl/retransmissionRoom(now:)``): the rate while the path is overloaded.
+    var pathRoom: Int?
+    /// The share of our packets asked for over which the loss counts as congestion (``LossBasedController``'s
+    /// fast threshold): at 5 % random loss a few windows an hour go over it.
+    static let heavyLossShare = 0.25
+    private var requests = RequestedPacketMeter()
     private var limiter = RetransmissionRateLimiter()
+    /// Whether a repair held back for the rate on a path the estimator sees congested is reported as picture loss
+    /// (off for simulcast, where a keyframe request makes one on every layer).
+    var refreshesDeclinedRepairs = true
+    /// Picture losses reported for repairs held back.
+    private(set) var declinedRepairReports = 0
     /// The least time between two retransmissions of one packet when the round trip is shorter or unknown (the round
     /// trip libwebrtc's NACK module assumes while it has none). Receiver reports come once a second and may have
     /// been measured while the path's queue was empty: behind a bottleneck the round trip then read a few ms while
@@ -62,47 +91,80 @@ struct NACKResponder: FeedbackUnit {
         scratch = [UInt8](repeating: 0, count: maximumPacketSize + 64)
     }
 
-    /// Keeps a packet of our video as sent (called by the send path, under the video section's lock).
-    func store(_ packet: UnsafeRawBufferPointer) {
+    /// The first packet of the last key frame sent (VP8: the payload header's P bit on a frame's first packet).
+    private(set) var lastKeyframeStart: UInt16?
+
+    /// Keeps a packet of our video as sent at `now` (called by the send path, under the video section's lock).
+    mutating func store(_ packet: UnsafeRawBufferPointer, now: UInt64) {
         try? history.store(packet)
+        requests.packetSent(now: now)
+        if let view = try? RTPPacketView(parsing: packet),
+           let descriptor = try? VP8PayloadDescriptor(parsing: view.payload), descriptor.startsFrame,
+           view.payload.count > descriptor.serializedLength,
+           VP8PayloadHeader.isKeyFrame(firstByte: view.payload[descriptor.serializedLength]) {
+            lastKeyframeStart = view.sequenceNumber
+        }
     }
+
+    /// Whether the packet `sequence` was sent before the key frame starting at `key`: once that arrives the peer
+    /// skips to it, and a copy of an older packet repairs nothing it will show.
+    private static func precedes(_ sequence: UInt16, keyframe key: UInt16?) -> Bool {
+        guard let key else { return false }
+        return Int16(bitPattern: sequence &- key) < 0
+    }
+
+    /// Whether the peer asked for more than ``heavyLossShare`` of our packets lately.
+    mutating func heavyLoss(now: UInt64) -> Bool { (requests.share(now: now) ?? 0) > Self.heavyLossShare }
 
     mutating func received<Output: FeedbackOutput>(_ packet: RTCPPacket, now: UInt64, output: inout Output) {
         guard case .genericNACK(let nack) = packet, nack.mediaSSRC == ssrc else { return }
         nacksReceived += 1
         var sent: UInt64 = 0
         var suppressed: UInt64 = 0
+        var declined = false
         let history = history
-        let congested = pathCongested
-        let estimate = pathEstimate
+        nack.forEachLostSequenceNumber { sequence in
+            if history.markRequested(sequenceNumber: sequence) { requests.packetRequested(now: now) }
+        }
+        let heavy = heavyLoss(now: now)
+        let overloaded = pathOverloaded || heavy
+        let congested = pathCongested || overloaded
+        let rate = overloaded ? pathRoom ?? pathEstimate : pathEstimate
+        let estimatorCut = pathOverloaded
+        let keyframe = lastKeyframeStart
         var limiter = limiter
         defer { self.limiter = limiter }
         let interval = UInt64(resendInterval.components.seconds) * 1_000_000_000
             + UInt64(resendInterval.components.attoseconds / 1_000_000_000)
         scratch.withUnsafeMutableBytes { buffer in
-            for item in nack.items {
-                // The packet id, then one more for each bit of the bitmask set (RFC 4585 §6.2.1).
-                for bit in -1 ..< 16 where bit < 0 || item.lostBitmask & (1 << bit) != 0 {
-                    let sequence = item.packetID &+ UInt16(bit + 1)
-                    guard let packet = history.packet(sequenceNumber: sequence) else { continue }
-                    if congested, let last = history.lastResent(sequenceNumber: sequence), now &- last < interval {
-                        suppressed += 1
-                        continue
-                    }
-                    guard limiter.allows(packet.count + TransportCongestionControl.wireOverhead, now: now,
-                                         rate: estimate) else {
-                        suppressed += 1
-                        continue
-                    }
-                    buffer.copyMemory(from: packet)
-                    if output.resendRTP(buffer, length: packet.count) {
-                        sent += 1
-                        history.markResent(sequenceNumber: sequence, at: now)
-                    }
+            nack.forEachLostSequenceNumber { sequence in
+                guard let packet = history.packet(sequenceNumber: sequence) else { return }
+                if overloaded, Self.precedes(sequence, keyframe: keyframe) {
+                    suppressed += 1
+                    return
+                }
+                if congested, let last = history.lastResent(sequenceNumber: sequence), now &- last < interval {
+                    suppressed += 1
+                    return
+                }
+                guard limiter.allows(packet.count + TransportCongestionControl.wireOverhead, now: now,
+                                     rate: rate) else {
+                    suppressed += 1
+                    declined = declined || estimatorCut
+                    return
+                }
+                buffer.copyMemory(from: packet)
+                if output.resendRTP(buffer, length: packet.count) {
+                    sent += 1
+                    history.markResent(sequenceNumber: sequence, at: now)
                 }
             }
         }
         retransmissions += sent
         retransmissionsSuppressed += suppressed
+        if declined && refreshesDeclinedRepairs {
+            declinedRepairReports += 1
+            output.notify(.video, .pictureLoss)
+        }
     }
 }

@@ -93,6 +93,32 @@ struct TransportCongestionControl: FeedbackUnit {
     /// (``NACKResponder``).
     var congested: Bool { estimator.lossBased.lastLossFraction > LossBasedController.decreaseLoss }
 
+    /// What the path has room for beside our media at `now` (µs; bits per second, nil without an estimate), the rate
+    /// retransmissions are held to while the path is congested (``NACKResponder``): the lower of the estimate and
+    /// what the path delivered lately (``ReceivedRateMeter/recentBitsPerSecond``), less the audio and video sent
+    /// over the last second, at least the estimator's minimum. Right after a bottleneck's onset the encoder still
+    /// sends at the old rate for a while, and the estimate may be far over what was ever sent (it starts at the
+    /// maximum); retransmissions up to it beside the media kept the queue full (network-bench's bottleneck row: the
+    /// send rate at twice the cap for 0.2 s, 400-500 kb/s of it copies), and the key frame asked for was lost in it.
+    func retransmissionRoom(now: Int64) -> Int? {
+        guard let estimate else { return nil }
+        let delivered = estimator.receivedRate.recentBitsPerSecond.map { min($0, estimate) } ?? estimate
+        let media = audioSent.bitsPerSecond(now: now) + videoSent.bitsPerSecond(now: now)
+            - retransmitted.bitsPerSecond(now: now)
+        return max(delivered - media, estimator.configuration.minimum)
+    }
+
+    /// How long after a cut for an overflowing queue the path counts as overloaded (µs).
+    static let overloadHold: Int64 = 1_000_000
+
+    /// Whether the path is overloaded at `now` (µs): within ``overloadHold`` of a cut for a queue that overflowed
+    /// (an over-use with heavy loss, ``AIMDRateController/overflowDecreaseFactor``): a bottleneck's onset, not the
+    /// random loss ``congested`` also reads (at 5 % random loss with jitter, the estimator's 1 s loss window went
+    /// over 10 % in about a third of network-bench's loss row).
+    func overloaded(now: Int64) -> Bool {
+        estimator.delayBased.lastOverflowDecrease.map { now - $0 < Self.overloadHold } ?? false
+    }
+
     /// The most of the video's share that retransmissions are taken to need (libwebrtc's protection overhead
     /// threshold): under heavy loss the encoder keeps at least half.
     static let maximumRetransmissionShare = 0.5

@@ -67,6 +67,17 @@ public struct RTCPGenericNACK: RTCPPacketProtocol {
     /// Every sequence number the packet reports lost, entry by entry.
     public var lostSequenceNumbers: [UInt16] { items.flatMap(\.sequenceNumbers) }
 
+    /// Calls `body` with every sequence number the packet reports lost, entry by entry (the order of
+    /// ``lostSequenceNumbers``), allocating nothing.
+    public func forEachLostSequenceNumber(_ body: (UInt16) -> Void) {
+        for item in items {
+            // The packet id, then one more for each bit of the bitmask set (RFC 4585 §6.2.1).
+            for bit in -1 ..< 16 where bit < 0 || item.lostBitmask & (1 << bit) != 0 {
+                body(item.packetID &+ UInt16(bit + 1))
+            }
+        }
+    }
+
     public init(parsing bytes: UnsafeRawBufferPointer) throws(RTPError) {
         let fb = try RTCPFeedbackHeader(parsing: bytes, type: RTCPPacketType.transportFeedback, format: Self.format)
         let count = fb.fci.count / 4

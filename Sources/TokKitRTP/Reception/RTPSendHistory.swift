@@ -4,7 +4,8 @@
 /// ``packet(sequenceNumber:)`` finds it again while it has not been overwritten, i.e. for the last ``capacity``
 /// packets (512 by default: about a second of 4 Mbps video). Slots are allocated at init: nothing is allocated per
 /// packet. It also remembers when each packet was last sent again (``markResent(sequenceNumber:at:)``), so a sender
-/// can refuse to send one packet again within a round trip. Threading: not thread-safe; use it under the sender's
+/// can refuse to send one packet again within a round trip, and whether it was asked for
+/// (``markRequested(sequenceNumber:)``), so a sender can count the packets lost, not the requests. Threading: not thread-safe; use it under the sender's
 /// lock (the send path stores, the RTCP receive path looks up).
 public final class RTPSendHistory {
     /// Packets kept.
@@ -15,6 +16,8 @@ public final class RTPSendHistory {
     private let lengths: UnsafeMutableBufferPointer<Int>
     /// When the slot's packet was last sent again (any monotonic clock; 0: never).
     private let resentAt: UnsafeMutableBufferPointer<UInt64>
+    /// Whether the slot's packet was asked for.
+    private let requested: UnsafeMutableBufferPointer<Bool>
     private let storage: UnsafeMutableRawBufferPointer
 
     /// Throws ``RTPError/valueOutOfRange(field:value:)`` for a capacity outside 1...32768 or a packet size below an
@@ -34,6 +37,8 @@ public final class RTPSendHistory {
         lengths.initialize(repeating: 0)
         resentAt = .allocate(capacity: capacity)
         resentAt.initialize(repeating: 0)
+        requested = .allocate(capacity: capacity)
+        requested.initialize(repeating: false)
         storage = .allocate(byteCount: capacity * maximumPacketSize, alignment: 8)
     }
 
@@ -41,6 +46,7 @@ public final class RTPSendHistory {
         sequences.deallocate()
         lengths.deallocate()
         resentAt.deallocate()
+        requested.deallocate()
         storage.deallocate()
     }
 
@@ -55,6 +61,15 @@ public final class RTPSendHistory {
         sequences[i] = Int32(sequence)
         lengths[i] = packet.count
         resentAt[i] = 0
+        requested[i] = false
+    }
+
+    /// Notes that the packet with `sequenceNumber` was asked for; true the first time for a packet held.
+    public func markRequested(sequenceNumber: UInt16) -> Bool {
+        let i = Int(sequenceNumber) % capacity
+        guard sequences[i] == Int32(sequenceNumber), !requested[i] else { return false }
+        requested[i] = true
+        return true
     }
 
     /// When the packet with `sequenceNumber` was last sent again (as given to ``markResent(sequenceNumber:at:)``);
@@ -82,6 +97,6 @@ public final class RTPSendHistory {
 
     /// Forgets every packet.
     public func removeAll() {
-        for i in sequences.indices { sequences[i] = -1; resentAt[i] = 0 }
+        for i in sequences.indices { sequences[i] = -1; resentAt[i] = 0; requested[i] = false }
     }
 }

@@ -19,7 +19,7 @@ import TokKitRTP
 
     @Test func sendsAgainExactlyThePacketsAskedForThatItStillHas() throws {
         var unit = try #require(NACKResponder(ssrc: 0xCAFE, capacity: 8))
-        for s: UInt16 in 100 ..< 120 { try Self.packet(s).withUnsafeBytes { unit.store($0) } }
+        for s: UInt16 in 100 ..< 120 { try Self.packet(s).withUnsafeBytes { unit.store($0, now: 0) } }
         var out = RecordingOutput()
         // 112 and 118 are in the history (the last 8: 112 ... 119); 105 fell out; 130 was never sent.
         unit.received(Self.nack([105, 112, 118, 130]), now: ms(0), output: &out)
@@ -29,7 +29,7 @@ import TokKitRTP
 
     @Test func nacksAboutAnotherStreamOrFailedSendsAreNotCounted() throws {
         var unit = try #require(NACKResponder(ssrc: 0xCAFE))
-        try Self.packet(1).withUnsafeBytes { unit.store($0) }
+        try Self.packet(1).withUnsafeBytes { unit.store($0, now: 0) }
         var out = RecordingOutput()
         unit.received(Self.nack(ssrc: 0xF00D, [1]), now: ms(0), output: &out)
         #expect(out.resent.isEmpty && unit.nacksReceived == 0)
@@ -44,7 +44,7 @@ import TokKitRTP
     /// out in full.
     @Test func aPacketIsNotSentAgainWithinARoundTripOfItsLastRetransmissionWhileThePathIsCongested() throws {
         var unit = try #require(NACKResponder(ssrc: 0xCAFE))
-        for s: UInt16 in 1 ... 3 { try Self.packet(s).withUnsafeBytes { unit.store($0) } }
+        for s: UInt16 in 1 ... 3 { try Self.packet(s).withUnsafeBytes { unit.store($0, now: 0) } }
         var out = RecordingOutput()
         for t: UInt64 in stride(from: 0, through: 60, by: 20) { unit.received(Self.nack([1]), now: ms(t), output: &out) }
         #expect(out.resent.count == 4 && unit.retransmissionsSuppressed == 0)  // not congested: every request
@@ -54,7 +54,7 @@ import TokKitRTP
         out.resent.removeAll()
         unit = try #require(NACKResponder(ssrc: 0xCAFE))
         unit.pathCongested = true
-        for s: UInt16 in 1 ... 3 { try Self.packet(s).withUnsafeBytes { unit.store($0) } }
+        for s: UInt16 in 1 ... 3 { try Self.packet(s).withUnsafeBytes { unit.store($0, now: 0) } }
         #expect(unit.resendInterval == NACKResponder.minimumResendInterval)  // no round trip known yet
         unit.received(Self.nack([2]), now: ms(1_000), output: &out)
         for t: UInt64 in stride(from: 1_020, through: 1_080, by: 20) {
@@ -78,16 +78,16 @@ import TokKitRTP
         unit.roundTripTime = .seconds(3_600)
         #expect(unit.resendInterval == NACKResponder.maximumResendInterval)
         // A packet stored again under the same number (the history wrapped) starts afresh.
-        try Self.packet(2).withUnsafeBytes { unit.store($0) }
+        try Self.packet(2).withUnsafeBytes { unit.store($0, now: 0) }
         unit.received(Self.nack([2]), now: ms(1_360), output: &out)
         #expect(unit.retransmissions == 6)
     }
-    /// Retransmissions are held to the path's estimate within each 100 ms: at 48 kb/s (600 bytes a window) of the
-    /// ten 16-byte packets asked for at once (54 bytes each on the wire) ten fit; at 24 kb/s five, and the other
-    /// five when the receiver asks again in the next window. Without an estimate, all.
+    /// Retransmissions are held to a rate, at most 100 ms owed ahead: at 48 kb/s (9 ms for each 16-byte packet, 54
+    /// bytes on the wire) the ten asked for at once fit; at 24 kb/s (18 ms each) five, three more 50 ms later, and
+    /// the last two once the time owed is paid off. Without a rate, all.
     @Test func retransmissionsAreHeldToThePathsEstimate() throws {
         var unit = try #require(NACKResponder(ssrc: 0xCAFE))
-        for s: UInt16 in 1 ... 10 { try Self.packet(s).withUnsafeBytes { unit.store($0) } }
+        for s: UInt16 in 1 ... 10 { try Self.packet(s).withUnsafeBytes { unit.store($0, now: 0) } }
         var out = RecordingOutput()
         unit.received(Self.nack(Array(1 ... 10)), now: ms(0), output: &out)
         #expect(out.resent.count == 10)
@@ -98,9 +98,69 @@ import TokKitRTP
         unit.received(Self.nack(Array(1 ... 10)), now: ms(2_000), output: &out)
         #expect(try out.resent.suffix(5) == (1 ... 5).map { try Self.packet($0) })
         #expect(unit.retransmissionsSuppressed == 5)
-        unit.received(Self.nack(Array(6 ... 10)), now: ms(2_050), output: &out)  // the same window
-        #expect(out.resent.count == 25 && unit.retransmissionsSuppressed == 10)
-        unit.received(Self.nack(Array(6 ... 10)), now: ms(2_100), output: &out)  // the next
-        #expect(try out.resent.suffix(5) == (6 ... 10).map { try Self.packet($0) })
+        unit.received(Self.nack(Array(6 ... 10)), now: ms(2_050), output: &out)  // 40 ms owed
+        #expect(try out.resent.suffix(3) == (6 ... 8).map { try Self.packet($0) })
+        #expect(out.resent.count == 28 && unit.retransmissionsSuppressed == 7)
+        unit.received(Self.nack([9, 10]), now: ms(2_200), output: &out)  // paid off at 2,144 ms
+        #expect(try out.resent.suffix(2) == (9 ... 10).map { try Self.packet($0) })
+    }
+
+    /// A VP8 packet: the first of a key frame, the first of a delta frame, or a later one of either.
+    static func vp8Packet(_ sequence: UInt16, startsKeyframe: Bool = false, startsFrame: Bool = false) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 40)
+        let header = RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 0, ssrc: 0xCAFE)
+        // Descriptor: S = 1 (0x10) on a frame's first packet, PID 0; then the payload header's P bit (0: key frame).
+        let payload: [UInt8] = [startsKeyframe || startsFrame ? 0x10 : 0x00, startsKeyframe ? 0x00 : 0x01, 2, 3]
+        let length = try payload.withUnsafeBytes { p in try bytes.withUnsafeMutableBytes { try header.write(payload: p, into: $0) } }
+        return Array(bytes.prefix(length))
+    }
+
+    /// While the estimator has cut for an overflowing queue, copies are held to the room the path has beside the
+    /// media (24 kb/s: 18 ms for each 54-byte packet on the wire, five within the 100 ms owed at most), and a repair
+    /// held back asks our encoder for a key frame at once. On random loss (congested, not overloaded) the estimate
+    /// is the rate and nothing is asked; for simulcast nothing is asked either.
+    @Test func whileOverloadedCopiesAreHeldToTheRoomAndARepairHeldBackAsksForAKeyframe() throws {
+        for (overloaded, refreshes) in [(true, true), (false, true), (true, false)] {
+            var unit = try #require(NACKResponder(ssrc: 0xCAFE))
+            unit.refreshesDeclinedRepairs = refreshes
+            for s: UInt16 in 1 ... 10 { try Self.packet(s).withUnsafeBytes { unit.store($0, now: 0) } }
+            (unit.pathCongested, unit.pathOverloaded) = (true, overloaded)
+            (unit.pathEstimate, unit.pathRoom) = (1_000_000, 24_000)
+            var out = RecordingOutput()
+            unit.received(Self.nack(Array(1 ... 10)), now: ms(0), output: &out)
+            #expect(out.resent.count == (overloaded ? 5 : 10))
+            let asked = out.notifications == [.init(section: .video, feedback: .pictureLoss)]
+            #expect(asked == (overloaded && refreshes) && unit.declinedRepairReports == (asked ? 1 : 0))
+            #expect(out.notifications.isEmpty != asked)
+        }
+    }
+
+    /// The peer asking for more than a quarter of our last packets is overload too (its NACKs come before the
+    /// estimator's cut): copies are held to the room, but no key frame is asked for (the encoder is not cut yet).
+    @Test func heavyLossSeenInTheRequestsHoldsCopiesToTheRoom() throws {
+        var unit = try #require(NACKResponder(ssrc: 0xCAFE))
+        for s: UInt16 in 1 ... 20 { try Self.packet(s).withUnsafeBytes { unit.store($0, now: ms(UInt64(s) * 10)) } }
+        (unit.pathEstimate, unit.pathRoom) = (1_000_000, 24_000)
+        var out = RecordingOutput()
+        unit.received(Self.nack([2, 4, 6]), now: ms(200), output: &out)  // 3 of 20: not heavy, all sent
+        #expect(out.resent.count == 3)
+        unit.received(Self.nack([1, 8, 10, 12, 14, 16, 18, 20]), now: ms(205), output: &out)  // 11 of 20: five more
+        #expect(out.resent.count == 8 && unit.retransmissionsSuppressed == 3 && out.notifications.isEmpty)
+    }
+
+    /// While overloaded, packets sent before the last key frame are not sent again: the peer skips to the key frame.
+    /// Otherwise they are.
+    @Test func whileOverloadedPacketsBeforeTheLastKeyframeAreNotSentAgain() throws {
+        for overloaded in [true, false] {
+            var unit = try #require(NACKResponder(ssrc: 0xCAFE))
+            let packets = try [Self.vp8Packet(1, startsFrame: true), Self.vp8Packet(2), Self.vp8Packet(3),
+                               Self.vp8Packet(4, startsKeyframe: true), Self.vp8Packet(5), Self.vp8Packet(6)]
+            for p in packets { p.withUnsafeBytes { unit.store($0, now: 0) } }
+            #expect(unit.lastKeyframeStart == 4)
+            unit.pathOverloaded = overloaded
+            var out = RecordingOutput()
+            unit.received(Self.nack([2, 3, 5]), now: ms(0), output: &out)
+            #expect(out.resent == (overloaded ? [packets[4]] : [packets[1], packets[2], packets[4]]))
+        }
     }
 }
