@@ -22,8 +22,8 @@ import TokKitSRTP
 ///
 /// Feedback: the core above hands every packet sent and received, every RTCP packet and its timers to feedback
 /// units (``FeedbackUnit``, in the way pion's interceptors work), each a value-type state machine under its own lock:
-/// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, 5 times 20 ms apart, then every
-///   100 ms, 10 requests in all;
+/// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, 10 times 20 ms apart, then every
+///   100 ms, 14 requests in all;
 /// - ``NACKResponder`` keeps our last 512 video packets and sends again those the peer NACKs (while the path is
 ///   congested, one packet at most once a round trip; always within the path's estimate);
 /// - ``RTCPReporter`` writes SR/RR every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``) and reads the

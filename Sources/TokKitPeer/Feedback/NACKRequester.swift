@@ -1,10 +1,11 @@
 import TokKitRTP
 
 /// Asks the peer for the video packets that did not arrive (RFC 4585 §6.2.1 generic NACK): a gap in the peer's
-/// sequence numbers is NACKed at once, then again every 20 ms while it stays open, 5 times in all, then every 100 ms,
-/// up to 10 requests (``NACKGenerator``'s defaults): the late ones repair what a congested queue dropped before the
-/// sender slowed down, while the frame still waits (``VP8FrameAssembler``'s 500 ms in the video pipeline). Fed with the packets of the video section; polled by the RTCP timer so that
-/// requests are repeated while no packet arrives.
+/// sequence numbers is NACKed at once, then again every 20 ms while it stays open, 10 times in all, then every
+/// 100 ms, up to 14 requests (``NACKGenerator``'s defaults, over 580 ms): the late ones repair what a congested queue
+/// dropped before the sender slowed down, while the frame still waits (``VP8FrameAssembler``'s 500 ms in the video
+/// pipeline). Fed with the packets of the video section; polled by the RTCP timer so that requests are repeated
+/// while no packet arrives.
 struct NACKRequester: FeedbackUnit {
     /// The SSRC our NACKs are sent from.
     let senderSSRC: UInt32

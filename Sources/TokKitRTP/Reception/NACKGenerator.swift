@@ -29,8 +29,8 @@ public final class NACKGenerator {
         /// Nanoseconds after which a missing packet is no longer requested.
         public var maximumAge: UInt64
 
-        public init(capacity: Int = 256, maximumRetries: Int = 10, retryInterval: UInt64 = 20_000_000,
-                    quickRequests: Int = 5, lateRetryInterval: UInt64 = 100_000_000,
+        public init(capacity: Int = 256, maximumRetries: Int = 14, retryInterval: UInt64 = 20_000_000,
+                    quickRequests: Int = 10, lateRetryInterval: UInt64 = 100_000_000,
                     maximumAge: UInt64 = 1_000_000_000) {
             self.capacity = capacity
             self.maximumRetries = maximumRetries
