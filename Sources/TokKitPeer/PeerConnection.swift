@@ -25,7 +25,9 @@ import TokKitSRTP
 /// - ``NACKRequester`` NACKs gaps in the peer's video sequence numbers at once, 10 times 20 ms apart, then every
 ///   100 ms, 14 requests in all;
 /// - ``NACKResponder`` keeps our last 512 video packets and sends again those the peer NACKs (while the path is
-///   congested, one packet at most once a round trip; always within the path's estimate);
+///   congested, one packet at most once a round trip; within the path's estimate, or while it is overloaded within
+///   the room beside the media, nothing from before the last key frame, and a key frame instead of a repair held
+///   back);
 /// - ``RTCPReporter`` writes SR/RR every ``PeerConfiguration/rtcpInterval`` (or on ``sendReports()``) and reads the
 ///   peer's: loss, jitter, round-trip time from LSR/DLSR (``statistics(_:)``);
 /// - ``KeyframeRequestRouter`` gives PLI, new FIR and REMB about our streams to the section's feedback handler

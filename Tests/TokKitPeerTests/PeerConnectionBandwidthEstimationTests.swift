@@ -211,9 +211,9 @@ import TokKitSDP
         let lossyShare = Double(after) * TransportCongestionControl.videoPayloadShare
         #expect(Double(lossyReport) < lossyShare * 0.99, "\(lossyReport) vs \(after)")
         #expect(Double(lossyReport) > lossyShare * (1 - TransportCongestionControl.maximumRetransmissionShare) * 0.99)
-        // 1.5 s without loss: the retransmissions have left the meter's last second, the share is the estimate's
-        // 0.96 again, to within the 1 % reporting step.
-        sent = try await Self.sendVideo(offerer, for: .milliseconds(1_500), from: sent)
+        // 2 s without loss: the receiver's NACKs for the last losses end 580 ms after them, the retransmissions have
+        // left the meter's last second, and the share is the estimate's 0.96 again, to within the 1 % reporting step.
+        sent = try await Self.sendVideo(offerer, for: .seconds(2), from: sent)
         let lastReport = try #require(reports.withLock { $0.last })
         let clear = try #require(offerer.bandwidthEstimate)
         let share = Double(clear) * TransportCongestionControl.videoPayloadShare

@@ -160,4 +160,32 @@ import TokKitRTP
         #expect(room > 300_000 && room <= delivered, "\(room)")
         #expect(!cc.overloaded(now: quiet))  // delay grew, nothing was lost: no overflow cut
     }
+
+    /// An over-use with a third of the packets lost is a cut for an overflowing queue: the path counts as overloaded
+    /// for the second after it, then no longer.
+    @Test func anOverUseWithHeavyLossOverloadsThePathForASecond() throws {
+        var cc = try #require(TransportCongestionControl(bounds: 50_000 ... 2_000_000))
+        cc.setOffset(20, for: .video)
+        var time: UInt64 = 1_000_000_000
+        let base = cc.nextSequence
+        var statuses: [RTCPTransportWideFeedback.PacketStatus] = []
+        var lastArrived: Int?
+        for i in 0 ..< 100 {  // sent 10 ms apart, arriving 20 ms apart (a growing queue), every third lost
+            _ = cc.stamp(.video, length: 1_212, now: time)
+            time += 10_000_000
+            if i % 3 == 1 {
+                statuses.append(.notReceived)
+            } else {
+                statuses.append(.receivedSmallDelta(UInt8(lastArrived.map { (i - $0) * 80 } ?? 0)))
+                lastArrived = i
+            }
+        }
+        let feedback = RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: base,
+                                                 referenceTime: 0, feedbackPacketCount: 0, statuses: statuses)
+        let now = Int64(time / 1000)
+        _ = cc.received(feedback, now: now)
+        #expect(cc.estimator.delayBased.lastOverflowDecrease == now)
+        #expect(cc.overloaded(now: now + 900_000))
+        #expect(!cc.overloaded(now: now + 1_100_000))
+    }
 }

@@ -6,31 +6,37 @@ import TokKitRTP
 /// under that section's lock, beside the packet buffer it keeps copies of.
 ///
 /// While the path is congested (``pathCongested``: the send-side estimator saw more than 10 % loss in its last
-/// window; or ``heavyLoss``: the peer asked for more than a quarter of our last packets, ``RequestedPacketMeter``,
-/// which the NACKs tell a feedback window before the estimator) one packet is not sent again within
-/// ``resendInterval`` of its last retransmission (libwebrtc's packet history waits a round trip likewise): a receiver
-/// repeats its NACK until the packet arrives (TokKit's 20 ms apart at first), and behind a full queue of 100-200 ms
-/// each repetition sent the packet once more, unpaced, into the queue that was dropping it (network-bench's
-/// bottleneck row: the estimate went to its floor without this, with the audio's share of it left free). Otherwise
-/// every request is answered: under random loss a second copy 20 ms after a lost one repairs the frame within the
-/// playout delay, where one a round trip later may come too late for it (network-bench's loss row, one run each:
-/// with the rule always on up to 1.95 % frozen in a direction; with it always on and the receiver's repeats a round
-/// trip apart, 1.5-2.03 % in four of eight; with it under congestion only, 0.00 %).
+/// window) or overloaded (below) one packet is not sent again within ``resendInterval`` of its last retransmission
+/// (libwebrtc's packet history waits a round trip likewise): a receiver repeats its NACK until the packet arrives
+/// (TokKit's 20 ms apart at first), and behind a full queue of 100-200 ms each repetition sent the packet once more,
+/// unpaced, into the queue that was dropping it (network-bench's bottleneck row: the estimate went to its floor
+/// without this, with the audio's share of it left free). Otherwise every request is answered: under random loss a
+/// second copy 20 ms after a lost one repairs the frame within the playout delay, where one a round trip later may
+/// come too late for it (network-bench's loss row, one run each: with the rule always on up to 1.95 % frozen in a
+/// direction; with it always on and the receiver's repeats a round trip apart, 1.5-2.03 % in four of eight; with it
+/// under congestion only, 0.00 %).
 ///
-/// While the path is congested, packets sent before the last key frame are not sent again either: the peer skips to
-/// the key frame, and the little room there is goes to the key frame's packets and those after it. (The key frame
-/// is found in the VP8 payload: TokKit sends VP8 only.)
+/// Retransmissions are held to a rate (``RetransmissionRateLimiter``): the path's estimate (``pathEstimate``; none
+/// without transport-wide feedback). The path is *overloaded* after the estimator cut for an overflowing queue
+/// (``pathOverloaded``, ``TransportCongestionControl/overloaded(now:)``) or while the peer asks for more than a
+/// quarter of our recent packets (``heavyLoss(now:)``, ``RequestedPacketMeter``: its NACKs tell it a feedback window
+/// before the estimator; only with transport-wide feedback). At 5 % random loss about 2 % of NACK messages read so
+/// (network-bench's loss row at ~950 kb/s). While overloaded:
+/// - the rate is what the path delivers beside our media (``pathRoom``,
+///   ``TransportCongestionControl/retransmissionRoom(now:)``), not the estimate;
+/// - packets sent before the last key frame are not sent again: the peer skips to the key frame, and the little
+///   room there is goes to the key frame's packets and those after it (the key frame is found in the VP8 payload:
+///   TokKit sends VP8 only);
+/// - a packet held back for the rate once the estimator has cut will not be repaired: the peer's frame is lost, and
+///   its decoder waits for a key frame it would ask for only after giving the frame up (TokKit's 500 ms, then the
+///   request's way back). With ``refreshesDeclinedRepairs`` the responder reports ``RTCPFeedback/pictureLoss`` for
+///   the peer at once, as if it had asked, once until the next key frame is sent or for ``refreshWait`` (the video
+///   pipeline makes it, at most one per ``VideoSendPipeline``'s interval for requests, and counts it as a request;
+///   with several peers every peer gets the key frame, as for a PLI): by then the encoder is at the lower target,
+///   and its key frame is far smaller than the packets it replaces. Not on ``heavyLoss(now:)`` alone: before the
+///   estimator has cut, the key frame would be made at the old target, the largest packet burst of all.
 ///
-/// Retransmissions are also held to a rate (``RetransmissionRateLimiter``): the path's estimate (``pathEstimate``),
-/// or while the path is congested what the path delivers beside our media (``pathRoom``,
-/// ``TransportCongestionControl/retransmissionRoom(now:)``). ``retransmissionsSuppressed`` counts what the rules
-/// held back. A packet held back for that rate while the estimator sees the congestion will not be repaired: the
-/// peer's frame is lost, and its decoder waits for a key frame it would ask for only after giving the frame up
-/// (TokKit's 500 ms, then the request's way back). With ``refreshesDeclinedRepairs`` the responder reports
-/// ``RTCPFeedback/pictureLoss`` for the peer at once, as if it had asked (the video pipeline makes the key frame, at
-/// most one per ``VideoSendPipeline``'s interval for requests): by then the encoder is at the lower target, and its
-/// key frame is far smaller than the packets it replaces. Not on ``heavyLoss`` alone: before the estimator has cut,
-/// the key frame would be made at the old target, the largest packet burst of all.
+/// ``retransmissionsSuppressed`` counts what any of these rules held back.
 struct NACKResponder: FeedbackUnit {
     /// Our video SSRC: NACKs about other streams are not ours.
     let ssrc: UInt32
@@ -40,7 +46,7 @@ struct NACKResponder: FeedbackUnit {
     /// Packets sent again.
     private(set) var retransmissions: UInt64 = 0
     /// Requests not answered: for a packet sent again less than ``resendInterval`` before while the path was
-    /// congested, or beyond the path's estimate.
+    /// congested or overloaded, beyond the rate, or sent before the last key frame while overloaded.
     private(set) var retransmissionsSuppressed: UInt64 = 0
     /// The round trip to the peer, from its receiver reports (the connection sets it before each NACK); nil while
     /// unknown.
@@ -57,14 +63,19 @@ struct NACKResponder: FeedbackUnit {
     /// What the path delivers beside our media (bits per second: the connection sets it before each NACK, from
     /// ``TransportCongestionControl/retransmissionRoom(now:)``): the rate while the path is overloaded.
     var pathRoom: Int?
-    /// The share of our packets asked for over which the loss counts as congestion (``LossBasedController``'s
-    /// fast threshold): at 5 % random loss a few windows an hour go over it.
+    /// The share of our packets asked for over which the path counts as overloaded (``LossBasedController``'s fast
+    /// threshold).
     static let heavyLossShare = 0.25
     private var requests = RequestedPacketMeter()
     private var limiter = RetransmissionRateLimiter()
-    /// Whether a repair held back for the rate on a path the estimator sees congested is reported as picture loss
-    /// (off for simulcast, where a keyframe request makes one on every layer).
+    /// Whether a repair held back for the rate after the estimator's cut is reported as picture loss (off for
+    /// simulcast, where a keyframe request makes one on every layer).
     var refreshesDeclinedRepairs = true
+    /// When a picture loss was last reported, while no key frame has been sent since (nil: none pending).
+    private var refreshAskedAt: UInt64?
+    /// How long a report waits for its key frame before another may be made (the video pipeline may have passed
+    /// over it, within its interval after another request).
+    static let refreshWait: UInt64 = 500_000_000
     /// Picture losses reported for repairs held back.
     private(set) var declinedRepairReports = 0
     /// The least time between two retransmissions of one packet when the round trip is shorter or unknown (the round
@@ -98,11 +109,16 @@ struct NACKResponder: FeedbackUnit {
     mutating func store(_ packet: UnsafeRawBufferPointer, now: UInt64) {
         try? history.store(packet)
         requests.packetSent(now: now)
-        if let view = try? RTPPacketView(parsing: packet),
-           let descriptor = try? VP8PayloadDescriptor(parsing: view.payload), descriptor.startsFrame,
+        guard let view = try? RTPPacketView(parsing: packet) else { return }
+        if let key = lastKeyframeStart, view.sequenceNumber &- key >= UInt16(history.capacity) {
+            // Out of the history: nothing before it can be asked for (and its number would wrap half-way on).
+            lastKeyframeStart = nil
+        }
+        if let descriptor = try? VP8PayloadDescriptor(parsing: view.payload), descriptor.startsFrame,
            view.payload.count > descriptor.serializedLength,
            VP8PayloadHeader.isKeyFrame(firstByte: view.payload[descriptor.serializedLength]) {
             lastKeyframeStart = view.sequenceNumber
+            refreshAskedAt = nil
         }
     }
 
@@ -126,7 +142,7 @@ struct NACKResponder: FeedbackUnit {
         nack.forEachLostSequenceNumber { sequence in
             if history.markRequested(sequenceNumber: sequence) { requests.packetRequested(now: now) }
         }
-        let heavy = heavyLoss(now: now)
+        let heavy = pathEstimate != nil && heavyLoss(now: now)
         let overloaded = pathOverloaded || heavy
         let congested = pathCongested || overloaded
         let rate = overloaded ? pathRoom ?? pathEstimate : pathEstimate
@@ -162,7 +178,8 @@ struct NACKResponder: FeedbackUnit {
         }
         retransmissions += sent
         retransmissionsSuppressed += suppressed
-        if declined && refreshesDeclinedRepairs {
+        if declined && refreshesDeclinedRepairs, refreshAskedAt.map({ now &- $0 >= Self.refreshWait }) ?? true {
+            refreshAskedAt = now
             declinedRepairReports += 1
             output.notify(.video, .pictureLoss)
         }

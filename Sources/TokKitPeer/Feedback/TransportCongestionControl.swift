@@ -94,12 +94,14 @@ struct TransportCongestionControl: FeedbackUnit {
     var congested: Bool { estimator.lossBased.lastLossFraction > LossBasedController.decreaseLoss }
 
     /// What the path has room for beside our media at `now` (µs; bits per second, nil without an estimate), the rate
-    /// retransmissions are held to while the path is congested (``NACKResponder``): the lower of the estimate and
+    /// retransmissions are held to while the path is overloaded (``NACKResponder``): the lower of the estimate and
     /// what the path delivered lately (``ReceivedRateMeter/recentBitsPerSecond``), less the audio and video sent
     /// over the last second, at least the estimator's minimum. Right after a bottleneck's onset the encoder still
     /// sends at the old rate for a while, and the estimate may be far over what was ever sent (it starts at the
     /// maximum); retransmissions up to it beside the media kept the queue full (network-bench's bottleneck row: the
     /// send rate at twice the cap for 0.2 s, 400-500 kb/s of it copies), and the key frame asked for was lost in it.
+    /// The media over the last second still holds the rate from before a cut, so for most of a second after one the
+    /// room is the minimum: repairs then wait for the receiver's later requests, or give way to a key frame.
     func retransmissionRoom(now: Int64) -> Int? {
         guard let estimate else { return nil }
         let delivered = estimator.receivedRate.recentBitsPerSecond.map { min($0, estimate) } ?? estimate

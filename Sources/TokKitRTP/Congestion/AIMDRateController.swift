@@ -90,8 +90,8 @@ public struct AIMDRateController: Sendable {
             let due = lastDecrease.map { now - $0 >= spacing } ?? true
             let collapsed = receivedRate.map { $0 < estimate / 2 } ?? false
             if due || collapsed {
-                let measured = recentRate.map { recent in receivedRate.map { min($0, recent) } ?? recent } ?? receivedRate
-                let basis = Double(measured ?? estimate)
+                let measured = recentRate.map { recent in receivedRate.map { min($0, recent) } ?? recent }
+                let basis = Double(measured ?? receivedRate ?? estimate)
                 let beta = overflowing ? Self.overflowDecreaseFactor : Self.decreaseFactor
                 estimate = clamp(min(estimate, Int(beta * basis)))
                 lastDecrease = now

@@ -11,7 +11,7 @@
 /// the key frame answering the loss could not be repaired in that time. The window is short so that the rate is
 /// spread a little too; under random loss, a few per cent of the rate, it never binds.
 /// libwebrtc's limiter measures over a sliding 500 ms, one for the whole transport; this one is per video stream
-/// (simulcast layers each get the whole estimate).
+/// (simulcast layers each get the whole rate).
 ///
 /// A plain value with injected times (ns on any monotonic clock); no allocation. Not thread-safe: one owner calls it
 /// (in TokKit the peer's `NACKResponder`, under its video section's lock).
@@ -30,7 +30,8 @@ public struct RetransmissionRateLimiter: Sendable, Hashable {
         guard let rate else { return true }
         let start = max(paidUntil, now)
         let owed = start - now
-        let cost = UInt64(max(bytes, 0)) * 8_000_000_000 / UInt64(max(rate, 1))
+        // Not under 1 kb/s: a copy at a rate of nothing would hold every repair back for hours.
+        let cost = UInt64(max(bytes, 0)) * 8_000_000_000 / UInt64(max(rate, 1_000))
         // A copy goes whenever nothing is owed: at the estimator's floor (50 kb/s: a full-size packet takes 200 ms)
         // it would otherwise never be sent again; the time after it pays it off.
         guard owed == 0 || owed + cost <= Self.window else { return false }

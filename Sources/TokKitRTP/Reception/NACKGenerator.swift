@@ -75,7 +75,7 @@ public final class NACKGenerator {
         var retries = 0
     }
 
-    /// The configuration; ``Configuration/retryInterval`` may be updated as the round-trip time changes.
+    /// The configuration; ``Configuration/lateRetryInterval`` may be updated as the round-trip time changes.
     public var configuration: Configuration
     public private(set) var counters = Counters()
     private var entries: [Entry]

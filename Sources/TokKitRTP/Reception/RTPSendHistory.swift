@@ -5,8 +5,8 @@
 /// packets (512 by default: about a second of 4 Mbps video). Slots are allocated at init: nothing is allocated per
 /// packet. It also remembers when each packet was last sent again (``markResent(sequenceNumber:at:)``), so a sender
 /// can refuse to send one packet again within a round trip, and whether it was asked for
-/// (``markRequested(sequenceNumber:)``), so a sender can count the packets lost, not the requests. Threading: not thread-safe; use it under the sender's
-/// lock (the send path stores, the RTCP receive path looks up).
+/// (``markRequested(sequenceNumber:)``), so a sender can count the packets lost, not the requests. Threading: not
+/// thread-safe; use it under the sender's lock (the send path stores, the RTCP receive path looks up).
 public final class RTPSendHistory {
     /// Packets kept.
     public let capacity: Int

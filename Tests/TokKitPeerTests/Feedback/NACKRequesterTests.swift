@@ -24,13 +24,19 @@ import TokKitRTP
         #expect(unit.messagesSent == 3 && unit.missingCount == 1)
     }
 
-    @Test func givesUpAfterTenRequests() throws {
+    /// Ten requests 20 ms apart (0-180 ms), four more 100 ms apart (280-580 ms), then none.
+    @Test func givesUpAfterFourteenRequests() throws {
         var unit = try #require(NACKRequester(senderSSRC: 7))
         var out = RecordingOutput()
         unit.received(Self.packet(1), section: .video, now: ms(0), output: &out)
         unit.received(Self.packet(3), section: .video, now: ms(0), output: &out)
-        for step in 1 ... 30 { unit.poll(now: ms(UInt64(step) * 20), output: &out) }
-        #expect(out.nackedSequenceNumbers.count == 10)
+        var times: [UInt64] = [0]
+        for step in 1 ... 40 {
+            let before = out.nackedSequenceNumbers.count
+            unit.poll(now: ms(UInt64(step) * 20), output: &out)
+            if out.nackedSequenceNumbers.count > before { times.append(UInt64(step) * 20) }
+        }
+        #expect(times == Array(stride(from: 0, through: 180, by: 20)) + [280, 380, 480, 580])
         #expect(unit.missingCount == 0)
     }
 

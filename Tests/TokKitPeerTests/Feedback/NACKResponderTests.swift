@@ -38,7 +38,7 @@ import TokKitRTP
         #expect(out.resent.count == 1 && unit.nacksReceived == 1 && unit.retransmissions == 0)
     }
 
-    /// A receiver repeats its NACK until the packet arrives (TokKit's every 20 ms). Without congestion every
+    /// A receiver repeats its NACK until the packet arrives (TokKit's 20 ms apart at first). Without congestion every
     /// request is answered; while the path is congested, within a round trip of its last retransmission a packet
     /// is not sent again, after it it is; a round trip longer than the minimum from the receiver reports is waited
     /// out in full.
@@ -162,5 +162,46 @@ import TokKitRTP
             unit.received(Self.nack([2, 3, 5]), now: ms(0), output: &out)
             #expect(out.resent == (overloaded ? [packets[4]] : [packets[1], packets[2], packets[4]]))
         }
+    }
+
+    /// A picture loss is reported once until the next key frame is sent (or for ``NACKResponder/refreshWait``): a
+    /// repair held back again before then asks for nothing more.
+    @Test func aRepairHeldBackAsksForOneKeyframeUntilOneIsSent() throws {
+        var unit = try #require(NACKResponder(ssrc: 0xCAFE))
+        for s: UInt16 in 1 ... 10 { try Self.vp8Packet(s, startsFrame: true).withUnsafeBytes { unit.store($0, now: 0) } }
+        (unit.pathCongested, unit.pathOverloaded, unit.pathEstimate, unit.pathRoom) = (true, true, 1_000_000, 24_000)
+        var out = RecordingOutput()
+        unit.received(Self.nack(Array(1 ... 10)), now: ms(0), output: &out)  // five held back: asked
+        unit.received(Self.nack(Array(6 ... 10)), now: ms(10), output: &out)  // held back again: not again
+        #expect(out.notifications.count == 1 && unit.declinedRepairReports == 1)
+        try Self.vp8Packet(11, startsKeyframe: true).withUnsafeBytes { unit.store($0, now: ms(20)) }
+        for s: UInt16 in 12 ... 21 { try Self.vp8Packet(s).withUnsafeBytes { unit.store($0, now: ms(20)) } }
+        unit.received(Self.nack(Array(12 ... 21)), now: ms(21), output: &out)  // ~87 ms still owed: asked again
+        #expect(out.notifications.count == 2 && out.resent.count == 6)
+        unit.received(Self.nack(Array(12 ... 21)), now: ms(300), output: &out)  // five sent, five held back
+        #expect(out.notifications.count == 2 && out.resent.count == 11)
+        unit.received(Self.nack(Array(12 ... 21)), now: ms(600), output: &out)  // no key frame for refreshWait
+        #expect(out.notifications.count == 3 && unit.declinedRepairReports == 3 && out.resent.count == 16)
+    }
+
+    /// The last key frame is forgotten once it has left the history: 32,768 packets later its number would read as
+    /// newer than every packet held, and no repair would go out while overloaded.
+    @Test func theLastKeyframeIsForgottenOnceItLeftTheHistory() throws {
+        var unit = try #require(NACKResponder(ssrc: 0xCAFE, capacity: 8))
+        try Self.vp8Packet(100, startsKeyframe: true).withUnsafeBytes { unit.store($0, now: 0) }
+        for s: UInt16 in 101 ... 107 { try Self.vp8Packet(s).withUnsafeBytes { unit.store($0, now: 0) } }
+        #expect(unit.lastKeyframeStart == 100)
+        try Self.vp8Packet(108).withUnsafeBytes { unit.store($0, now: 0) }
+        #expect(unit.lastKeyframeStart == nil)
+    }
+
+    /// Without transport-wide feedback (no estimate) the requests' share does not count: nothing changes for a peer
+    /// that does not negotiate it.
+    @Test func withoutAnEstimateHeavyLossChangesNothing() throws {
+        var unit = try #require(NACKResponder(ssrc: 0xCAFE))
+        for s: UInt16 in 1 ... 20 { try Self.packet(s).withUnsafeBytes { unit.store($0, now: ms(UInt64(s) * 10)) } }
+        var out = RecordingOutput()
+        for t: UInt64 in [200, 220] { unit.received(Self.nack(Array(1 ... 10)), now: ms(t), output: &out) }
+        #expect(out.resent.count == 20 && unit.retransmissionsSuppressed == 0)  // every request answered
     }
 }
