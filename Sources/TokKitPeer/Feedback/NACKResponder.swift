@@ -73,9 +73,11 @@ struct NACKResponder: FeedbackUnit {
     var refreshesDeclinedRepairs = true
     /// When a picture loss was last reported, while no key frame has been sent since (nil: none pending).
     private var refreshAskedAt: UInt64?
-    /// How long a report waits for its key frame before another may be made (the video pipeline may have passed
-    /// over it, within its interval after another request).
-    static let refreshWait: UInt64 = 500_000_000
+    /// How long a report waits for its key frame before another may be made: the video pipeline's least interval
+    /// between key frames for requests (`VideoSendPipeline.peerKeyframeInterval`), within which it passes over a
+    /// request. Waiting 500 ms instead left the freeze at a bottleneck's onset ending after the send rate settled in
+    /// three network-bench runs of four (one of nine when every repair held back asked).
+    static let refreshWait: UInt64 = 300_000_000
     /// Picture losses reported for repairs held back.
     private(set) var declinedRepairReports = 0
     /// The least time between two retransmissions of one packet when the round trip is shorter or unknown (the round
