@@ -153,7 +153,8 @@ public final class VP8Encoder {
         Self.setTargetBitrate(config, bitsPerSecond, pattern)
         do throws(CodecError) {
             if bitsPerSecond < settings.bitrate {
-                try limitRateBuffer(to: Self.cutBufferLevel)
+                let collapse = bitsPerSecond * 2 < settings.bitrate
+                try limitRateBuffer(to: collapse ? Self.collapseBufferLevel : Self.cutBufferLevel)
             } else {
                 try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
             }
@@ -178,16 +179,26 @@ public final class VP8Encoder {
     /// `calc_pframe_target_size` and `vp8_regulate_q`). The cost: for about a second after the key frame the
     /// encoder sends ~10 % under its target.
     static let keyframeBufferLevel: UInt32 = 300
-    /// The most of the rate buffer left when the bitrate goes down (ms at the new rate): libvpx keeps the bits it
-    /// saved at the higher rate up to the buffer's size (1 s), and spends them at the old quantizer before the cut
-    /// shows (443 kb/s for a second after a cut to 261 kb/s; with the buffer at 600 ms, 327 kb/s). On every
-    /// decrease, small ones too, though the case for that over a 15 % threshold rests on few runs: in
-    /// network-bench's bottleneck row, clipping on every decrease gave 1-2 freezes after settling (0.7-1.7 s, four
-    /// runs), on cuts of over 15 % only 1-4 (0.8-2.0 s, eight runs, 2-4 in most); and on the textured test sequence
-    /// an estimate falling 5 % at a time on its own encodes the same either way (262 against 264 kb/s after a fall
-    /// to 261). The cost: under an estimate that keeps moving, the buffer rarely holds more than its optimal
-    /// level, so the encoder has less in hand for a sudden change of picture.
+    /// The most of the rate buffer left when the bitrate goes down by up to half (ms at the new rate; further:
+    /// ``collapseBufferLevel``): libvpx keeps the bits it saved at the higher rate up to the buffer's size (1 s), and
+    /// spends them at the old quantizer before the cut shows (443 kb/s for a second after a cut to 261 kb/s; with the
+    /// buffer at 600 ms, 327 kb/s). On every decrease, small ones too, though the case for that over a 15 % threshold
+    /// rests on few runs: in network-bench's bottleneck row, clipping on every decrease gave 1-2 freezes after settling
+    /// (0.7-1.7 s, four runs), on cuts of over 15 % only 1-4 (0.8-2.0 s, eight runs, 2-4 in most); and on the textured
+    /// test sequence an estimate falling 5 % at a time on its own encodes the same either way (262 against 264 kb/s
+    /// after a fall to 261). The cost: under an estimate that keeps moving, the buffer rarely holds more than its
+    /// optimal level, so the encoder has less in hand for a sudden change of picture.
     static let cutBufferLevel: UInt32 = 600
+    /// The most of the rate buffer left when the bitrate falls to less than half (ms at the new rate). So steep a
+    /// fall is a path that stopped carrying what we sent (a bottleneck's onset, a handover): its queue is full, and
+    /// the estimate that shows it comes a round trip behind a queue as full in the other direction (network-bench's
+    /// bottleneck row: 200-300 ms after the first loss). Below its optimal level (600 ms) libvpx spends under the
+    /// target until the buffer refills, and the queue drains: on the textured test sequence, after a fall from 1 Mb/s
+    /// to 300 kb/s, 119 kb/s in the first 300 ms, 147 kb/s in the next, 257 kb/s in the 400 ms after that (at 600 ms:
+    /// 309, 292, 308). In network-bench's bottleneck row the video sent in the 300 ms after the first cut fell from
+    /// 250-370 kb/s to 160-230 (traced runs); freezes after settling, in 2 runs of 18 against 3 of 18 before, are
+    /// within the row's noise.
+    static let collapseBufferLevel: UInt32 = 100
 
     /// Applies ``config`` with libvpx's rate buffer shrunk to `milliseconds` (which drops the bits it holds above
     /// that), then restores the buffer's size; the bits stay dropped (`vp8_change_config` only clips them). Not with
