@@ -188,4 +188,39 @@ import TokKitRTP
         #expect(cc.overloaded(now: now + 900_000))
         #expect(!cc.overloaded(now: now + 1_100_000))
     }
+
+    /// A cut that takes the estimate under half of the media sent over the last second is a collapse: the path
+    /// stopped carrying what we send, and counts as overloaded for a second. Sending 1 Mb/s that arrives at 400 kb/s
+    /// (a growing queue, nothing lost): the cut to about 0.85 × 400 kb/s is one; sending 500 kb/s that arrives at
+    /// 400 kb/s, the same cut is not.
+    @Test(arguments: [(10_000_000 as UInt64, true), (20_000_000, false)])
+    func aCutUnderHalfTheMediaOverloadsThePathForASecond(sendInterval: UInt64, collapses: Bool) throws {
+        var cc = try #require(TransportCongestionControl(bounds: 50_000 ... 2_000_000))
+        cc.setOffset(20, for: .video)
+        var time: UInt64 = 1_000_000_000
+        /// `count` 1,212-byte packets `sendInterval` apart, arriving `arrivalUnits` × 250 µs apart, then their
+        /// feedback; returns its time (µs).
+        func exchange(count: Int, arrivalUnits: UInt8) -> Int64 {
+            let base = cc.nextSequence
+            var statuses: [RTCPTransportWideFeedback.PacketStatus] = []
+            for i in 0 ..< count {
+                _ = cc.stamp(.video, length: 1_212, now: time)
+                time += sendInterval
+                statuses.append(.receivedSmallDelta(i == 0 ? 0 : arrivalUnits))
+            }
+            let feedback = RTCPTransportWideFeedback(senderSSRC: 1, mediaSSRC: 2, baseSequenceNumber: base,
+                                                     referenceTime: 0, feedbackPacketCount: 0, statuses: statuses)
+            let now = Int64(time / 1000)
+            _ = cc.received(feedback, now: now)
+            return now
+        }
+        _ = exchange(count: 20, arrivalUnits: UInt8(sendInterval / 250_000))  // no queue: the estimate starts
+        #expect(cc.estimate == 2_000_000)
+        let now = exchange(count: 100, arrivalUnits: 100)  // 25 ms apart: 400 kb/s
+        let estimate = try #require(cc.estimate)
+        #expect(estimate < 450_000, "\(estimate)")  // cut from 2 Mb/s to about 0.85 × what arrives
+        #expect(cc.estimator.delayBased.lastOverflowDecrease == nil)
+        #expect(cc.overloaded(now: now + 900_000) == collapses)
+        #expect(!cc.overloaded(now: now + 1_100_000))
+    }
 }

@@ -17,11 +17,11 @@ import TokKitRTP
 /// under congestion only, 0.00 %).
 ///
 /// Retransmissions are held to a rate (``RetransmissionRateLimiter``): the path's estimate (``pathEstimate``; none
-/// without transport-wide feedback). The path is *overloaded* after the estimator cut for an overflowing queue
-/// (``pathOverloaded``, ``TransportCongestionControl/overloaded(now:)``) or while the peer asks for more than a
-/// quarter of our recent packets (``heavyLoss(now:)``, ``RequestedPacketMeter``: its NACKs tell it a feedback window
-/// before the estimator; only with transport-wide feedback). At 5 % random loss about 2 % of NACK messages read so
-/// (network-bench's loss row at ~950 kb/s). While overloaded:
+/// without transport-wide feedback). The path is *overloaded* after the estimator cut for an overflowing queue or under
+/// half of what we send (``pathOverloaded``, ``TransportCongestionControl/overloaded(now:)``) or while the peer asks
+/// for more than a quarter of our recent packets (``heavyLoss(now:)``, ``RequestedPacketMeter``: its NACKs tell it a
+/// feedback window before the estimator; only with transport-wide feedback). At 5 % random loss about 2 % of NACK
+/// messages read so (network-bench's loss row at ~950 kb/s). While overloaded:
 /// - the rate is what the path delivers beside our media (``pathRoom``,
 ///   ``TransportCongestionControl/retransmissionRoom(now:)``), not the estimate;
 /// - packets sent before the last key frame are not sent again: the peer skips to the key frame, and the little
@@ -57,8 +57,8 @@ struct NACKResponder: FeedbackUnit {
     /// The path's estimate (bits per second, audio and video: the connection sets it before each NACK, from
     /// ``TransportCongestionControl/estimate``; nil without transport-wide feedback, no limit).
     var pathEstimate: Int?
-    /// Whether the estimator cut the estimate for an overflowing queue within the last second (the connection sets
-    /// it before each NACK, from ``TransportCongestionControl/overloaded(now:)``).
+    /// Whether the estimator cut the estimate for an overflowing queue, or under half of what we send, within the
+    /// last second (the connection sets it before each NACK, from ``TransportCongestionControl/overloaded(now:)``).
     var pathOverloaded = false
     /// What the path delivers beside our media (bits per second: the connection sets it before each NACK, from
     /// ``TransportCongestionControl/retransmissionRoom(now:)``): the rate while the path is overloaded.
