@@ -141,7 +141,8 @@ public final class VP8Encoder {
         keyframeRequested = true
     }
 
-    /// Changes the target bitrate (bits/s) from the next frame on, e.g. after a REMB or a congestion estimate.
+    /// Changes the target bitrate (bits/s) from the next frame on, e.g. after a REMB or a congestion estimate. A
+    /// decrease also clips libvpx's rate buffer (``cutBufferLevel``; a fall to under half, ``collapseBufferLevel``).
     ///
     /// - Throws: ``CodecError/invalidSettings(_:)`` outside 1000...100000000, ``CodecError/libvpx(operation:status:detail:)``
     ///   if libvpx rejects it (the previous rate stays).
@@ -153,7 +154,7 @@ public final class VP8Encoder {
         Self.setTargetBitrate(config, bitsPerSecond, pattern)
         do throws(CodecError) {
             if bitsPerSecond < settings.bitrate {
-                let collapse = bitsPerSecond * 2 < settings.bitrate
+                let collapse = hasEncoded && bitsPerSecond * 2 < settings.bitrate
                 try limitRateBuffer(to: collapse ? Self.collapseBufferLevel : Self.cutBufferLevel)
             } else {
                 try Self.check("vpx_codec_enc_config_set", vpx_codec_enc_config_set(context, config), context)
@@ -189,15 +190,18 @@ public final class VP8Encoder {
     /// after a fall to 261). The cost: under an estimate that keeps moving, the buffer rarely holds more than its
     /// optimal level, so the encoder has less in hand for a sudden change of picture.
     static let cutBufferLevel: UInt32 = 600
-    /// The most of the rate buffer left when the bitrate falls to less than half (ms at the new rate). So steep a
-    /// fall is a path that stopped carrying what we sent (a bottleneck's onset, a handover): its queue is full, and
-    /// the estimate that shows it comes a round trip behind a queue as full in the other direction (network-bench's
-    /// bottleneck row: 200-300 ms after the first loss). Below its optimal level (600 ms) libvpx spends under the
-    /// target until the buffer refills, and the queue drains: on the textured test sequence, after a fall from 1 Mb/s
-    /// to 300 kb/s, 119 kb/s in the first 300 ms, 147 kb/s in the next, 257 kb/s in the 400 ms after that (at 600 ms:
-    /// 309, 292, 308). In network-bench's bottleneck row the video sent in the 300 ms after the first cut fell from
-    /// 250-370 kb/s to 160-230 (traced runs); freezes after settling, in 2 runs of 18 against 3 of 18 before, are
-    /// within the row's noise.
+    /// The most of the rate buffer left when the bitrate falls to less than half (ms at the new rate), once the
+    /// encoder has encoded. Made for a path that stopped carrying what we sent (a bottleneck's onset, a handover): its
+    /// queue is full, and the estimate that shows it comes a round trip behind a queue as full in the other direction
+    /// (network-bench's bottleneck row: 200-300 ms after the first loss). Below its optimal level (600 ms) libvpx
+    /// spends under the target until the buffer refills, and the queue drains: on the textured test sequence, after a
+    /// fall from 1 Mb/s to 300 kb/s, 119 kb/s in the first 300 ms, 147 kb/s in the next, 257 kb/s in the 400 ms after
+    /// that (at 600 ms: 309, 292, 308). Any fall that steep does it: an app's lower bitrate, a peer's REMB, a
+    /// simulcast layer's share. In network-bench's bottleneck row the video sent in the 300 ms after the first cut
+    /// fell from 250-370 kb/s to 160-230 (traced runs); freezes after settling, in 2 runs of 18 against 3 of 19
+    /// before, are within the row's noise. An encoder made for a new size starts at libvpx's usual 500 ms, so where
+    /// the size changes with the key frame after the cut, the drain ends there; starting such an encoder at this
+    /// level too froze after settling in 2 runs of 8, no better, and is not done.
     static let collapseBufferLevel: UInt32 = 100
 
     /// Applies ``config`` with libvpx's rate buffer shrunk to `milliseconds` (which drops the bits it holds above
