@@ -198,7 +198,7 @@ public final class VP8Encoder {
     /// fall from 1 Mb/s to 300 kb/s, 119 kb/s in the first 300 ms, 147 kb/s in the next, 257 kb/s in the 400 ms after
     /// that (at 600 ms: 309, 292, 308). Any fall that steep does it: an app's lower bitrate, a peer's REMB, a
     /// simulcast layer's share. In network-bench's bottleneck row the video sent in the 300 ms after the first cut
-    /// fell from 250-370 kb/s to 160-230 (traced runs); freezes after settling, in 2 runs of 18 against 3 of 19
+    /// fell from 250-370 kb/s to 160-230 (traced runs); freezes after settling, in 4 runs of 26 against 3 of 19
     /// before, are within the row's noise. An encoder made for a new size starts at libvpx's usual 500 ms, so where
     /// the size changes with the key frame after the cut, the drain ends there; starting such an encoder at this
     /// level too froze after settling in 2 runs of 8, no better, and is not done.
