@@ -1,7 +1,7 @@
 // network-bench: media over impaired links in the network lab, TokKit and Chromium in the same run, side by side.
 //
 //   swift build -c release && sudo .build/release/network-bench [--seconds 60] [--only loss|bottleneck|outage|join] [--join-log LEVEL]
-//                                                                [--stacks TokKit,Chromium]
+//                                                                [--stacks TokKit,Chromium] [--report-interval 250]
 //
 // Every scenario builds a lab (Tests/TokKitNetworkLab): the session server on one host, two peers on two others,
 // each publishing 640x480 at 30 fps and subscribing to the other; first two TokKit peers (tokkit-lab-peer), then
@@ -13,7 +13,8 @@
 //               with its numbered `pattern` (a few kb/s, about a packet a frame: the PSNR row, little to lose).
 //   bottleneck  500 kb/s each way on a's link (tc tbf): when a's send rate settles under it, and freezes after that
 //               (both send more than the cap wants before it: TokKit PictureSequence's `textured`, about 1 Mb/s;
-//               Chromium its fake camera, about 770 kb/s).
+//               Chromium its fake camera, about 770 kb/s). --report-interval MS (50-500): how often both report and
+//               the bench looks; the send rate is over 500 ms whatever it is.
 //   outage      a's link down for 2 s: how long after it is back until b decodes a new frame of a.
 //   join        connect to first decoded remote frame, direct and through TURN (TokKit).
 //               --join-log LEVEL prints each join's peer logs at LEVEL (e.g. debug: negotiation steps).
@@ -33,6 +34,8 @@ func option(_ name: String) -> String? {
 }
 NetworkLab.reexecuteInPrivateNamespaceIfNeeded(program: "network-bench")
 let seconds = min(max(Int(option("--seconds") ?? "") ?? 60, 10), 600)
+/// How often the bottleneck row's participants report, and the bench reads them (ms).
+let reportInterval = min(max(Int(option("--report-interval") ?? "") ?? 250, 50), 500)
 let only = option("--only")
 let clock = ContinuousClock()
 
@@ -43,6 +46,8 @@ struct Sample {
     var freezeSeconds = 0.0, framesSeconds = 0.0
     var audioConcealed = 0, audioTotal = 0, nacks = 0
     var psnr: Double?
+    /// The report's own time (ms on the participant's clock, as the timeline's marks).
+    var reportT: Double?
 }
 
 protocol Participant: Sendable {
@@ -65,17 +70,14 @@ struct SwiftParticipant: Participant {
         return Sample(t: now(), frames: l.frames ?? 0, videoBytes: l.videoBytes ?? 0, freezeCount: l.freezeCount ?? 0,
                       freezeSeconds: l.freezeSeconds ?? 0, framesSeconds: l.framesSeconds ?? 0,
                       audioConcealed: l.audioConcealed ?? 0, audioTotal: (l.audioDecoded ?? 0) + (l.audioRecovered ?? 0) + (l.audioConcealed ?? 0),
-                      nacks: l.nacksSent ?? 0, psnr: l.psnr)
+                      nacks: l.nacksSent ?? 0, psnr: l.psnr, reportT: l.t)
     }
-    /// Over the last two report intervals, from bytes sent, as for Chromium (the encoder's own figure is a
-    /// whole second old).
+    /// Over the last ``rateWindow``, from bytes sent, as for Chromium (the encoder's own figure is a whole second
+    /// old).
     func sendRate() -> (encoderBitrate: Double, target: Double)? {
-        let sends = peer.lines.filter { $0.event == "publisher" }
-        guard sends.count >= 3, let last = sends.last, let t1 = last.t else { return nil }
-        let earlier = sends[sends.count - 3]
-        guard let t0 = earlier.t, t1 > t0 else { return nil }
-        let bits = Double((last.videoBytesSent ?? 0) - (earlier.videoBytesSent ?? 0)) * 8
-        return (bits / ((t1 - t0) / 1_000), Double(last.targetBitrate ?? 0))
+        windowedRate(peer.lines.filter { $0.event == "publisher" }.compactMap { l in
+            l.t.map { ($0, Double(l.videoBytesSent ?? 0), Double(l.targetBitrate ?? 0)) }
+        })
     }
     func leave() async {
         // Anything but the periodic lines is worth seeing (a restart, a failure) next to the figures.
@@ -109,7 +111,7 @@ struct SwiftParticipant: Participant {
         var marks: [String] = []
         for line in stats {
             if let p = previous, let t = line.t {
-                if (line.freezeCount ?? 0) > (p.freezeCount ?? 0) { marks.append(String(format: "freeze@%.1f", t / 1_000)) }
+                if (line.freezeCount ?? 0) > (p.freezeCount ?? 0) { marks.append(String(format: "freeze@%.2f", t / 1_000)) }
                 if (line.keyframeRequests ?? 0) > (p.keyframeRequests ?? 0) {
                     marks.append(String(format: "pli@%.1f", t / 1_000))
                 }
@@ -142,17 +144,26 @@ final class BrowserParticipant: Participant, @unchecked Sendable {
         guard let l = LabPage.reports(recorder).last(where: { $0.event == "stats" }) else { return nil }
         return Sample(t: now(), frames: l.frames ?? 0, videoBytes: l.videoBytes ?? 0, freezeCount: l.freezeCount ?? 0,
                       freezeSeconds: l.freezeSeconds ?? 0, framesSeconds: l.framesSeconds ?? 0,
-                      audioConcealed: l.audioConcealed ?? 0, audioTotal: l.audioSamples ?? 0, nacks: l.nacksSent ?? 0)
+                      audioConcealed: l.audioConcealed ?? 0, audioTotal: l.audioSamples ?? 0, nacks: l.nacksSent ?? 0,
+                      reportT: l.t)
     }
     func sendRate() -> (encoderBitrate: Double, target: Double)? {
-        let sends = LabPage.reports(recorder).filter { $0.event == "publisher" }
-        guard sends.count >= 3, let last = sends.last, let t1 = last.t else { return nil }
-        let earlier = sends[sends.count - 3]
-        guard let t0 = earlier.t, t1 > t0 else { return nil }
-        let bits = Double((last.videoBytesSent ?? 0) - (earlier.videoBytesSent ?? 0)) * 8
-        return (bits / ((t1 - t0) / 1_000), Double(last.targetBitrate ?? 0))
+        windowedRate(LabPage.reports(recorder).filter { $0.event == "publisher" }.compactMap { l in
+            l.t.map { ($0, Double(l.videoBytesSent ?? 0), Double(l.targetBitrate ?? 0)) }
+        })
     }
     func leave() async { await browser.close() }
+}
+
+/// The span a send rate is measured over (ms): two report intervals of 250 ms, whatever the interval.
+let rateWindow = 500.0
+
+/// The send rate over the last ``rateWindow`` from a participant's reports (t in ms, bytes sent so far, target
+/// bits/s), in the order written: from the newest report back to the newest one at least the window older.
+func windowedRate(_ sends: [(t: Double, bytes: Double, target: Double)]) -> (encoderBitrate: Double, target: Double)? {
+    guard let last = sends.last, let earlier = sends.last(where: { $0.t <= last.t - rateWindow }),
+          last.t > earlier.t else { return nil }
+    return ((last.bytes - earlier.bytes) * 8 / ((last.t - earlier.t) / 1_000), last.target)
 }
 
 /// Starts the two participants of `stack` on hosts a and b.
@@ -245,8 +256,11 @@ func loss(_ stack: String, content: String = "textured") async throws {
 
 func bottleneck(_ stack: String) async throws {
     try await withLab { lab, server, a, b in
+        // With reports every 250 ms a freeze that ended before the rate went under the cap can be reported only
+        // after it, and count as after settling; `--report-interval 50` tells the two apart to 50 ms, but Chromium's
+        // getStats that often costs it (one run: 5.9 frames a second after settling, 97 kb/s).
         let (pa, pb) = try await join(stack, lab: lab, server: server, a: a, b: b,
-                                      content: stack == "TokKit" ? "textured" : "pattern", interval: 250)
+                                      content: stack == "TokKit" ? "textured" : "pattern", interval: reportInterval)
         try await Task.sleep(for: .seconds(3))
         let capped = now()
         let beforeCap = pb.sample()
@@ -257,7 +271,7 @@ func bottleneck(_ stack: String) async throws {
         var targets: [Double] = []
         let end = capped + Double(seconds)
         while now() < end {
-            try await Task.sleep(for: .milliseconds(250))
+            try await Task.sleep(for: .milliseconds(reportInterval))
             guard let rate = pa.sendRate(), rate.encoderBitrate > 0 else { continue }
             series.append((now(), rate.encoderBitrate))
             targets.append(rate.target)
@@ -267,14 +281,19 @@ func bottleneck(_ stack: String) async throws {
                 (settledAt, atSettle) = (nil, nil)  // over the cap again: not settled
             }
         }
+        // On b's clock, to read against its timeline's freezes.
+        print(String(format: "  %@ b's clock: the cap at %.2f s, settled at %.2f s", stack, (beforeCap?.reportT ?? 0) / 1_000,
+                     (atSettle?.reportT ?? 0) / 1_000))
         record("500 kb/s: a's send rate under the cap for good after (goal ≤ 5 s)", stack,
                settledAt.map { String(format: "%.1f s", $0 - capped) } ?? "never")
         // The first 8 s after the cap, every 0.5 s: send rate / target (kb/s), to see how the transition went.
-        let transition = zip(series, targets).filter { $0.0.0 < capped + 8 }.enumerated().filter { $0.offset % 2 == 0 }
+        let transition = zip(series, targets).filter { $0.0.0 < capped + 8 }.enumerated()
+            .filter { $0.offset % max(500 / reportInterval, 1) == 0 }
             .map { String(format: "%.1f:%.0f/%.0f", $0.element.0.0 - capped, $0.element.0.1 / 1_000, $0.element.1 / 1_000) }
         print("  \(stack) a after the cap (s:sent/target kb/s): \(transition.joined(separator: " "))")
         // The rest of the run every 5 s, to see whether the target stays near the cap or dips later.
-        let minute = zip(series, targets).filter { $0.0.0 >= capped + 8 }.enumerated().filter { $0.offset % 20 == 0 }
+        let minute = zip(series, targets).filter { $0.0.0 >= capped + 8 }.enumerated()
+            .filter { $0.offset % max(5_000 / reportInterval, 1) == 0 }
             .map { String(format: "%.0f:%.0f/%.0f", $0.element.0.0 - capped, $0.element.0.1 / 1_000, $0.element.1 / 1_000) }
         print("  \(stack) a later (s:sent/target kb/s): \(minute.joined(separator: " "))")
         let tail = series.filter { $0.0 > end - 10 }.map(\.1)
