@@ -282,8 +282,8 @@ func bottleneck(_ stack: String) async throws {
             }
         }
         // On b's clock, to read against its timeline's freezes.
-        print(String(format: "  %@ b's clock: the cap at %.2f s, settled at %.2f s", stack, (beforeCap?.reportT ?? 0) / 1_000,
-                     (atSettle?.reportT ?? 0) / 1_000))
+        let onB = { (sample: Sample?) in sample?.reportT.map { String(format: "%.2f s", $0 / 1_000) } ?? "never" }
+        print("  \(stack) b's clock: the cap at \(onB(beforeCap)), settled at \(onB(atSettle))")
         record("500 kb/s: a's send rate under the cap for good after (goal ≤ 5 s)", stack,
                settledAt.map { String(format: "%.1f s", $0 - capped) } ?? "never")
         // The first 8 s after the cap, every 0.5 s: send rate / target (kb/s), to see how the transition went.
