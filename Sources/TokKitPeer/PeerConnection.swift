@@ -97,6 +97,9 @@ public final class PeerConnection: Sendable {
     /// Transport-wide CC, once negotiated.
     private let transportFeedback = Mutex<TransportFeedback?>(nil)
     private let transportCongestion = Mutex<TransportCongestionControl?>(nil)
+    /// Holds the copies of every video stream we send (simulcast layers too) to one rate, as libwebrtc's one
+    /// limiter per transport does; taken before a section's lock, never inside one.
+    private let retransmissionLimiter = Mutex(RetransmissionRateLimiter())
     /// The peer's transport-wide feedback is decoded into this one value (network thread; its status storage is
     /// reused, so decoding allocates nothing once it has grown).
     private let feedbackScratch = Mutex(RTCPTransportWideFeedback(senderSSRC: 0, mediaSSRC: 0, baseSequenceNumber: 0,
@@ -814,34 +817,34 @@ public final class PeerConnection: Sendable {
             } else if let decoded = try? RTCPPacket(parsing: packet) {
                 reporter.withLock { $0.received(decoded, now: arrival, output: &output) }
                 router.withLock { $0.received(decoded, now: now, output: &output) }
-                if case .genericNACK = decoded {
-                    let rtt = reporter.withLock { $0.videoSender?.roundTripTime }
-                    let (congested, overloaded, estimate, room) = transportCongestion.withLock {
-                        ($0?.congested ?? false, $0?.overloaded(now: Int64(now / 1000)) ?? false, $0?.estimate,
-                         $0?.retransmissionRoom(now: Int64(now / 1000)))
-                    }
-                    withSend(.video) { track in
-                        track?.nackResponder?.roundTripTime = rtt
-                        track?.nackResponder?.pathCongested = congested
-                        track?.nackResponder?.pathOverloaded = overloaded
-                        track?.nackResponder?.pathEstimate = estimate
-                        track?.nackResponder?.pathRoom = room
-                        track?.nackResponder?.received(decoded, now: now, output: &output)
-                    }
-                    videoLayerSend.withLock { tracks in
-                        for i in tracks.indices {
-                            tracks[i].nackResponder?.roundTripTime = rtt
-                            tracks[i].nackResponder?.pathCongested = congested
-                            tracks[i].nackResponder?.pathOverloaded = overloaded
-                            tracks[i].nackResponder?.pathEstimate = estimate
-                            tracks[i].nackResponder?.pathRoom = room
-                            tracks[i].nackResponder?.received(decoded, now: now, output: &output)
-                        }
-                    }
-                }
+                if case .genericNACK = decoded { answer(decoded, now: now, output: &output) }
             }
         }
         deliver(output.notifications)
+    }
+
+    /// The peer's NACK: each video stream's ``NACKResponder`` (the one stream, or the simulcast layers whose SSRC it
+    /// names) answers it, told the path's state first, with the one ``retransmissionLimiter``.
+    private func answer(_ nack: RTCPPacket, now: UInt64, output: inout Output) {
+        let rtt = reporter.withLock { $0.videoSender?.roundTripTime }
+        let (congested, overloaded, estimate, room) = transportCongestion.withLock {
+            ($0?.congested ?? false, $0?.overloaded(now: Int64(now / 1000)) ?? false, $0?.estimate,
+             $0?.retransmissionRoom(now: Int64(now / 1000)))
+        }
+        func answer(_ responder: inout NACKResponder?, limiter: inout RetransmissionRateLimiter) {
+            responder?.roundTripTime = rtt
+            responder?.pathCongested = congested
+            responder?.pathOverloaded = overloaded
+            responder?.pathEstimate = estimate
+            responder?.pathRoom = room
+            responder?.received(nack, now: now, limiter: &limiter, output: &output)
+        }
+        retransmissionLimiter.withLock { limiter in
+            withSend(.video) { track in if track != nil { answer(&track!.nackResponder, limiter: &limiter) } }
+            videoLayerSend.withLock { tracks in
+                for i in tracks.indices { answer(&tracks[i].nackResponder, limiter: &limiter) }
+            }
+        }
     }
 
     /// Gives the feedback units' notifications to the sections' handlers (no lock of ours held).

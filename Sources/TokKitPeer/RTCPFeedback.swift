@@ -18,4 +18,8 @@ public enum RTCPFeedback: Sendable, Hashable {
     /// is the whole estimate); reported on the video section
     /// when it first exists and then when it changes by 1 % or more.
     case sendSideEstimatedBitrate(UInt64)
+    /// Not a message from the peer: its NACKs asked for video packets that we will not send again, as the path is
+    /// overloaded (``PeerConnection``'s repairs, `NACKResponder`). The peer's decoder waits for a key frame it would
+    /// ask for only after giving the frame up; send one now. Reported on the video section.
+    case repairsDeclined
 }

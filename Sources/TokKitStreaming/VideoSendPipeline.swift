@@ -207,11 +207,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
 
     /// A peer's PLI or FIR: a keyframe unless one was made for a request within ``peerKeyframeInterval``.
     func peerRequestedKeyframe() {
-        let now = MonotonicClock.now().nanoseconds
-        let last = lastPeerKeyframeRequest.load(ordering: .relaxed)
-        guard now - last >= Self.peerKeyframeInterval.nanoseconds,
-              lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
-        else {
+        guard takePeerKeyframeSlot() else {
             // Simulcast: the media router asks once when a subscriber switches layers and waits for a keyframe on
             // the new one; dropping that request left the switch waiting forever. Keep it for the interval's end.
             if simulcasting.load(ordering: .relaxed) { deferredPeerKeyframe.store(true, ordering: .relaxed) }
@@ -220,6 +216,26 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
         }
         deferredPeerKeyframe.store(false, ordering: .relaxed)
         requestKeyframe()
+    }
+
+    /// A peer's repairs refused on an overloaded path (``RTCPFeedback/repairsDeclined``): a keyframe within the same
+    /// limit as a peer's request, counted apart (the peer did not ask). Never deferred: the responder reports again
+    /// if the repairs are still refused once the interval has passed.
+    func repairsDeclined() {
+        guard takePeerKeyframeSlot() else {
+            stats.withLock { $0.declinedRepairReportsIgnored += 1 }
+            return
+        }
+        keyframeWanted.store(true, ordering: .releasing)  // answers a deferred peer request too
+        stats.withLock { $0.keyframesForDeclinedRepairs += 1 }
+    }
+
+    /// Whether ``peerKeyframeInterval`` has passed since the last keyframe made for a peer; if so, this call takes it.
+    private func takePeerKeyframeSlot() -> Bool {
+        let now = MonotonicClock.now().nanoseconds
+        let last = lastPeerKeyframeRequest.load(ordering: .relaxed)
+        return now - last >= Self.peerKeyframeInterval.nanoseconds
+            && lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
     }
 
     /// Whether the encode thread sends more than one simulcast layer (set by it, ``setSimulcasting(_:)``).
@@ -317,6 +333,8 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             switch feedback {
             case .pictureLoss, .fullIntraRequest:
                 self.peerRequestedKeyframe()
+            case .repairsDeclined:
+                self.repairsDeclined()
             case .receiverEstimatedMaximumBitrate(let bps):
                 guard let peer else { return }
                 self.receiverEstimatedBitrate(Int(clamping: bps), from: peer)
@@ -399,12 +417,7 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             deferredPeerKeyframe.store(false, ordering: .relaxed)  // this keyframe answers it
             return true
         }
-        guard deferredPeerKeyframe.load(ordering: .relaxed) else { return false }
-        let now = MonotonicClock.now().nanoseconds
-        let last = lastPeerKeyframeRequest.load(ordering: .relaxed)
-        guard now - last >= Self.peerKeyframeInterval.nanoseconds,
-              lastPeerKeyframeRequest.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
-        else { return false }
+        guard deferredPeerKeyframe.load(ordering: .relaxed), takePeerKeyframeSlot() else { return false }
         deferredPeerKeyframe.store(false, ordering: .relaxed)
         stats.withLock { $0.keyframeRequests += 1 }
         return true

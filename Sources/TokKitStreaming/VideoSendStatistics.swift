@@ -30,6 +30,12 @@ public struct VideoSendStatistics: Hashable, Sendable {
     public var keyframeRequests = 0
     /// Peers' PLI/FIR ignored: within ``VideoSendPipeline/peerKeyframeInterval`` of the last one answered.
     public var keyframeRequestsIgnored = 0
+    /// Keyframes made in place of repairs a peer asked for and was refused, the path being overloaded
+    /// (``TokKitPeer/RTCPFeedback/repairsDeclined``); not counted in ``keyframeRequests``.
+    public var keyframesForDeclinedRepairs = 0
+    /// Such reports that came within ``VideoSendPipeline/peerKeyframeInterval`` of the last keyframe made for a
+    /// peer or a declined repair: the keyframe on its way answers them; not counted in ``keyframeRequestsIgnored``.
+    public var declinedRepairReportsIgnored = 0
     /// Encoded frames per second.
     public var framesPerSecond: Double = 0
     /// Encoded bits per second.

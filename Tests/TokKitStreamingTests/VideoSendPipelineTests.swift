@@ -322,6 +322,26 @@ import TokKitTesting
         #expect(sender.statistics.keyframeRequests == base + 3 && sender.statistics.keyframeRequestsIgnored == 2)
     }
 
+    /// A key frame for repairs refused on an overloaded path shares the peers' 300 ms limit but is not counted as
+    /// a peer's request: the peer did not ask.
+    @Test func aKeyframeForDeclinedRepairsIsNotCountedAsAPeerRequest() async throws {
+        let sender = try VideoSendPipeline(settings: Self.encoded)
+        defer { sender.close() }
+        let base = sender.statistics
+        sender.repairsDeclined()
+        sender.repairsDeclined()
+        sender.peerRequestedKeyframe()
+        var s = sender.statistics
+        #expect(s.keyframesForDeclinedRepairs == base.keyframesForDeclinedRepairs + 1)
+        #expect(s.declinedRepairReportsIgnored == base.declinedRepairReportsIgnored + 1)
+        #expect(s.keyframeRequests == base.keyframeRequests && s.keyframeRequestsIgnored == base.keyframeRequestsIgnored + 1)
+        #expect(sender.takeKeyframeRequest() && !sender.takeKeyframeRequest())
+        try await Task.sleep(for: VideoSendPipeline.peerKeyframeInterval + .milliseconds(50))
+        sender.repairsDeclined()
+        s = sender.statistics
+        #expect(s.keyframesForDeclinedRepairs == base.keyframesForDeclinedRepairs + 2 && sender.takeKeyframeRequest())
+    }
+
     /// Four threads each change the settings 2 000 times, one field each (as the publisher's control queue,
     /// negotiation queue and property setters do); a separate read and write would lose some of the changes.
     @Test func concurrentSettingsChangesAllSurvive() throws {

@@ -16,11 +16,12 @@ import TokKitRTP
 /// direction; with it always on and the receiver's repeats a round trip apart, 1.5-2.03 % in four of eight; with it
 /// under congestion only, 0.00 %).
 ///
-/// Retransmissions are held to a rate (``RetransmissionRateLimiter``): the path's estimate (``pathEstimate``; none
-/// without transport-wide feedback). The path is *overloaded* after the estimator cut for an overflowing queue or under
-/// half of what we send (``pathOverloaded``, ``TransportCongestionControl/overloaded(now:)``) or while the peer asks
-/// for more than a quarter of our recent packets (``heavyLoss(now:)``, ``RequestedPacketMeter``: its NACKs tell it a
-/// feedback window before the estimator; only with transport-wide feedback). At 5 % random loss about 2 % of NACK
+/// Retransmissions are held to a rate (``RetransmissionRateLimiter``, one per connection for all its video streams:
+/// ``received(_:now:limiter:output:)``): the path's estimate (``pathEstimate``; none without transport-wide
+/// feedback). The path is *overloaded* after the estimator cut for an overflowing queue or under half of what we
+/// send (``pathOverloaded``, ``TransportCongestionControl/overloaded(now:)``) or while the peer asks for more than a
+/// quarter of our recent packets (``heavyLoss(now:)``, ``RequestedPacketMeter``: its NACKs tell it a feedback
+/// window before the estimator; only with transport-wide feedback). At 5 % random loss about 2 % of NACK
 /// messages read so (network-bench's loss row at ~950 kb/s). While overloaded:
 /// - the rate is what the path delivers beside our media (``pathRoom``,
 ///   ``TransportCongestionControl/retransmissionRoom(now:)``), not the estimate;
@@ -29,10 +30,10 @@ import TokKitRTP
 ///   TokKit sends VP8 only);
 /// - a packet held back for the rate once the estimator has cut will not be repaired: the peer's frame is lost, and
 ///   its decoder waits for a key frame it would ask for only after giving the frame up (TokKit's 500 ms, then the
-///   request's way back). With ``refreshesDeclinedRepairs`` the responder reports ``RTCPFeedback/pictureLoss`` for
-///   the peer at once, as if it had asked, once until the next key frame is sent or for ``refreshWait`` (the video
-///   pipeline makes it, at most one per ``VideoSendPipeline``'s interval for requests, and counts it as a request;
-///   with several peers every peer gets the key frame, as for a PLI): by then the encoder is at the lower target,
+///   request's way back). With ``refreshesDeclinedRepairs`` the responder reports ``RTCPFeedback/repairsDeclined``
+///   at once, once until the next key frame is sent or for ``refreshWait`` (the video pipeline makes the key frame,
+///   within the same limit as for a peer's PLI, and counts it apart from the peer's requests; with several peers
+///   every peer gets the key frame, as for a PLI): by then the encoder is at the lower target,
 ///   and its key frame is far smaller than the packets it replaces. Not on ``heavyLoss(now:)`` alone: before the
 ///   estimator has cut, the key frame would be made at the old target, the largest packet burst of all.
 ///
@@ -134,7 +135,16 @@ struct NACKResponder: FeedbackUnit {
     /// Whether the peer asked for more than ``heavyLossShare`` of our packets lately.
     mutating func heavyLoss(now: UInt64) -> Bool { (requests.share(now: now) ?? 0) > Self.heavyLossShare }
 
+    /// A NACK, its copies held to this responder's own ``RetransmissionRateLimiter``.
     mutating func received<Output: FeedbackOutput>(_ packet: RTCPPacket, now: UInt64, output: inout Output) {
+        var limiter = limiter
+        defer { self.limiter = limiter }
+        received(packet, now: now, limiter: &limiter, output: &output)
+    }
+
+    /// A NACK, its copies held to `limiter` (``PeerConnection`` shares one among all the video streams it sends).
+    mutating func received<Output: FeedbackOutput>(_ packet: RTCPPacket, now: UInt64,
+                                                   limiter: inout RetransmissionRateLimiter, output: inout Output) {
         guard case .genericNACK(let nack) = packet, nack.mediaSSRC == ssrc else { return }
         nacksReceived += 1
         var sent: UInt64 = 0
@@ -150,8 +160,6 @@ struct NACKResponder: FeedbackUnit {
         let rate = overloaded ? pathRoom ?? pathEstimate : pathEstimate
         let estimatorCut = pathOverloaded
         let keyframe = lastKeyframeStart
-        var limiter = limiter
-        defer { self.limiter = limiter }
         let interval = UInt64(resendInterval.components.seconds) * 1_000_000_000
             + UInt64(resendInterval.components.attoseconds / 1_000_000_000)
         scratch.withUnsafeMutableBytes { buffer in
@@ -183,7 +191,7 @@ struct NACKResponder: FeedbackUnit {
         if declined && refreshesDeclinedRepairs, refreshAskedAt.map({ now &- $0 >= Self.refreshWait }) ?? true {
             refreshAskedAt = now
             declinedRepairReports += 1
-            output.notify(.video, .pictureLoss)
+            output.notify(.video, .repairsDeclined)
         }
     }
 }

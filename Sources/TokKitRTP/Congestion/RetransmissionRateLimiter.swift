@@ -10,8 +10,8 @@
 /// went under; counted in bytes, a burst sent at 700 kb/s took 1.6 s to pay off at the estimator's 50 kb/s floor, and
 /// the key frame answering the loss could not be repaired in that time. The window is short so that the rate is
 /// spread a little too; under random loss, a few per cent of the rate, it never binds.
-/// libwebrtc's limiter measures over a sliding 500 ms, one for the whole transport; this one is per video stream
-/// (simulcast layers each get the whole rate).
+/// libwebrtc's limiter measures over a sliding 500 ms; like it, TokKit's peer connection has one for the whole
+/// transport (simulcast layers share the rate).
 ///
 /// A plain value with injected times (ns on any monotonic clock); no allocation. Not thread-safe: one owner calls it
 /// (in TokKit the peer's `NACKResponder`, under its video section's lock).

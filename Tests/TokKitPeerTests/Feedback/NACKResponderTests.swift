@@ -105,6 +105,36 @@ import TokKitRTP
         #expect(try out.resent.suffix(2) == (9 ... 10).map { try Self.packet($0) })
     }
 
+    /// Two streams (simulcast layers) answering with one limiter share its rate: at 24 kb/s the first answers five
+    /// of its ten, and the second none until that time is paid off; each with a limiter of its own, both five.
+    @Test func streamsSharingALimiterShareItsRate() throws {
+        func packet(_ sequence: UInt16, ssrc: UInt32) throws -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: 20)
+            let header = RTPHeader(payloadType: 96, sequenceNumber: sequence, timestamp: 0, ssrc: ssrc)
+            let payload: [UInt8] = [UInt8(truncatingIfNeeded: sequence), 1, 2, 3]
+            let length = try payload.withUnsafeBytes { p in
+                try bytes.withUnsafeMutableBytes { try header.write(payload: p, into: $0) }
+            }
+            return Array(bytes.prefix(length))
+        }
+        for shared in [true, false] {
+            var units = try [0xCAFE, 0xBEEF].map { ssrc in try #require(NACKResponder(ssrc: UInt32(ssrc))) }
+            var outs = [RecordingOutput(), RecordingOutput()]
+            var limiter = RetransmissionRateLimiter()
+            for i in units.indices {
+                for s: UInt16 in 1 ... 10 { try packet(s, ssrc: units[i].ssrc).withUnsafeBytes { units[i].store($0, now: 0) } }
+                units[i].pathEstimate = 24_000
+                let nack = Self.nack(ssrc: units[i].ssrc, Array(1 ... 10))
+                if shared {
+                    units[i].received(nack, now: ms(1_000), limiter: &limiter, output: &outs[i])
+                } else {
+                    units[i].received(nack, now: ms(1_000), output: &outs[i])
+                }
+            }
+            #expect(outs.map(\.resent.count) == (shared ? [5, 0] : [5, 5]), "shared: \(shared)")
+        }
+    }
+
     /// A VP8 packet: the first of a key frame, the first of a delta frame, or a later one of either.
     static func vp8Packet(_ sequence: UInt16, startsKeyframe: Bool = false, startsFrame: Bool = false) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 40)
@@ -129,7 +159,7 @@ import TokKitRTP
             var out = RecordingOutput()
             unit.received(Self.nack(Array(1 ... 10)), now: ms(0), output: &out)
             #expect(out.resent.count == (overloaded ? 5 : 10))
-            let asked = out.notifications == [.init(section: .video, feedback: .pictureLoss)]
+            let asked = out.notifications == [.init(section: .video, feedback: .repairsDeclined)]
             #expect(asked == (overloaded && refreshes) && unit.declinedRepairReports == (asked ? 1 : 0))
             #expect(out.notifications.isEmpty != asked)
         }
