@@ -104,7 +104,9 @@ struct SwiftParticipant: Participant {
                          left.min()!, left.max()!))
         }
         if let sent = peer.lines.last(where: { $0.event == "publisher" }) {
-            print("  TokKit \(peer.host.label) sent: frames encoded \(sent.framesEncoded ?? 0), skipped for the send queue \(sent.framesSkipped ?? 0)")
+            print("  TokKit \(peer.host.label) sent: frames encoded \(sent.framesEncoded ?? 0), skipped for the send queue "
+                  + "\(sent.framesSkipped ?? 0); key frames for requests \(sent.keyframeRequests ?? 0), "
+                  + "for refused repairs \(sent.declinedRepairKeyframes ?? 0)")
         }
         // When freezes and keyframe requests happened (seconds since the peer started), to tell them apart.
         var previous: LabPeer.Line?

@@ -243,6 +243,8 @@ do {
                 report(["event": "publisher", "encoderBitrate": Int(sent.video.bitrate),
                         "targetBitrate": sent.video.targetBitrate, "videoBytesSent": Int(sent.video.bytesEncoded),
                         "framesSkipped": sent.video.framesSkippedForBacklog, "framesEncoded": sent.video.framesEncoded,
+                        "keyframeRequests": sent.video.keyframeRequests,
+                        "declinedRepairKeyframes": sent.video.keyframesForDeclinedRepairs,
                         "encodedWidth": sent.video.encodedWidth, "encodedHeight": sent.video.encodedHeight,
                         "t": Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000])
             }

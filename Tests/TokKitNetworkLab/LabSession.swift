@@ -92,6 +92,8 @@ public struct LabPeer: Sendable {
         public var freezeSeconds: Double?
         /// The video playout delay at the time of the line.
         public var playoutDelayMs: Double?
+        /// Stats lines: key frames the subscriber asked for; publisher lines: requests the encoder answered (peers',
+        /// a new peer's, re-enabling).
         public var keyframeRequests: Int?
         public var framesDropped: Int?
         public var framesSeconds: Double?
@@ -116,6 +118,9 @@ public struct LabPeer: Sendable {
         /// the encoder made.
         public var framesSkipped: Int?
         public var framesEncoded: Int?
+        /// Publisher lines: key frames made for repairs refused on an overloaded path
+        /// (`VideoSendStatistics.keyframesForDeclinedRepairs`).
+        public var declinedRepairKeyframes: Int?
         /// Publisher lines: the size the encoder makes (smaller than the configured one on a slow path).
         public var encodedWidth: Int?
         public var encodedHeight: Int?
