@@ -14,7 +14,7 @@
 /// transport (simulcast layers share the rate).
 ///
 /// A plain value with injected times (ns on any monotonic clock); no allocation. Not thread-safe: one owner calls it
-/// (in TokKit the peer's `NACKResponder`, under its video section's lock).
+/// (in TokKit the peer connection, under a lock of its own, lent to each video stream's `NACKResponder` in turn).
 public struct RetransmissionRateLimiter: Sendable, Hashable {
     /// How far ahead of now what is owed may reach (ns).
     public static let window: UInt64 = 100_000_000
