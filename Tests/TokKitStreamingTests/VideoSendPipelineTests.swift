@@ -334,7 +334,8 @@ import TokKitTesting
         var s = sender.statistics
         #expect(s.keyframesForDeclinedRepairs == base.keyframesForDeclinedRepairs + 1)
         #expect(s.declinedRepairReportsIgnored == base.declinedRepairReportsIgnored + 1)
-        #expect(s.keyframeRequests == base.keyframeRequests && s.keyframeRequestsIgnored == base.keyframeRequestsIgnored + 1)
+        #expect(s.keyframeRequests == base.keyframeRequests)
+        #expect(s.keyframeRequestsIgnored == base.keyframeRequestsIgnored + 1)
         #expect(sender.takeKeyframeRequest() && !sender.takeKeyframeRequest())
         try await Task.sleep(for: VideoSendPipeline.peerKeyframeInterval + .milliseconds(50))
         sender.repairsDeclined()

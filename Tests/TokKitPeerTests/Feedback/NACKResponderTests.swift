@@ -122,7 +122,9 @@ import TokKitRTP
             var outs = [RecordingOutput(), RecordingOutput()]
             var limiter = RetransmissionRateLimiter()
             for i in units.indices {
-                for s: UInt16 in 1 ... 10 { try packet(s, ssrc: units[i].ssrc).withUnsafeBytes { units[i].store($0, now: 0) } }
+                for s: UInt16 in 1 ... 10 {
+                    try packet(s, ssrc: units[i].ssrc).withUnsafeBytes { units[i].store($0, now: 0) }
+                }
                 units[i].pathEstimate = 24_000
                 let nack = Self.nack(ssrc: units[i].ssrc, Array(1 ... 10))
                 if shared {
