@@ -51,10 +51,10 @@ import TokKitSRTP
 /// the ICE network thread (`networkThreadName`), one call per packet, no task, no allocation; they must not block.
 /// Feedback handlers run on the same thread with no lock of the connection held.
 ///
-/// Lock order (a lock is only taken while holding those to its left): `control` → `transport`; a send section
-/// (which holds the video ``NACKResponder``) → ``TransportCongestionControl``; `feedbackScratch` →
-/// ``TransportFeedback`` and ``TransportCongestionControl``. Every other lock (receive sections, handlers, ``RTCPReporter``,
-/// ``KeyframeRequestRouter``, ``NACKRequester``) is taken alone.
+/// Lock order (a lock is only taken while holding those to its left): `control` → `transport`; `retransmissionLimiter`
+/// → a send section (which holds the video ``NACKResponder``) → ``TransportCongestionControl``; `feedbackScratch` →
+/// ``TransportFeedback`` and ``TransportCongestionControl``. Every other lock (receive sections, handlers,
+/// ``RTCPReporter``, ``KeyframeRequestRouter``, ``NACKRequester``) is taken alone.
 public final class PeerConnection: Sendable {
     /// Receives one decrypted RTP packet of a section, on the network thread; valid only during the call.
     public typealias RTPHandler = @Sendable (borrowing RTPPacketView) -> Void
@@ -98,7 +98,7 @@ public final class PeerConnection: Sendable {
     private let transportFeedback = Mutex<TransportFeedback?>(nil)
     private let transportCongestion = Mutex<TransportCongestionControl?>(nil)
     /// Holds the copies of every video stream we send (simulcast layers too) to one rate, as libwebrtc's one
-    /// limiter per transport does; taken before a section's lock, never inside one.
+    /// limiter per transport does; taken before a send section's lock, never inside one.
     private let retransmissionLimiter = Mutex(RetransmissionRateLimiter())
     /// The peer's transport-wide feedback is decoded into this one value (network thread; its status storage is
     /// reused, so decoding allocates nothing once it has grown).

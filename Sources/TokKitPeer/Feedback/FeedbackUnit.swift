@@ -2,9 +2,10 @@ import TokKitRTP
 
 /// One feedback unit of a ``PeerConnection``, in the way pion's interceptors are: it watches the RTP and RTCP the
 /// peer sends and a timer, and answers through a ``FeedbackOutput``. NACK requests and retransmission, SR/RR,
-/// transport-wide CC on both sides and keyframe requests are each one such unit. The two that also act on our
-/// outgoing packets (``NACKResponder`` keeps them, ``TransportCongestionControl`` numbers them) are called from the
-/// send path directly, under the send section's lock that guards the packet's bytes.
+/// transport-wide CC on both sides and keyframe requests are each one such unit (retransmission's ``NACKResponder``
+/// is shaped alike, but answers a NACK with a rate limiter the connection lends it, so it does not conform). The two
+/// that also act on our outgoing packets (``NACKResponder`` keeps them, ``TransportCongestionControl`` numbers them)
+/// are called from the send path directly, under the send section's lock that guards the packet's bytes.
 ///
 /// A unit is a value-type state machine: every input carries `now` (monotonic nanoseconds from the connection's
 /// ``PeerClock``); it reads no clock, takes no lock and does no I/O, so it is tested alone with a manual clock and

@@ -38,7 +38,10 @@ import TokKitRTP
 ///   estimator has cut, the key frame would be made at the old target, the largest packet burst of all.
 ///
 /// ``retransmissionsSuppressed`` counts what any of these rules held back.
-struct NACKResponder: FeedbackUnit {
+///
+/// Not a ``FeedbackUnit``: the connection answers each NACK through every video stream's responder in turn with
+/// the one limiter they share, and a unit's empty default for RTCP would quietly stand in for a call without it.
+struct NACKResponder {
     /// Our video SSRC: NACKs about other streams are not ours.
     let ssrc: UInt32
     private let history: RTPSendHistory
@@ -68,7 +71,6 @@ struct NACKResponder: FeedbackUnit {
     /// threshold).
     static let heavyLossShare = 0.25
     private var requests = RequestedPacketMeter()
-    private var limiter = RetransmissionRateLimiter()
     /// Whether a repair held back for the rate after the estimator's cut is reported as picture loss (off for
     /// simulcast, where a keyframe request makes one on every layer).
     var refreshesDeclinedRepairs = true
@@ -134,13 +136,6 @@ struct NACKResponder: FeedbackUnit {
 
     /// Whether the peer asked for more than ``heavyLossShare`` of our packets lately.
     mutating func heavyLoss(now: UInt64) -> Bool { (requests.share(now: now) ?? 0) > Self.heavyLossShare }
-
-    /// A NACK, its copies held to this responder's own ``RetransmissionRateLimiter``.
-    mutating func received<Output: FeedbackOutput>(_ packet: RTCPPacket, now: UInt64, output: inout Output) {
-        var limiter = limiter
-        defer { self.limiter = limiter }
-        received(packet, now: now, limiter: &limiter, output: &output)
-    }
 
     /// A NACK, its copies held to `limiter` (``PeerConnection`` shares one among all the video streams it sends).
     mutating func received<Output: FeedbackOutput>(_ packet: RTCPPacket, now: UInt64,
