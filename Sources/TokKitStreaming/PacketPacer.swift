@@ -12,6 +12,10 @@
 public struct PacketPacer: Sendable {
     /// The send rate over the encoder's target rate (libwebrtc's default pacing factor).
     public static let pacingFactor = 2.5
+    /// The factor while a bottleneck's queue drains (``VideoSendPipeline/drainSpan``): a key frame sent at
+    /// ``pacingFactor`` into a queue still full from before the cut refilled it, and a packet of the frame after it
+    /// was lost (network-bench's bottleneck row, traced). The bottleneck delivers the key frame no sooner either way.
+    public static let drainingFactor = 1.0
     /// Packets within this much time at the rate go out together (an idle pacer's credit, too).
     public static let burst: Duration = .milliseconds(5)
     /// The longest a frame's packets are spread over.
@@ -30,20 +34,20 @@ public struct PacketPacer: Sendable {
         rate = Self.rate(for: targetBitrate)
     }
 
-    /// A frame of `bytes` starts, the encoder aiming at `targetBitrate`: the rate is `pacingFactor` times that,
+    /// A frame of `bytes` starts, the encoder aiming at `targetBitrate`: the rate is `factor` times that,
     /// raised for this frame if it would otherwise take longer than ``maximumFrameSpan``. Returns the rate.
     @discardableResult
-    public mutating func beginFrame(bytes: Int, targetBitrate: Int) -> Int {
-        rate = Self.frameRate(bytes: bytes, targetBitrate: targetBitrate)
+    public mutating func beginFrame(bytes: Int, targetBitrate: Int, factor: Double = pacingFactor) -> Int {
+        rate = Self.frameRate(bytes: bytes, targetBitrate: targetBitrate, factor: factor)
         return rate
     }
 
     /// The rate a frame of `bytes` is sent at for an encoder aiming at `targetBitrate`
-    /// (``beginFrame(bytes:targetBitrate:)``): `pacingFactor` times the target, raised so the frame takes at most
+    /// (``beginFrame(bytes:targetBitrate:factor:)``): `factor` times the target, raised so the frame takes at most
     /// ``maximumFrameSpan``.
-    public static func frameRate(bytes: Int, targetBitrate: Int) -> Int {
+    public static func frameRate(bytes: Int, targetBitrate: Int, factor: Double = pacingFactor) -> Int {
         let floor = Int((Double(bytes * 8) / (maximumFrameSpan / .seconds(1))).rounded(.up))
-        return max(rate(for: targetBitrate), floor)
+        return max(rate(for: targetBitrate, factor: factor), floor)
     }
 
     /// How long to wait before sending a packet of `bytes` at `now` (zero: send now); books its time on the link.
@@ -54,7 +58,9 @@ public struct PacketPacer: Sendable {
         return start > now ? start - now : .zero
     }
 
-    static func rate(for target: Int) -> Int { max(Int(Double(max(target, 1)) * pacingFactor), 50_000) }
+    static func rate(for target: Int, factor: Double = pacingFactor) -> Int {
+        max(Int(Double(max(target, 1)) * factor), 50_000)
+    }
 
     static func transmission(_ bytes: Int, at rate: Int) -> Duration {
         .nanoseconds(Int64(bytes) * 8 * 1_000_000_000 / Int64(max(rate, 1)))

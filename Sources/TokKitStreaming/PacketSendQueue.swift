@@ -24,8 +24,11 @@ final class PacketSendQueue: Sendable {
         var frameBytes = 0
         /// The path's estimate the pacer paces at (`Int.max`: none yet, send at once).
         var estimate = Int.max
+        /// The factor over ``estimate`` the frame is paced at (``PacketPacer/pacingFactor``, or
+        /// ``PacketPacer/drainingFactor`` while a bottleneck's queue drains).
+        var pacingFactor = PacketPacer.pacingFactor
         /// How long the pacer takes to send this packet, in nanoseconds: its wire size at the rate its frame is
-        /// paced at (``PacketPacer/frameRate(bytes:targetBitrate:)``; 0 when not paced). Summed in ``backlog``.
+        /// paced at (``PacketPacer/frameRate(bytes:targetBitrate:factor:)``; 0 when not paced). Summed in ``backlog``.
         var pacedNanoseconds: Int64 = 0
         /// ``PeerFanOut/detachments`` when the frame was encoded: a packet whose count differs from the current one
         /// may name peers detached since, which the sending thread leaves out.

@@ -26,10 +26,11 @@ public struct SendBacklogGate: Sendable, Hashable {
 
     /// How long the pacer takes to send a packet of `payloadBytes` of a frame of `frameBytes` for the path's
     /// `estimate` (bits per second; `Int.max`: no estimate, nothing is paced, zero): its wire size at the frame's
-    /// pacing rate.
-    public static func pacedTime(payloadBytes: Int, frameBytes: Int, estimate: Int) -> Duration {
+    /// pacing rate (`factor` times the estimate, ``PacketPacer/frameRate(bytes:targetBitrate:factor:)``).
+    public static func pacedTime(payloadBytes: Int, frameBytes: Int, estimate: Int,
+                                 factor: Double = PacketPacer.pacingFactor) -> Duration {
         guard estimate != Int.max else { return .zero }
-        let rate = PacketPacer.frameRate(bytes: frameBytes, targetBitrate: estimate)
+        let rate = PacketPacer.frameRate(bytes: frameBytes, targetBitrate: estimate, factor: factor)
         return PacketPacer.transmission(payloadBytes + PacketPacer.packetOverhead, at: rate)
     }
 

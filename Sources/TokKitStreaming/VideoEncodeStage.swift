@@ -158,8 +158,9 @@ struct VideoEncodeStage {
         let top = layer == count - 1
         var header = PacketSendQueue.Header(timestamp: timestamp, marker: false, layer: layer, layers: count,
                                             frameBytes: encoded.bytes.count, estimate: cap,
+                                            pacingFactor: pipeline.pacingFactor(at: MonotonicClock.now()),
                                             detachments: detachments, peers: peers)
-        let frameBytes = encoded.bytes.count, estimate = cap
+        let frameBytes = encoded.bytes.count, estimate = cap, factor = header.pacingFactor
         let queue = pipeline.sendQueue
         let packetizer = layers[layer].packetizer
         // Only this thread pushes, so the free slots can only grow until the frame is in.
@@ -170,7 +171,7 @@ struct VideoEncodeStage {
             guard !overflowed else { return }
             header.marker = marker
             header.pacedNanoseconds = SendBacklogGate.pacedTime(payloadBytes: payload.count, frameBytes: frameBytes,
-                                                                estimate: estimate).nanoseconds
+                                                                estimate: estimate, factor: factor).nanoseconds
             if !queue.push(payload, header: header) { overflowed = true }
             header.frameBytes = 0
         }

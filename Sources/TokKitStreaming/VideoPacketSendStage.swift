@@ -33,7 +33,8 @@ struct VideoPacketSendStage {
         // Before the first estimate nothing is known of the path: the first keyframe goes at once (paced at the
         // configured bitrate, it added ~30 ms to the first frame a new subscriber sees).
         if header.estimate != Int.max {
-            if header.frameBytes > 0 { pacer.beginFrame(bytes: header.frameBytes, targetBitrate: header.estimate) }
+            if header.frameBytes > 0 { pacer.beginFrame(bytes: header.frameBytes, targetBitrate: header.estimate,
+                                                            factor: header.pacingFactor) }
             if anyone {
                 let wait = pacer.delay(sending: payload.count + PacketPacer.packetOverhead, at: MonotonicClock.now())
                 if wait > .zero {

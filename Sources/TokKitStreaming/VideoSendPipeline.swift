@@ -227,7 +227,25 @@ public final class VideoSendPipeline: VideoCaptureConsumer {
             return
         }
         keyframeWanted.store(true, ordering: .releasing)  // answers a deferred peer request too
+        declinedRepairsAt.store(MonotonicClock.now().nanoseconds, ordering: .relaxed)
         stats.withLock { $0.keyframesForDeclinedRepairs += 1 }
+    }
+
+    /// How long after repairs were declined the frames encoded (the key frame made for it first) are paced at
+    /// ``PacketPacer/drainingFactor`` times the estimate instead of ``PacketPacer/pacingFactor``. The repairs are
+    /// declined once the estimator has cut for a queue that overflowed: a bottleneck's queue, built before any
+    /// feedback told of it, still drains. A key frame paced at 2.5 × the estimate into it filled it again, and a
+    /// packet of the delta frame right after it was lost; its repair took a round trip through full queues both
+    /// ways (~250 ms) and froze the picture after the send rate had settled (network-bench's bottleneck row, four
+    /// traced runs of four, Docs/Networking.md). At the estimate, which the cut took under what the path delivers,
+    /// the queue drains under the key frame, and the frames after it wait in the send queue instead.
+    public static let drainSpan: Duration = .milliseconds(500)
+    private let declinedRepairsAt = Atomic<Int64>(Int64.min / 2)
+
+    /// The pacing factor for a frame encoded at `now` (``drainSpan``).
+    func pacingFactor(at now: Duration) -> Double {
+        now.nanoseconds - declinedRepairsAt.load(ordering: .relaxed) < Self.drainSpan.nanoseconds
+            ? PacketPacer.drainingFactor : PacketPacer.pacingFactor
     }
 
     /// Whether ``peerKeyframeInterval`` has passed since the last keyframe made for a peer; if so, this call takes it.

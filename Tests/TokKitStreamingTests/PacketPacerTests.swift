@@ -41,6 +41,25 @@ struct PacketPacerTests {
         }
     }
 
+    /// While a bottleneck's queue drains, a 12 kB key frame at a 500 kb/s estimate is paced at the estimate itself:
+    /// 10 packets over about 190 ms (less the first 5 ms of credit), 19.2 ms apart, where the usual factor sends
+    /// them in about 70 ms; the time the send-queue backlog counts for them is the same.
+    @Test func whileTheQueueDrainsAKeyFrameIsPacedAtTheEstimate() {
+        var pacer = PacketPacer(targetBitrate: 500_000)
+        #expect(pacer.beginFrame(bytes: 12_000, targetBitrate: 500_000, factor: PacketPacer.drainingFactor) == 500_000)
+        let times = Self.send(&pacer, count: 10, from: .seconds(1))
+        let span = times.last! - times.first!
+        #expect(span >= .milliseconds(165) && span <= .milliseconds(173), "\(span)")
+        #expect(times[9] - times[8] == .nanoseconds(19_200_000))
+        #expect(SendBacklogGate.pacedTime(payloadBytes: 1_200 - PacketPacer.packetOverhead, frameBytes: 12_000,
+                                          estimate: 500_000, factor: PacketPacer.drainingFactor)
+                == .nanoseconds(19_200_000))
+        #expect(SendBacklogGate.pacedTime(payloadBytes: 1_200 - PacketPacer.packetOverhead, frameBytes: 12_000,
+                                          estimate: 500_000) == .nanoseconds(7_680_000))
+        // The maximum span still holds: 30 kB at 10 kb/s goes in 250 ms.
+        #expect(pacer.beginFrame(bytes: 30_000, targetBitrate: 10_000, factor: PacketPacer.drainingFactor) == 960_000)
+    }
+
     @Test func aLowTargetCannotHoldAFrameLongerThanTheMaximumSpan() {
         var pacer = PacketPacer(targetBitrate: 10_000)
         let rate = pacer.beginFrame(bytes: 30_000, targetBitrate: 10_000)

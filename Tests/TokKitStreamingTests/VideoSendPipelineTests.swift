@@ -343,6 +343,28 @@ import TokKitTesting
         #expect(s.keyframesForDeclinedRepairs == base.keyframesForDeclinedRepairs + 2 && sender.takeKeyframeRequest())
     }
 
+    /// Frames encoded within ``VideoSendPipeline/drainSpan`` of repairs declined (the key frame made for them
+    /// first) are paced at the estimate, not 2.5 times it; a report passed over for the key frame limit does not
+    /// start the span again, and a peer's request never starts it.
+    @Test func framesAfterDeclinedRepairsArePacedAtTheEstimate() async throws {
+        let sender = try VideoSendPipeline(settings: Self.encoded)
+        defer { sender.close() }
+        sender.peerRequestedKeyframe()
+        #expect(sender.pacingFactor(at: MonotonicClock.now()) == PacketPacer.pacingFactor)
+        try await Task.sleep(for: VideoSendPipeline.peerKeyframeInterval + .milliseconds(50))
+        let before = MonotonicClock.now()
+        sender.repairsDeclined()
+        let after = MonotonicClock.now()
+        #expect(sender.statistics.keyframesForDeclinedRepairs == 1)
+        #expect(sender.pacingFactor(at: after) == PacketPacer.drainingFactor)
+        #expect(sender.pacingFactor(at: before + VideoSendPipeline.drainSpan - .milliseconds(1))
+                == PacketPacer.drainingFactor)
+        #expect(sender.pacingFactor(at: after + VideoSendPipeline.drainSpan) == PacketPacer.pacingFactor)
+        sender.repairsDeclined()  // within the key frame limit: ignored, the span keeps its start
+        #expect(sender.statistics.declinedRepairReportsIgnored == 1)
+        #expect(sender.pacingFactor(at: after + VideoSendPipeline.drainSpan) == PacketPacer.pacingFactor)
+    }
+
     /// Four threads each change the settings 2 000 times, one field each (as the publisher's control queue,
     /// negotiation queue and property setters do); a separate read and write would lose some of the changes.
     @Test func concurrentSettingsChangesAllSurvive() throws {
