@@ -346,12 +346,16 @@ import TokKitTesting
     /// Frames encoded within ``VideoSendPipeline/drainSpan`` of repairs declined (the key frame made for them
     /// first) are paced at the estimate, not 2.5 times it; a report passed over for the key frame limit does not
     /// start the span again, and a peer's request never starts it.
-    @Test func framesAfterDeclinedRepairsArePacedAtTheEstimate() async throws {
+    @Test func framesAfterDeclinedRepairsArePacedAtTheEstimate() throws {
+        let asked = try VideoSendPipeline(settings: Self.encoded)
+        defer { asked.close() }
+        asked.peerRequestedKeyframe()
+        #expect(asked.statistics.keyframeRequests == 1)
+        #expect(asked.pacingFactor(at: MonotonicClock.now()) == PacketPacer.pacingFactor)
+
         let sender = try VideoSendPipeline(settings: Self.encoded)
         defer { sender.close() }
-        sender.peerRequestedKeyframe()
         #expect(sender.pacingFactor(at: MonotonicClock.now()) == PacketPacer.pacingFactor)
-        try await Task.sleep(for: VideoSendPipeline.peerKeyframeInterval + .milliseconds(50))
         let before = MonotonicClock.now()
         sender.repairsDeclined()
         let after = MonotonicClock.now()
