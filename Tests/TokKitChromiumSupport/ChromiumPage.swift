@@ -47,11 +47,21 @@ public final class ChromiumPage: Sendable {
     }
 
     /// Navigates to `url` and waits until `document.readyState` is `complete`, at most `timeout`.
+    ///
+    /// A navigation that fails with `net::ERR_NETWORK_CHANGED` is tried again, at most three times in all:
+    /// Chromium reports that when an interface of its namespace changes (a lab host's links and addresses
+    /// settling just after it started), and only `Page.navigate`, not a page's own load, gives up on it.
     public func navigate(to url: String, timeout: Duration = .seconds(30)) async throws(ChromiumError) {
-        let result = try await connection.send("Page.navigate", ["url": .string(url)], session: session,
-                                               timeout: timeout)
-        if let error = result["errorText"]?.string { throw .protocolError(method: "Page.navigate", message: error) }
         let deadline = ContinuousClock.now + timeout
+        for attempt in 1...3 {
+            let result = try await connection.send("Page.navigate", ["url": .string(url)], session: session,
+                                                   timeout: deadline - ContinuousClock.now)
+            guard let error = result["errorText"]?.string else { break }
+            guard error == "net::ERR_NETWORK_CHANGED", attempt < 3 else {
+                throw .protocolError(method: "Page.navigate", message: error)
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
         while ContinuousClock.now < deadline {
             if (try? await evaluate("document.readyState", timeout: .seconds(5))) == "complete" { return }
             try? await Task.sleep(for: .milliseconds(20))
