@@ -394,8 +394,10 @@ do {
 }
 let rows = table.withLock { $0 }
 let width = max(rows.map(\.0.count).max() ?? 0, 10)
-print("\n" + "scenario".padding(toLength: width, withPad: " ", startingAt: 0) + " | TokKit              | Chromium")
+let tokKitWidth = max(rows.map(\.1.count).max() ?? 0, 19)
+print("\n" + "scenario".padding(toLength: width, withPad: " ", startingAt: 0) + " | "
+      + "TokKit".padding(toLength: tokKitWidth, withPad: " ", startingAt: 0) + " | Chromium")
 for (row, t, c) in rows {
     print(row.padding(toLength: width, withPad: " ", startingAt: 0) + " | "
-          + t.padding(toLength: 19, withPad: " ", startingAt: 0) + " | " + c)
+          + t.padding(toLength: tokKitWidth, withPad: " ", startingAt: 0) + " | " + c)
 }
