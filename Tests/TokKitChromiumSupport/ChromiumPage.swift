@@ -49,8 +49,8 @@ public final class ChromiumPage: Sendable {
     /// Navigates to `url` and waits until `document.readyState` is `complete`, at most `timeout`.
     ///
     /// A navigation that fails with `net::ERR_NETWORK_CHANGED` is tried again, at most three times in all:
-    /// Chromium reports that when an interface of its namespace changes (a lab host's links and addresses
-    /// settling just after it started), and only `Page.navigate`, not a page's own load, gives up on it.
+    /// Chromium fails a load with it when it sees an interface of its namespace change, which a lab host's links
+    /// can still do just after Chromium started there (seen once, 2026-12-03, in network-bench's first navigation).
     public func navigate(to url: String, timeout: Duration = .seconds(30)) async throws(ChromiumError) {
         let deadline = ContinuousClock.now + timeout
         for attempt in 1...3 {
